@@ -1,0 +1,154 @@
+package io.uring4j.ring;
+
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The completion queue: reads CQEs the kernel posted and gives their slots back.
+ *
+ * <p>Two ordering points: the kernel tail is read with acquire (CQE contents are visible after it), and the
+ * head is published with release once per batch (the kernel cannot reuse a slot before we have read it). The
+ * head itself is written only by us, so we keep it in a plain field.
+ *
+ * <p>Not thread-safe: one thread reaps.
+ */
+public final class CompletionQueue {
+    /** {@code IORING_CQ_EVENTFD_DISABLED} in the CQ flags word. */
+    public static final int EVENTFD_DISABLED = 1;
+
+    private final MemorySegment ring;
+    private final long kHead;
+    private final long kTail;
+    private final long kOverflow;
+    /** 0 when the kernel has no CQ flags word. */
+    private final long kFlags;
+    private final int mask;
+    private final int entries;
+    /** log2 of the slot size: 4 (16-byte CQEs) or 5 (CQE32). */
+    private final int slotShift;
+    /** CQE_MIXED: 32-byte entries take two slots and are flagged F_32; padding is flagged F_SKIP. */
+    private final boolean mixed;
+    private final Cqe cursor;
+
+    private int head;
+
+    CompletionQueue(MemorySegment ring, MemorySegment params, boolean cqe32, boolean mixed) {
+        this.ring = ring;
+        this.kHead = offset(params, ParamsLayout.CQ_HEAD);
+        this.kTail = offset(params, ParamsLayout.CQ_TAIL);
+        this.kOverflow = offset(params, ParamsLayout.CQ_OVERFLOW);
+        this.kFlags = offset(params, ParamsLayout.CQ_FLAGS);
+        this.mask = ring.get(JAVA_INT, offset(params, ParamsLayout.CQ_RING_MASK));
+        this.entries = ring.get(JAVA_INT, offset(params, ParamsLayout.CQ_RING_ENTRIES));
+        this.slotShift = cqe32 ? 5 : 4;
+        this.mixed = mixed;
+        long cqesOffset = offset(params, ParamsLayout.CQ_CQES);
+        this.cursor = new Cqe(ring.asSlice(cqesOffset, (long) entries << slotShift), cqe32 || mixed);
+        this.head = Shared.getAcquire(ring, kHead);
+    }
+
+    private static long offset(MemorySegment params, long field) {
+        return Integer.toUnsignedLong(params.get(JAVA_INT, ParamsLayout.CQ_OFF + field));
+    }
+
+    /** CQEs posted and not yet consumed (16-byte slots on CQE_MIXED rings). */
+    public int ready() {
+        return Shared.getAcquire(ring, kTail) - head;
+    }
+
+    /**
+     * Hands every CQE that is ready to {@code handler}, then releases their slots with one store.
+     * Padding CQEs ({@link CqeFlags#F_SKIP}) are consumed without a call. Returns the number handled.
+     */
+    public int drain(CqeHandler handler) {
+        return drain(handler, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #drain(CqeHandler)}, handling at most {@code max} CQEs. */
+    public int drain(CqeHandler handler, int max) {
+        final Cqe cqe = cursor;
+        final int mask = this.mask;
+        final int shift = slotShift;
+        final int start = head;
+        final int tail = Shared.getAcquire(ring, kTail);
+        int h = start;
+        int handled = 0;
+        try {
+            while (h != tail && handled < max) {
+                cqe.at((long) (h & mask) << shift);
+                if (mixed) {
+                    int flags = cqe.flags();
+                    h += (flags & CqeFlags.F_32) != 0 ? 2 : 1;
+                    if ((flags & CqeFlags.F_SKIP) != 0) {
+                        continue;
+                    }
+                } else {
+                    h++;
+                }
+                handled++;
+                handler.handle(cqe);
+            }
+        } finally {
+            if (h != start) {
+                head = h;
+                Shared.setRelease(ring, kHead, h);
+            }
+        }
+        return handled;
+    }
+
+    /**
+     * The CQE at the head, or {@code null} if none is ready; consumed only by {@link #advance} or
+     * {@link #seen}. Leading padding CQEs are consumed here.
+     */
+    public Cqe peek() {
+        while (true) {
+            int tail = Shared.getAcquire(ring, kTail);
+            if (head == tail) {
+                return null;
+            }
+            Cqe cqe = cursor.at((long) (head & mask) << slotShift);
+            if (!mixed || (cqe.flags() & CqeFlags.F_SKIP) == 0) {
+                return cqe;
+            }
+            advance(1);
+        }
+    }
+
+    /** Marks the CQE returned by {@link #peek()} consumed (two slots for an F_32 entry). */
+    public void seen(Cqe cqe) {
+        advance(mixed && (cqe.flags() & CqeFlags.F_32) != 0 ? 2 : 1);
+    }
+
+    /** Releases {@code count} slots to the kernel (liburing's {@code io_uring_cq_advance}). */
+    public void advance(int count) {
+        if (count != 0) {
+            head += count;
+            Shared.setRelease(ring, kHead, head);
+        }
+    }
+
+    public int entries() {
+        return entries;
+    }
+
+    /** CQEs the kernel could not post (dropped on overflow; with FEAT_NODROP only under memory pressure). */
+    public int overflow() {
+        return Shared.getOpaque(ring, kOverflow);
+    }
+
+    /** Whether a registered eventfd is signalled for new CQEs (false after {@link #eventfdEnabled(boolean)}). */
+    public boolean eventfdEnabled() {
+        return kFlags == 0 || (Shared.getOpaque(ring, kFlags) & EVENTFD_DISABLED) == 0;
+    }
+
+    /** Turns eventfd notification on or off ({@code IORING_CQ_EVENTFD_DISABLED}). */
+    public void eventfdEnabled(boolean enabled) {
+        if (kFlags == 0) {
+            throw new UnsupportedOperationException("this kernel has no CQ flags word");
+        }
+        int flags = Shared.getOpaque(ring, kFlags);
+        Shared.setRelease(ring, kFlags, enabled ? flags & ~EVENTFD_DISABLED : flags | EVENTFD_DISABLED);
+    }
+}

@@ -1,0 +1,86 @@
+package io.uring4j.ring;
+
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A cursor over one completion queue entry ({@code struct io_uring_cqe}: user_data u64 @0, res s32 @8,
+ * flags u32 @12, and on CQE32 rings two more u64s @16). One cursor per ring is repositioned for each CQE, so
+ * reading completions allocates nothing; it is valid only until the CQ head moves past the entry — copy what
+ * you need, do not keep the cursor.
+ */
+public final class Cqe {
+    static final long USER_DATA = 0;
+    static final long RES = 8;
+    static final long FLAGS = 12;
+    static final long BIG_CQE = 16;
+
+    private final MemorySegment cqes;
+    private final boolean big;
+    private long offset;
+
+    Cqe(MemorySegment cqes, boolean big) {
+        this.cqes = cqes;
+        this.big = big;
+    }
+
+    Cqe at(long offset) {
+        this.offset = offset;
+        return this;
+    }
+
+    public long userData() {
+        return cqes.get(JAVA_LONG, offset + USER_DATA);
+    }
+
+    /** The result: {@code >= 0} as the opcode defines it, or {@code -errno}. */
+    public int res() {
+        return cqes.get(JAVA_INT, offset + RES);
+    }
+
+    /** {@code IORING_CQE_F_*} bits, with the buffer id in the upper 16. */
+    public int flags() {
+        return cqes.get(JAVA_INT, offset + FLAGS);
+    }
+
+    /** More CQEs will follow for this request ({@link CqeFlags#F_MORE}). */
+    public boolean hasMore() {
+        return CqeFlags.hasMore(flags());
+    }
+
+    /** A provided buffer was consumed ({@link CqeFlags#F_BUFFER}); see {@link #bufferId()}. */
+    public boolean hasBuffer() {
+        return CqeFlags.hasBuffer(flags());
+    }
+
+    public int bufferId() {
+        return CqeFlags.bufferId(flags());
+    }
+
+    /** A zero-copy notification ({@link CqeFlags#F_NOTIF}). */
+    public boolean isNotification() {
+        return CqeFlags.isNotification(flags());
+    }
+
+    /** The socket had more data ({@link CqeFlags#F_SOCK_NONEMPTY}). */
+    public boolean isSocketNonEmpty() {
+        return CqeFlags.isSocketNonEmpty(flags());
+    }
+
+    /** The extra 64-bit words of a 32-byte CQE ({@code big_cqe[index]}, index 0 or 1); CQE32 rings only. */
+    public long bigCqe(int index) {
+        if (!big) {
+            throw new IllegalStateException("big_cqe exists only on CQE32 rings");
+        }
+        return cqes.get(JAVA_LONG, offset + BIG_CQE + 8L * java.util.Objects.checkIndex(index, 2));
+    }
+
+    @Override
+    public String toString() {
+        int res = res();
+        return "Cqe[user_data=" + userData() + " res=" + (res < 0 ? io.uring4j.sys.Errno.name(res) : res)
+                + " flags=" + CqeFlags.toString(flags()) + "]";
+    }
+}

@@ -1,0 +1,41 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The kernel side of a ring: the only operations whose implementation differs between Linux's io_uring and a
+ * user-space one. Everything else — the SQ/CQ memory, SQE and CQE formats, the ordering rules — is shared, so
+ * the ring API and everything built on it run unchanged on any engine.
+ *
+ * <p>Results follow the system-call convention: {@code >= 0} on success, {@code -errno} on failure.
+ */
+public interface Engine {
+    /** Linux's own io_uring, through the io_uring_setup/enter/register system calls. */
+    static Engine kernel() {
+        return KernelEngine.INSTANCE;
+    }
+
+    /** A short name for reports: {@code kernel}. */
+    String name();
+
+    /** {@code io_uring_setup}: fills {@code params} (io_uring_params, 120 bytes) and returns the ring fd. */
+    int setup(int entries, MemorySegment params);
+
+    /**
+     * Maps {@code size} bytes of the ring region at {@code offset} (IORING_OFF_SQ_RING / CQ_RING / SQES /
+     * PBUF_RING). The mapping lives until {@code arena} is closed.
+     */
+    MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException;
+
+    /** {@code io_uring_enter2}; {@code arg} is a raw address (0 for none). */
+    int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize);
+
+    /** {@code io_uring_register}; {@code arg} is a raw address (0 for none). */
+    int register(int ringFd, int opcode, long arg, int nrArgs);
+
+    /** Releases the ring fd. */
+    int close(int ringFd);
+}

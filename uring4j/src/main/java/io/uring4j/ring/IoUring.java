@@ -1,0 +1,408 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * An io_uring instance: the ring fd, its mapped submission and completion queues, and the submit and wait
+ * calls with liburing's rules for when to enter the kernel.
+ *
+ * <pre>{@code
+ * try (IoUring ring = IoUring.builder().entries(64).build()) {
+ *     ring.sq().next().prepNop().userData(42);
+ *     ring.submitAndWait(1);
+ *     Cqe cqe = ring.cq().peek();            // user_data 42, res 0
+ *     ring.cq().seen(cqe);
+ * }
+ * }</pre>
+ *
+ * <p>A ring is not thread-safe: one thread prepares, submits and reaps (a SINGLE_ISSUER or DEFER_TASKRUN ring
+ * enforces this in the kernel, which answers other threads with EEXIST). Registration calls may come from any
+ * thread. Memory the kernel reads or writes for a request stays the caller's responsibility until the request's
+ * final CQE; the runtime layer above the ring takes that over.
+ *
+ * <p>Closing is idempotent and unmaps everything; any later use throws {@link IllegalStateException}.
+ */
+public final class IoUring implements AutoCloseable {
+    private static final long GETEVENTS_ARG_SIZE = 24;
+
+    private final Engine engine;
+    private final int ringFd;
+    private final int setupFlags;
+    private final int features;
+    private final int sqEntries;
+    private final int cqEntries;
+    private final Arena arena;
+    private final SubmissionQueue sq;
+    private final CompletionQueue cq;
+    private final Registrar registrar;
+    /** io_uring_getevents_arg (24 bytes) followed by its timespec (16), reused by every timed wait. */
+    private final MemorySegment waitArg;
+    private final boolean sqpoll;
+    /** IOPOLL without SQPOLL: completions are found only by entering (liburing's INT_FLAG_CQ_ENTER). */
+    private final boolean cqEnter;
+    private final Thread creator;
+
+    /** The fd passed to enter: the ring fd, or its registered index once {@link Registrar#ringFd()} ran. */
+    private int enterFd;
+    /** OR'ed into every enter: REGISTERED_RING once the ring fd is registered. */
+    private int enterFlags;
+    private boolean registerWithIndex;
+    private volatile boolean closed;
+
+    IoUring(Engine engine, int ringFd, MemorySegment params, Arena arena, MemorySegment sqRing,
+            MemorySegment cqRing, MemorySegment sqeArray, boolean registeredIndexOnly) {
+        this.engine = engine;
+        this.arena = arena;
+        this.setupFlags = params.get(JAVA_INT, ParamsLayout.FLAGS);
+        this.features = params.get(JAVA_INT, ParamsLayout.FEATURES);
+        this.sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
+        this.cqEntries = params.get(JAVA_INT, ParamsLayout.CQ_ENTRIES);
+        this.sqpoll = (setupFlags & SetupFlags.SQPOLL) != 0;
+        this.cqEnter = (setupFlags & SetupFlags.IOPOLL) != 0 && !sqpoll;
+        int sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
+        this.sq = new SubmissionQueue(sqRing, params, sqeArray, sqeSize, sqpoll);
+        this.cq = new CompletionQueue(cqRing, params, (setupFlags & SetupFlags.CQE32) != 0,
+                (setupFlags & SetupFlags.CQE_MIXED) != 0);
+        this.waitArg = arena.allocate(GETEVENTS_ARG_SIZE + Timespec.SIZE, 8);
+        this.creator = Thread.currentThread();
+        if (registeredIndexOnly) {
+            this.ringFd = -1;
+            this.enterFd = ringFd;
+            this.enterFlags = EnterFlags.REGISTERED_RING;
+            this.registerWithIndex = true;
+        } else {
+            this.ringFd = ringFd;
+            this.enterFd = ringFd;
+        }
+        this.registrar = new Registrar(this);
+    }
+
+    /** A builder for a ring on the kernel's io_uring. */
+    public static IoUringBuilder builder() {
+        return new IoUringBuilder();
+    }
+
+    /** A default ring of {@code entries} SQEs (and 2 × entries CQEs). */
+    public static IoUring open(int entries) throws ErrnoException {
+        return builder().entries(entries).build();
+    }
+
+    // ---- queues ----------------------------------------------------------------------------------------
+
+    public SubmissionQueue sq() {
+        return sq;
+    }
+
+    public CompletionQueue cq() {
+        return cq;
+    }
+
+    /** Registration calls (files, buffers, ring fd, eventfd, buffer rings, probe, ...). */
+    public Registrar register() {
+        checkOpen();
+        return registrar;
+    }
+
+    // ---- submit and wait -------------------------------------------------------------------------------
+
+    /** Submits prepared SQEs; returns how many the kernel consumed. Enters the kernel only when needed. */
+    public int submit() throws ErrnoException {
+        return submit(sq.flush(), 0, false);
+    }
+
+    /** Submits and waits until at least {@code waitNr} CQEs are ready. Returns the number submitted. */
+    public int submitAndWait(int waitNr) throws ErrnoException {
+        return submit(sq.flush(), waitNr, false);
+    }
+
+    /** Submits and runs pending task work / flushes overflow, without waiting (io_uring_submit_and_get_events). */
+    public int submitAndGetEvents() throws ErrnoException {
+        return submit(sq.flush(), 0, true);
+    }
+
+    /**
+     * Submits, then waits up to {@code timeoutNanos} for {@code waitNr} CQEs in the same enter. Returns the
+     * number submitted, even when the wait timed out: check {@link CompletionQueue#ready()}.
+     */
+    public int submitAndWait(int waitNr, long timeoutNanos) throws ErrnoException {
+        checkOpen();
+        int submit = sq.flush();
+        int submitted = 0;
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            int flags = EnterFlags.GETEVENTS | EnterFlags.EXT_ARG;
+            if (sqpoll && submit > 0 && sq.needsWakeup()) {
+                flags |= EnterFlags.SQ_WAKEUP;
+            }
+            long remaining = Math.max(0, deadline - System.nanoTime());
+            int ret = enter(submit, waitNr, flags, timedWaitArg(remaining), GETEVENTS_ARG_SIZE);
+            if (ret >= 0) {
+                return submitted + ret;
+            }
+            if (ret == -Errno.ETIME) {
+                return submitted + submit - sq.flush();
+            }
+            if (ret != -Errno.EINTR) {
+                throw enterFailure(ret);
+            }
+            int left = sq.flush();
+            submitted += submit - left;
+            submit = left;
+        }
+    }
+
+    /** Enters with GETEVENTS only: runs deferred task work and flushes overflowed CQEs into the CQ. */
+    public int getEvents() throws ErrnoException {
+        checkOpen();
+        return enterOrThrow(0, 0, EnterFlags.GETEVENTS, 0, 0);
+    }
+
+    /** Waits for one CQE and returns it at the head (consume it with {@link CompletionQueue#seen}). */
+    public Cqe waitCqe() throws ErrnoException {
+        return waitCqes(1, -1);
+    }
+
+    /**
+     * Waits until {@code waitNr} CQEs are ready, or {@code timeoutNanos} passed ({@code < 0}: no timeout).
+     * Returns the CQE at the head, or {@code null} if the time ran out with none ready. Submits nothing.
+     * The timeout is applied once, across signals and retries (liburing issue #393).
+     */
+    public Cqe waitCqes(int waitNr, long timeoutNanos) throws ErrnoException {
+        checkOpen();
+        final boolean timed = timeoutNanos >= 0;
+        final long deadline = timed ? System.nanoTime() + timeoutNanos : 0;
+        boolean looped = false;
+        while (true) {
+            Cqe cqe = cq.peek();
+            if (cqe == null && waitNr == 0) {
+                if (looped || !(cqEnter || sq.cqNeedsFlush())) {
+                    return null;
+                }
+            } else if (waitNr <= cq.ready()) {
+                return cqe;
+            }
+            if (looped && timed) {
+                return cqe;
+            }
+            long arg = 0;
+            long argSize = 0;
+            if (timed) {
+                arg = timedWaitArg(Math.max(0, deadline - System.nanoTime()));
+                argSize = GETEVENTS_ARG_SIZE;
+            }
+            int ret = enter(0, waitNr, EnterFlags.GETEVENTS | (timed ? EnterFlags.EXT_ARG : 0), arg, argSize);
+            if (ret == -Errno.ETIME) {
+                return cq.peek();
+            }
+            if (ret == -Errno.EINTR) {
+                continue;       // a signal: wait again for what is left of the same deadline
+            }
+            if (ret < 0) {
+                throw enterFailure(ret);
+            }
+            if (cqe != null) {
+                return cqe;
+            }
+            looped = true;
+        }
+    }
+
+    /** The CQE at the head, entering the kernel first only if completions are pending there; else null. */
+    public Cqe peekCqe() throws ErrnoException {
+        Cqe cqe = cq.peek();
+        if (cqe == null && (cqEnter || sq.cqNeedsFlush())) {
+            getEvents();
+            cqe = cq.peek();
+        }
+        return cqe;
+    }
+
+    /**
+     * liburing's {@code __io_uring_submit}: enter only if there is something to submit (and, under SQPOLL, the
+     * kernel thread sleeps), or completions must be waited for or flushed.
+     */
+    private int submit(int submitted, int waitNr, boolean getEvents) throws ErrnoException {
+        checkOpen();
+        boolean cqNeedsEnter = getEvents || waitNr > 0 || cqEnter || sq.cqNeedsFlush();
+        int flags = 0;
+        boolean sqNeedsEnter = false;
+        if (submitted > 0) {
+            if (!sqpoll) {
+                sqNeedsEnter = true;
+            } else if (sq.needsWakeup()) {
+                flags |= EnterFlags.SQ_WAKEUP;
+                sqNeedsEnter = true;
+            }
+        }
+        if (!sqNeedsEnter && !cqNeedsEnter) {
+            return submitted;
+        }
+        if (cqNeedsEnter) {
+            flags |= EnterFlags.GETEVENTS;
+        }
+        return enterOrThrow(submitted, waitNr, flags, 0, 0);
+    }
+
+    private long timedWaitArg(long nanos) {
+        final MemorySegment a = waitArg;
+        a.set(JAVA_LONG, 0, 0L);                                   // sigmask: none
+        a.set(JAVA_INT, 8, 8);                                      // sigmask_sz: _NSIG / 8
+        a.set(JAVA_INT, 12, 0);                                     // min_wait_usec
+        a.set(JAVA_LONG, 16, a.address() + GETEVENTS_ARG_SIZE);     // ts
+        Timespec.set(a.asSlice(GETEVENTS_ARG_SIZE, Timespec.SIZE), nanos);
+        return a.address();
+    }
+
+    /** Enters, retrying on EINTR (signals from the JVM and profilers are routine); throws on errors. */
+    private int enterOrThrow(int toSubmit, int minComplete, int flags, long arg, long argSize)
+            throws ErrnoException {
+        while (true) {
+            int ret = enter(toSubmit, minComplete, flags, arg, argSize);
+            if (ret >= 0) {
+                return ret;
+            }
+            if (ret != -Errno.EINTR) {
+                throw enterFailure(ret);
+            }
+        }
+    }
+
+    /**
+     * The raw {@code io_uring_enter2}, with the registered ring index and flag applied. Returns the result or
+     * {@code -errno}.
+     */
+    public int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        checkOpen();
+        return engine.enter(enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
+    }
+
+    private ErrnoException enterFailure(int ret) {
+        String hint = switch (-ret) {
+            case Errno.EEXIST -> "this ring is SINGLE_ISSUER: only its issuer thread may submit or wait (created on "
+                    + creator + ", now called from " + Thread.currentThread() + ")";
+            case Errno.EBADFD -> "the ring was created R_DISABLED: call register().enableRings() first";
+            case Errno.EBADR -> "the kernel dropped completions (out of memory); cq().overflow() counts them";
+            case Errno.EBUSY -> "overflowed completions could not be flushed: reap the CQ, then retry";
+            case Errno.EOWNERDEAD -> "the SQPOLL thread has died";
+            case Errno.ENXIO -> "the ring is being torn down";
+            case Errno.EAGAIN -> "the kernel could not allocate request memory: reap completions and retry";
+            default -> null;
+        };
+        return new ErrnoException("io_uring_enter", ret, hint);
+    }
+
+    // ---- registration plumbing -------------------------------------------------------------------------
+
+    /** io_uring_register on this ring, through the registered index when the kernel accepts it. */
+    int registerRaw(int opcode, long arg, int nrArgs) {
+        checkOpen();
+        if (registerWithIndex) {
+            return engine.register(enterFd, opcode | Registrar.USE_REGISTERED_RING, arg, nrArgs);
+        }
+        return engine.register(ringFd, opcode, arg, nrArgs);
+    }
+
+    void ringFdRegistered(int index) {
+        enterFd = index;
+        enterFlags |= EnterFlags.REGISTERED_RING;
+        registerWithIndex = hasFeature(Features.REG_REG_RING);
+    }
+
+    void ringFdUnregistered() {
+        enterFd = ringFd;
+        enterFlags &= ~EnterFlags.REGISTERED_RING;
+        registerWithIndex = false;
+    }
+
+    /** The registered ring index, or -1 when enter uses the plain fd. */
+    int registeredIndex() {
+        return (enterFlags & EnterFlags.REGISTERED_RING) != 0 ? enterFd : -1;
+    }
+
+    Arena arena() {
+        return arena;
+    }
+
+    Engine engine() {
+        return engine;
+    }
+
+    // ---- facts -----------------------------------------------------------------------------------------
+
+    /** The ring fd; -1 for a REGISTERED_FD_ONLY ring. */
+    public int fd() {
+        checkOpen();
+        return ringFd;
+    }
+
+    /** The setup flags the ring was created with (after fall-backs). */
+    public int setupFlags() {
+        return setupFlags;
+    }
+
+    /** {@code IORING_FEAT_*} bits. */
+    public int features() {
+        return features;
+    }
+
+    public boolean hasFeature(int feature) {
+        return (features & feature) == feature;
+    }
+
+    public int sqEntries() {
+        return sqEntries;
+    }
+
+    public int cqEntries() {
+        return cqEntries;
+    }
+
+    public Engine engineUsed() {
+        return engine;
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("io_uring is closed");
+        }
+    }
+
+    /** Unregisters the ring fd (if registered), unmaps the rings and closes the fd. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        int index = registeredIndex();
+        if (index >= 0) {
+            registrar.unregisterRingIndex(index);
+        }
+        try {
+            arena.close();
+        } finally {
+            if (ringFd >= 0) {
+                engine.close(ringFd);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IoUring[fd=" + ringFd + " sq=" + sqEntries + " cq=" + cqEntries + " flags="
+                + SetupFlags.toString(setupFlags) + (closed ? " closed" : "") + "]";
+    }
+}

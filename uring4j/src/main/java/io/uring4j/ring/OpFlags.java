@@ -1,0 +1,129 @@
+package io.uring4j.ring;
+
+/** Per-opcode flag spaces of the SQE, grouped by the opcode family that reads them. */
+public final class OpFlags {
+    private OpFlags() {
+    }
+
+    /** {@code nop_flags}. */
+    public static final class Nop {
+        /** Post {@code len} as the CQE result. */
+        public static final int INJECT_RESULT = 1;
+        public static final int FILE = 1 << 1;
+        public static final int FIXED_FILE = 1 << 2;
+        public static final int FIXED_BUFFER = 1 << 3;
+        /** Complete through task_work. */
+        public static final int TW = 1 << 4;
+        public static final int CQE32 = 1 << 5;
+
+        private Nop() {
+        }
+    }
+
+    /** {@code fsync_flags}. */
+    public static final class Fsync {
+        public static final int DATASYNC = 1;
+
+        private Fsync() {
+        }
+    }
+
+    /** {@code timeout_flags}. */
+    public static final class Timeout {
+        public static final int ABS = 1;
+        public static final int UPDATE = 1 << 1;
+        public static final int BOOTTIME = 1 << 2;
+        public static final int REALTIME = 1 << 3;
+        public static final int LINK_TIMEOUT_UPDATE = 1 << 4;
+        /** An expiry still posts -ETIME, but no longer breaks the link. */
+        public static final int ETIME_SUCCESS = 1 << 5;
+        public static final int MULTISHOT = 1 << 6;
+
+        private Timeout() {
+        }
+    }
+
+    /** Poll command flags ({@code sqe->len} of POLL_ADD / POLL_REMOVE). */
+    public static final class Poll {
+        public static final int ADD_MULTI = 1;
+        public static final int UPDATE_EVENTS = 1 << 1;
+        public static final int UPDATE_USER_DATA = 1 << 2;
+        public static final int ADD_LEVEL = 1 << 3;
+
+        /** Poll event bits ({@code poll32_events}). */
+        public static final int POLLIN = 0x001;
+        public static final int POLLPRI = 0x002;
+        public static final int POLLOUT = 0x004;
+        public static final int POLLERR = 0x008;
+        public static final int POLLHUP = 0x010;
+        public static final int POLLRDHUP = 0x2000;
+
+        private Poll() {
+        }
+    }
+
+    /** {@code cancel_flags} of ASYNC_CANCEL and sync cancel. */
+    public static final class Cancel {
+        /** Cancel every match, not just the first; the result is the count. */
+        public static final int ALL = 1;
+        /** Match by fd instead of user_data. */
+        public static final int FD = 1 << 1;
+        /** Match any request. */
+        public static final int ANY = 1 << 2;
+        /** The fd is a registered file index. */
+        public static final int FD_FIXED = 1 << 3;
+        /** Match by user_data (explicit, for combining with FD/OP). */
+        public static final int USERDATA = 1 << 4;
+        /** Match by opcode. */
+        public static final int OP = 1 << 5;
+
+        private Cancel() {
+        }
+    }
+
+    /** send/recv flags carried in {@code sqe->ioprio}. */
+    public static final class SendRecv {
+        public static final int POLL_FIRST = 1;
+        public static final int RECV_MULTISHOT = 1 << 1;
+        public static final int FIXED_BUF = 1 << 2;
+        public static final int ZC_REPORT_USAGE = 1 << 3;
+        public static final int BUNDLE = 1 << 4;
+
+        private SendRecv() {
+        }
+    }
+
+    /** accept flags carried in {@code sqe->ioprio}. */
+    public static final class Accept {
+        public static final int MULTISHOT = 1;
+        public static final int DONTWAIT = 1 << 1;
+        public static final int POLL_FIRST = 1 << 2;
+
+        private Accept() {
+        }
+    }
+
+    /** MSG_RING command (in {@code addr}) and {@code msg_ring_flags}. */
+    public static final class MsgRing {
+        public static final int DATA = 0;
+        public static final int SEND_FD = 1;
+        public static final int CQE_SKIP = 1;
+        public static final int FLAGS_PASS = 1 << 1;
+
+        private MsgRing() {
+        }
+    }
+
+    /** Direct-descriptor constants. */
+    public static final class FileIndex {
+        /** Let the kernel pick a free slot in the registered file table (the CQE result is the slot). */
+        public static final int ALLOC = -1;
+        /** {@code install_fd_flags}: do not set O_CLOEXEC on the installed fd. */
+        public static final int INSTALL_NO_CLOEXEC = 1;
+        /** In a files update: leave this slot as it is. */
+        public static final int SKIP = -2;
+
+        private FileIndex() {
+        }
+    }
+}

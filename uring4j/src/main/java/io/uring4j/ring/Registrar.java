@@ -1,0 +1,396 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * {@code io_uring_register} for one ring: registered files and buffers, the ring fd, eventfd, provided-buffer
+ * rings, the probe, io-wq limits, restrictions and synchronous cancel. Argument structs are built in
+ * short-lived native memory: registration is not a hot path. Failures throw {@link ErrnoException} naming the
+ * register opcode.
+ */
+public final class Registrar {
+    public static final int REGISTER_BUFFERS = 0;
+    public static final int UNREGISTER_BUFFERS = 1;
+    public static final int REGISTER_FILES = 2;
+    public static final int UNREGISTER_FILES = 3;
+    public static final int REGISTER_EVENTFD = 4;
+    public static final int UNREGISTER_EVENTFD = 5;
+    public static final int REGISTER_FILES_UPDATE = 6;
+    public static final int REGISTER_EVENTFD_ASYNC = 7;
+    public static final int REGISTER_PROBE = 8;
+    public static final int REGISTER_PERSONALITY = 9;
+    public static final int UNREGISTER_PERSONALITY = 10;
+    public static final int REGISTER_RESTRICTIONS = 11;
+    public static final int REGISTER_ENABLE_RINGS = 12;
+    public static final int REGISTER_FILES2 = 13;
+    public static final int REGISTER_FILES_UPDATE2 = 14;
+    public static final int REGISTER_BUFFERS2 = 15;
+    public static final int REGISTER_BUFFERS_UPDATE = 16;
+    public static final int REGISTER_IOWQ_AFF = 17;
+    public static final int UNREGISTER_IOWQ_AFF = 18;
+    public static final int REGISTER_IOWQ_MAX_WORKERS = 19;
+    public static final int REGISTER_RING_FDS = 20;
+    public static final int UNREGISTER_RING_FDS = 21;
+    public static final int REGISTER_PBUF_RING = 22;
+    public static final int UNREGISTER_PBUF_RING = 23;
+    public static final int REGISTER_SYNC_CANCEL = 24;
+    public static final int REGISTER_FILE_ALLOC_RANGE = 25;
+    public static final int REGISTER_PBUF_STATUS = 26;
+    /** OR'ed into the opcode: the fd argument is a registered ring index. */
+    public static final int USE_REGISTERED_RING = 1 << 31;
+
+    /** {@code IORING_RSRC_REGISTER_SPARSE}: a table of empty slots. */
+    private static final int RSRC_SPARSE = 1;
+    /** {@code IOU_PBUF_RING_MMAP}: the kernel allocates the buffer ring; we map it. */
+    public static final int PBUF_RING_MMAP = 1;
+    /** {@code IOU_PBUF_RING_INC}: buffers are consumed incrementally (6.12). */
+    public static final int PBUF_RING_INC = 2;
+
+    private static final String[] NAMES = {"REGISTER_BUFFERS", "UNREGISTER_BUFFERS", "REGISTER_FILES",
+        "UNREGISTER_FILES", "REGISTER_EVENTFD", "UNREGISTER_EVENTFD", "REGISTER_FILES_UPDATE",
+        "REGISTER_EVENTFD_ASYNC", "REGISTER_PROBE", "REGISTER_PERSONALITY", "UNREGISTER_PERSONALITY",
+        "REGISTER_RESTRICTIONS", "REGISTER_ENABLE_RINGS", "REGISTER_FILES2", "REGISTER_FILES_UPDATE2",
+        "REGISTER_BUFFERS2", "REGISTER_BUFFERS_UPDATE", "REGISTER_IOWQ_AFF", "UNREGISTER_IOWQ_AFF",
+        "REGISTER_IOWQ_MAX_WORKERS", "REGISTER_RING_FDS", "UNREGISTER_RING_FDS", "REGISTER_PBUF_RING",
+        "UNREGISTER_PBUF_RING", "REGISTER_SYNC_CANCEL", "REGISTER_FILE_ALLOC_RANGE", "REGISTER_PBUF_STATUS"};
+
+    private final IoUring ring;
+
+    Registrar(IoUring ring) {
+        this.ring = ring;
+    }
+
+    /** The name of a register opcode. */
+    public static String name(int opcode) {
+        int op = opcode & ~USE_REGISTERED_RING;
+        return op < NAMES.length ? NAMES[op] : "REGISTER_OP_" + op;
+    }
+
+    private int call(int opcode, long arg, int nrArgs) throws ErrnoException {
+        int ret = ring.registerRaw(opcode, arg, nrArgs);
+        if (ret < 0) {
+            throw failure(opcode, ret);
+        }
+        return ret;
+    }
+
+    private static ErrnoException failure(int opcode, int ret) {
+        String hint = switch (-ret) {
+            case Errno.ENOMEM -> opcode == REGISTER_BUFFERS || opcode == REGISTER_BUFFERS2
+                    || opcode == REGISTER_BUFFERS_UPDATE
+                    ? "pinned buffers count against RLIMIT_MEMLOCK: raise it (ulimit -l) or register less" : null;
+            case Errno.EMFILE -> "the file table is limited by RLIMIT_NOFILE: raise it (ulimit -n)";
+            case Errno.EBUSY, Errno.EEXIST -> opcode == REGISTER_RING_FDS ? "the ring fd is already registered"
+                    : "already registered: unregister first";
+            case Errno.ENXIO -> "nothing of this kind is registered";
+            case Errno.EBADFD -> opcode == REGISTER_ENABLE_RINGS ? "the ring is not R_DISABLED" : null;
+            default -> null;
+        };
+        return new ErrnoException("io_uring_register(" + name(opcode) + ")", ret, hint);
+    }
+
+    // ---- buffers ---------------------------------------------------------------------------------------
+
+    /** Registers fixed buffers: index i is {@code buffers[i]}, for READ_FIXED / WRITE_FIXED. */
+    public void buffers(MemorySegment... buffers) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            call(REGISTER_BUFFERS, iovecs(arena, buffers).address(), buffers.length);
+        }
+    }
+
+    /** Registers a table of {@code count} empty buffer slots, filled by {@link #updateBuffers}. */
+    public void buffersSparse(int count) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(32, 8);
+            reg.set(JAVA_INT, 0, count);
+            reg.set(JAVA_INT, 4, RSRC_SPARSE);
+            call(REGISTER_BUFFERS2, reg.address(), 32);
+        }
+    }
+
+    /** Replaces buffer slots from {@code offset}; returns how many were updated. */
+    public int updateBuffers(int offset, MemorySegment... buffers) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            return call(REGISTER_BUFFERS_UPDATE, update2(arena, offset, iovecs(arena, buffers), buffers.length)
+                    .address(), 32);
+        }
+    }
+
+    public void unregisterBuffers() throws ErrnoException {
+        call(UNREGISTER_BUFFERS, 0, 0);
+    }
+
+    private static MemorySegment iovecs(Arena arena, MemorySegment[] buffers) {
+        MemorySegment iov = arena.allocate(16L * Math.max(1, buffers.length), 8);
+        for (int i = 0; i < buffers.length; i++) {
+            iov.set(JAVA_LONG, 16L * i, SqeCore.address(buffers[i]));
+            iov.set(JAVA_LONG, 16L * i + 8, buffers[i].byteSize());
+        }
+        return iov;
+    }
+
+    /** {@code struct io_uring_rsrc_update2}: offset, resv, data, tags, nr, resv2. */
+    private static MemorySegment update2(Arena arena, int offset, MemorySegment data, int nr) {
+        MemorySegment up = arena.allocate(32, 8);
+        up.set(JAVA_INT, 0, offset);
+        up.set(JAVA_LONG, 8, data.address());
+        up.set(JAVA_INT, 24, nr);
+        return up;
+    }
+
+    // ---- files -----------------------------------------------------------------------------------------
+
+    /** Registers a file table; -1 marks an empty slot. */
+    public void files(int... fds) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            call(REGISTER_FILES, ints(arena, fds).address(), fds.length);
+        }
+    }
+
+    /** Registers a table of {@code count} empty slots (for direct descriptors). */
+    public void filesSparse(int count) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(32, 8);
+            reg.set(JAVA_INT, 0, count);
+            reg.set(JAVA_INT, 4, RSRC_SPARSE);
+            call(REGISTER_FILES2, reg.address(), 32);
+        }
+    }
+
+    /**
+     * Replaces slots from {@code offset}: -1 empties a slot, {@link OpFlags.FileIndex#SKIP} leaves it. Returns
+     * how many were updated.
+     */
+    public int updateFiles(int offset, int... fds) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment up = arena.allocate(16, 8);
+            up.set(JAVA_INT, 0, offset);
+            up.set(JAVA_LONG, 8, ints(arena, fds).address());
+            return call(REGISTER_FILES_UPDATE, up.address(), fds.length);
+        }
+    }
+
+    public void unregisterFiles() throws ErrnoException {
+        call(UNREGISTER_FILES, 0, 0);
+    }
+
+    /** Restricts FILE_INDEX_ALLOC to slots {@code [offset, offset + length)} (6.0). */
+    public void fileAllocRange(int offset, int length) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment range = arena.allocate(16, 8);
+            range.set(JAVA_INT, 0, offset);
+            range.set(JAVA_INT, 4, length);
+            call(REGISTER_FILE_ALLOC_RANGE, range.address(), 0);
+        }
+    }
+
+    private static MemorySegment ints(Arena arena, int[] values) {
+        MemorySegment seg = arena.allocate(4L * Math.max(1, values.length), 4);
+        for (int i = 0; i < values.length; i++) {
+            seg.setAtIndex(JAVA_INT, i, values[i]);
+        }
+        return seg;
+    }
+
+    // ---- eventfd ---------------------------------------------------------------------------------------
+
+    /** Signals {@code eventfd} whenever CQEs are posted (a hint: several CQEs may signal once). */
+    public void eventfd(int eventfd) throws ErrnoException {
+        registerEventfd(REGISTER_EVENTFD, eventfd);
+    }
+
+    /** Signals {@code eventfd} only for completions that finished asynchronously. */
+    public void eventfdAsync(int eventfd) throws ErrnoException {
+        registerEventfd(REGISTER_EVENTFD_ASYNC, eventfd);
+    }
+
+    private void registerEventfd(int opcode, int eventfd) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            call(opcode, arena.allocateFrom(JAVA_INT, eventfd).address(), 1);
+        }
+    }
+
+    public void unregisterEventfd() throws ErrnoException {
+        call(UNREGISTER_EVENTFD, 0, 0);
+    }
+
+    // ---- probe, ring fd, io-wq, personality ---------------------------------------------------------------
+
+    /** Which opcodes this kernel supports. */
+    public Probe probe() throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
+            call(REGISTER_PROBE, probe.address(), Probe.OPS);
+            return Probe.decode(probe);
+        }
+    }
+
+    /**
+     * Registers the ring fd with the calling thread ({@code REGISTER_RING_FDS}, 5.18): later enters pass the
+     * index with IORING_ENTER_REGISTERED_RING and skip the fd lookup. Registration is per thread: only the
+     * thread that registered may use it. Returns the index.
+     */
+    public int ringFd() throws ErrnoException {
+        if (ring.registeredIndex() >= 0) {
+            throw new ErrnoException("io_uring_register(REGISTER_RING_FDS)", Errno.EEXIST,
+                    "the ring fd is already registered");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment up = arena.allocate(16, 8);
+            up.set(JAVA_INT, 0, -1);
+            up.set(JAVA_LONG, 8, ring.fd());
+            call(REGISTER_RING_FDS, up.address(), 1);
+            int index = up.get(JAVA_INT, 0);
+            ring.ringFdRegistered(index);
+            return index;
+        }
+    }
+
+    /** Undoes {@link #ringFd()}: enters use the plain fd again. */
+    public void unregisterRingFd() throws ErrnoException {
+        int index = ring.registeredIndex();
+        if (index < 0 || ring.fd() < 0) {
+            throw new ErrnoException("io_uring_register(UNREGISTER_RING_FDS)", Errno.EINVAL,
+                    ring.fd() < 0 ? "a REGISTERED_FD_ONLY ring has no fd to fall back to" : "the ring fd is not registered");
+        }
+        int ret = unregisterRingIndex(index);
+        if (ret < 0) {
+            throw failure(UNREGISTER_RING_FDS, ret);
+        }
+        ring.ringFdUnregistered();
+    }
+
+    /** Unregisters a ring index, bypassing the open check: used while closing. */
+    int unregisterRingIndex(int index) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment up = arena.allocate(16, 8);
+            up.set(JAVA_INT, 0, index);
+            return ring.engine().register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
+        }
+    }
+
+    /**
+     * Sets the io-wq worker limits (bounded: regular file I/O; unbounded: work that may block forever); 0 leaves
+     * a limit as it is. Returns the previous limits {bounded, unbounded}.
+     */
+    public int[] iowqMaxWorkers(int bounded, int unbounded) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment values = arena.allocate(8, 4);
+            values.set(JAVA_INT, 0, bounded);
+            values.set(JAVA_INT, 4, unbounded);
+            call(REGISTER_IOWQ_MAX_WORKERS, values.address(), 2);
+            return new int[] {values.get(JAVA_INT, 0), values.get(JAVA_INT, 4)};
+        }
+    }
+
+    /** Registers the caller's credentials; returns the id for {@link Sqe#personality(int)}. */
+    public int personality() throws ErrnoException {
+        return call(REGISTER_PERSONALITY, 0, 0);
+    }
+
+    public void unregisterPersonality(int id) throws ErrnoException {
+        call(UNREGISTER_PERSONALITY, 0, id);
+    }
+
+    // ---- restrictions ----------------------------------------------------------------------------------
+
+    /** Restricts an R_DISABLED ring to what {@code restrictions} allow. */
+    public void restrictions(Restriction... restrictions) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment res = arena.allocate(16L * Math.max(1, restrictions.length), 8);
+            for (int i = 0; i < restrictions.length; i++) {
+                res.set(JAVA_SHORT, 16L * i, (short) restrictions[i].type());
+                res.set(JAVA_BYTE, 16L * i + 2, (byte) restrictions[i].value());
+            }
+            call(REGISTER_RESTRICTIONS, res.address(), restrictions.length);
+        }
+    }
+
+    /** Enables an R_DISABLED ring; for SINGLE_ISSUER, the calling thread becomes the issuer. */
+    public void enableRings() throws ErrnoException {
+        call(REGISTER_ENABLE_RINGS, 0, 0);
+    }
+
+    // ---- provided-buffer rings -------------------------------------------------------------------------
+
+    /**
+     * Sets up a provided-buffer ring of {@code entries} (a power of two, at most 32768) for group
+     * {@code groupId}. {@code flags}: {@link #PBUF_RING_MMAP}, {@link #PBUF_RING_INC}.
+     */
+    public BufferRing bufferRing(int entries, int groupId, int flags) throws ErrnoException {
+        if (entries <= 0 || entries > 32768 || Integer.bitCount(entries) != 1) {
+            throw new IllegalArgumentException("buffer ring entries must be a power of two in [1, 32768]: " + entries);
+        }
+        Arena ringArena = Arena.ofShared();
+        try (Arena arena = Arena.ofConfined()) {
+            long size = BufferRing.BUF_SIZE * entries;
+            boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
+            MemorySegment bufs = kernelAllocated ? null : PageMemory.allocate(size, ringArena, "buffer ring");
+            MemorySegment reg = arena.allocate(40, 8);
+            reg.set(JAVA_LONG, 0, kernelAllocated ? 0 : bufs.address());
+            reg.set(JAVA_INT, 8, entries);
+            reg.set(JAVA_SHORT, 12, (short) groupId);
+            reg.set(JAVA_SHORT, 14, (short) flags);
+            call(REGISTER_PBUF_RING, reg.address(), 1);
+            if (kernelAllocated) {
+                long offset = ParamsLayout.OFF_PBUF_RING | ((long) groupId << ParamsLayout.OFF_PBUF_SHIFT);
+                try {
+                    bufs = ring.engine().map(ring.fd(), offset, size, ringArena);
+                } catch (ErrnoException e) {
+                    unregisterBufferRing(groupId);
+                    throw e;
+                }
+            }
+            return new BufferRing(ring, ringArena, bufs, groupId, entries);
+        } catch (Throwable t) {
+            ringArena.close();
+            throw t;
+        }
+    }
+
+    public void unregisterBufferRing(int groupId) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(40, 8);
+            reg.set(JAVA_SHORT, 12, (short) groupId);
+            call(UNREGISTER_PBUF_RING, reg.address(), 1);
+        }
+    }
+
+    /** The kernel head of a buffer ring (6.8). */
+    public int bufferRingHead(int groupId) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment status = arena.allocate(40, 8);
+            status.set(JAVA_INT, 0, groupId);
+            call(REGISTER_PBUF_STATUS, status.address(), 1);
+            return status.get(JAVA_INT, 4);
+        }
+    }
+
+    // ---- synchronous cancel ----------------------------------------------------------------------------
+
+    /**
+     * Cancels matching requests and waits until they are gone ({@code REGISTER_SYNC_CANCEL}, 6.0), up to
+     * {@code timeoutNanos} ({@code < 0}: no limit). Match by {@code userData}, or by {@code fd} with
+     * {@link OpFlags.Cancel#FD}. Returns 0 or, with {@link OpFlags.Cancel#ALL}, the number cancelled.
+     */
+    public int syncCancel(long userData, int fd, int flags, long timeoutNanos) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(64, 8);
+            reg.set(JAVA_LONG, 0, userData);
+            reg.set(JAVA_INT, 8, fd);
+            reg.set(JAVA_INT, 12, flags);
+            reg.set(JAVA_LONG, 16, timeoutNanos < 0 ? -1 : timeoutNanos / 1_000_000_000L);
+            reg.set(JAVA_LONG, 24, timeoutNanos < 0 ? -1 : timeoutNanos % 1_000_000_000L);
+            return call(REGISTER_SYNC_CANCEL, reg.address(), 1);
+        }
+    }
+}

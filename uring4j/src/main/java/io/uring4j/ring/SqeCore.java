@@ -1,0 +1,246 @@
+package io.uring4j.ring;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.uring4j.ring.SqeLayout.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * Raw field access to one SQE slot and the one prep core every typed {@code prepXxx} builds on.
+ *
+ * <p>An SQE object is a view of a fixed slot of the mmap'd SQE array, created once per slot at setup, so
+ * handing one out allocates nothing. It is the caller's between {@link SubmissionQueue#next()} and the next
+ * submit; after that the kernel owns the slot, and writing to it is a bug (liburing issue #514).
+ * Every setter returns the SQE so calls chain: {@code sq.next().prepNop().userData(7)}.
+ */
+abstract sealed class SqeCore permits SqeFileOps {
+    final MemorySegment slot;
+    private final int index;
+
+    SqeCore(MemorySegment slot, int index) {
+        this.slot = slot;
+        this.index = index;
+    }
+
+    private Sqe self() {
+        return (Sqe) this;
+    }
+
+    /** This SQE's index in the SQE array. */
+    public final int index() {
+        return index;
+    }
+
+    /** Zeroes the whole entry (64 or 128 bytes), so no union member of an earlier request leaks into this one. */
+    final void clear() {
+        final MemorySegment s = slot;
+        for (long off = 0, size = s.byteSize(); off < size; off += 8) {
+            s.set(JAVA_LONG, off, 0L);
+        }
+    }
+
+    /**
+     * liburing's {@code io_uring_prep_rw}: the prep core. Sets opcode, fd, addr, len and off; everything else
+     * stays as {@link SubmissionQueue#next()} left it (zero) unless set afterwards.
+     */
+    public final Sqe prepRw(byte opcode, int fd, long addr, int len, long off) {
+        final MemorySegment s = slot;
+        s.set(JAVA_BYTE, OPCODE, opcode);
+        s.set(JAVA_INT, FD, fd);
+        s.set(JAVA_LONG, OFF, off);
+        s.set(JAVA_LONG, ADDR, addr);
+        s.set(JAVA_INT, LEN, len);
+        return self();
+    }
+
+    /** The address of native memory handed to the kernel; heap memory is refused, its address is not stable. */
+    static long address(MemorySegment segment) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException(
+                    "heap memory cannot be handed to the kernel: use a native segment (Arena.allocate) or a direct buffer");
+        }
+        return segment.address();
+    }
+
+    /** {@code byteSize} as an SQE length: io_uring lengths are 32-bit. */
+    static int length(MemorySegment segment) {
+        long size = segment.byteSize();
+        if (size > 0xffff_ffffL) {
+            throw new IllegalArgumentException("buffer of " + size + " bytes exceeds io_uring's 32-bit length");
+        }
+        return (int) size;
+    }
+
+    // ---- raw fields -------------------------------------------------------------------------------------
+
+    public final Sqe opcode(byte opcode) {
+        slot.set(JAVA_BYTE, OPCODE, opcode);
+        return self();
+    }
+
+    public final byte opcode() {
+        return slot.get(JAVA_BYTE, OPCODE);
+    }
+
+    /** Replaces the IOSQE_* flags. */
+    public final Sqe flags(int sqeFlags) {
+        slot.set(JAVA_BYTE, FLAGS, (byte) sqeFlags);
+        return self();
+    }
+
+    /** Adds IOSQE_* flags to those already set. */
+    public final Sqe addFlags(int sqeFlags) {
+        slot.set(JAVA_BYTE, FLAGS, (byte) (slot.get(JAVA_BYTE, FLAGS) | sqeFlags));
+        return self();
+    }
+
+    public final int flags() {
+        return slot.get(JAVA_BYTE, FLAGS) & 0xff;
+    }
+
+    /** Links the next SQE to this one ({@link SqeFlags#IO_LINK}). */
+    public final Sqe link() {
+        return addFlags(SqeFlags.IO_LINK);
+    }
+
+    /** Hard-links the next SQE to this one ({@link SqeFlags#IO_HARDLINK}). */
+    public final Sqe hardLink() {
+        return addFlags(SqeFlags.IO_HARDLINK);
+    }
+
+    public final Sqe ioprio(int ioprio) {
+        slot.set(JAVA_SHORT, IOPRIO, (short) ioprio);
+        return self();
+    }
+
+    final Sqe addIoprio(int bits) {
+        slot.set(JAVA_SHORT, IOPRIO, (short) (slot.get(JAVA_SHORT, IOPRIO) | bits));
+        return self();
+    }
+
+    public final int ioprio() {
+        return slot.get(JAVA_SHORT, IOPRIO) & 0xffff;
+    }
+
+    public final Sqe fd(int fd) {
+        slot.set(JAVA_INT, FD, fd);
+        return self();
+    }
+
+    public final int fd() {
+        return slot.get(JAVA_INT, FD);
+    }
+
+    /** {@code off} / {@code addr2}. */
+    public final Sqe off(long off) {
+        slot.set(JAVA_LONG, OFF, off);
+        return self();
+    }
+
+    public final long off() {
+        return slot.get(JAVA_LONG, OFF);
+    }
+
+    public final Sqe addr(long addr) {
+        slot.set(JAVA_LONG, ADDR, addr);
+        return self();
+    }
+
+    public final long addr() {
+        return slot.get(JAVA_LONG, ADDR);
+    }
+
+    public final Sqe len(int len) {
+        slot.set(JAVA_INT, LEN, len);
+        return self();
+    }
+
+    public final int len() {
+        return slot.get(JAVA_INT, LEN);
+    }
+
+    /** The per-opcode flags union at offset 28 ({@code rw_flags}, {@code timeout_flags}, {@code msg_flags}, ...). */
+    public final Sqe opFlags(int opFlags) {
+        slot.set(JAVA_INT, OP_FLAGS, opFlags);
+        return self();
+    }
+
+    public final int opFlags() {
+        return slot.get(JAVA_INT, OP_FLAGS);
+    }
+
+    public final Sqe userData(long userData) {
+        slot.set(JAVA_LONG, USER_DATA, userData);
+        return self();
+    }
+
+    public final long userData() {
+        return slot.get(JAVA_LONG, USER_DATA);
+    }
+
+    /** Registered-buffer index (for *_FIXED opcodes). */
+    public final Sqe bufIndex(int bufIndex) {
+        slot.set(JAVA_SHORT, BUF_INDEX, (short) bufIndex);
+        return self();
+    }
+
+    /** Provided-buffer group (with {@link SqeFlags#BUFFER_SELECT}); shares the field with {@code buf_index}. */
+    public final Sqe bufGroup(int bufGroup) {
+        return bufIndex(bufGroup);
+    }
+
+    /** Selects a buffer from a provided-buffer group: sets BUFFER_SELECT and the group. */
+    public final Sqe bufferSelect(int bufGroup) {
+        return bufIndex(bufGroup).addFlags(SqeFlags.BUFFER_SELECT);
+    }
+
+    public final Sqe personality(int personality) {
+        slot.set(JAVA_SHORT, PERSONALITY, (short) personality);
+        return self();
+    }
+
+    /** {@code file_index} / {@code splice_fd_in}: the raw value, written as is. */
+    public final Sqe fileIndex(int fileIndex) {
+        slot.set(JAVA_INT, FILE_INDEX, fileIndex);
+        return self();
+    }
+
+    public final int fileIndex() {
+        return slot.get(JAVA_INT, FILE_INDEX);
+    }
+
+    /**
+     * Targets a direct descriptor: slot {@code slot} of the registered file table, or
+     * {@link OpFlags.FileIndex#ALLOC} to let the kernel pick one. The SQE field holds {@code slot + 1}.
+     */
+    public final Sqe directSlot(int slot) {
+        return fileIndex(slot == OpFlags.FileIndex.ALLOC ? OpFlags.FileIndex.ALLOC : slot + 1);
+    }
+
+    public final Sqe addr3(long addr3) {
+        slot.set(JAVA_LONG, ADDR3, addr3);
+        return self();
+    }
+
+    /**
+     * The URING_CMD passthrough payload (16 bytes, or 80 on an SQE128 ring), to be written in place before
+     * submit.
+     */
+    public final MemorySegment cmd() {
+        return slot.asSlice(CMD);
+    }
+
+    /** The whole entry, for fields this API does not name. */
+    public final MemorySegment raw() {
+        return slot;
+    }
+
+    @Override
+    public String toString() {
+        return "Sqe[" + index + " " + Opcode.name(opcode()) + " fd=" + fd() + " flags=" + SqeFlags.toString(flags())
+                + " user_data=" + userData() + "]";
+    }
+}

@@ -1,0 +1,28 @@
+package io.uring4j.ring;
+
+/**
+ * Byte offsets of {@code struct io_uring_sqe} (64 bytes; 128 with SQE128). The unions are written through
+ * their widest member; the names say which alternatives share an offset.
+ */
+final class SqeLayout {
+    static final long SIZE = 64;
+    static final long OPCODE = 0;          // u8
+    static final long FLAGS = 1;           // u8  IOSQE_*
+    static final long IOPRIO = 2;          // u16 ioprio | send/recv/accept flags
+    static final long FD = 4;              // s32
+    static final long OFF = 8;             // u64 off | addr2 | cmd_op(u32)
+    static final long ADDR = 16;           // u64 addr | splice_off_in | level(u32)+optname(u32 @20)
+    static final long LEN = 24;            // u32
+    static final long OP_FLAGS = 28;       // u32 rw_flags | fsync_flags | poll32_events | timeout_flags | ...
+    static final long USER_DATA = 32;      // u64
+    static final long BUF_INDEX = 40;      // u16 buf_index | buf_group
+    static final long PERSONALITY = 42;    // u16
+    static final long FILE_INDEX = 44;     // u32 splice_fd_in | file_index | optlen | addr_len(u16)
+    static final long ADDR3 = 48;          // u64 addr3 | optval | cmd[] start
+    static final long PAD2 = 56;           // u64 __pad2[0] | attr_type_mask
+    static final long OPTNAME = 20;        // u32, socket URING_CMD
+    static final long CMD = 48;            // passthrough payload: 16 bytes, 80 with SQE128
+
+    private SqeLayout() {
+    }
+}

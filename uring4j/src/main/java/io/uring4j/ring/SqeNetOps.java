@@ -1,0 +1,139 @@
+package io.uring4j.ring;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.uring4j.ring.SqeLayout.ADDR;
+import static io.uring4j.ring.SqeLayout.FILE_INDEX;
+import static io.uring4j.ring.SqeLayout.OFF;
+import static io.uring4j.ring.SqeLayout.OPTNAME;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * Prep methods for sockets. Addresses are native {@code struct sockaddr} segments; {@code msghdr}s and the
+ * memory they point to stay alive until the CQE (for zero-copy sends, until the {@link CqeFlags#F_NOTIF} CQE).
+ * Multishot receives need a provided-buffer group: chain {@link #bufferSelect(int)}.
+ */
+abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
+    SqeNetOps(MemorySegment slot, int index) {
+        super(slot, index);
+    }
+
+    /** socket(domain, type, protocol); the CQE result is the fd (5.19). */
+    public final Sqe prepSocket(int domain, int type, int protocol) {
+        return prepRw(Opcode.SOCKET, domain, 0, protocol, type);
+    }
+
+    /** socket() into registered slot {@code slot} (or {@link OpFlags.FileIndex#ALLOC}). */
+    public final Sqe prepSocketDirect(int domain, int type, int protocol, int slot) {
+        return prepSocket(domain, type, protocol).directSlot(slot);
+    }
+
+    /**
+     * accept4; {@code addr}/{@code addrLen} may be {@link MemorySegment#NULL}. {@code addrLen} is a socklen_t
+     * holding the size of {@code addr} on entry.
+     */
+    public final Sqe prepAccept(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
+        return prepRw(Opcode.ACCEPT, fd, address(addr), 0, address(addrLen)).opFlags(flags);
+    }
+
+    /** accept4 into registered slot {@code slot} (or ALLOC: the CQE result is then the slot). */
+    public final Sqe prepAcceptDirect(int fd, MemorySegment addr, MemorySegment addrLen, int flags, int slot) {
+        return prepAccept(fd, addr, addrLen, flags).directSlot(slot);
+    }
+
+    /** Multishot accept: one CQE with {@link CqeFlags#F_MORE} per connection until it ends (5.19). */
+    public final Sqe prepMultishotAccept(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
+        return prepAccept(fd, addr, addrLen, flags).addIoprio(OpFlags.Accept.MULTISHOT);
+    }
+
+    /** Multishot accept into slots the kernel allocates; each CQE result is a slot. */
+    public final Sqe prepMultishotAcceptDirect(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
+        return prepMultishotAccept(fd, addr, addrLen, flags).fileIndex(OpFlags.FileIndex.ALLOC);
+    }
+
+    /** connect(fd, addr, addr.byteSize()). */
+    public final Sqe prepConnect(int fd, MemorySegment addr) {
+        return prepRw(Opcode.CONNECT, fd, address(addr), 0, addr.byteSize());
+    }
+
+    /** bind (6.11). */
+    public final Sqe prepBind(int fd, MemorySegment addr) {
+        return prepRw(Opcode.BIND, fd, address(addr), 0, addr.byteSize());
+    }
+
+    /** listen (6.11). */
+    public final Sqe prepListen(int fd, int backlog) {
+        return prepRw(Opcode.LISTEN, fd, 0, backlog, 0);
+    }
+
+    /** send of all of {@code buf}; {@code flags} are MSG_*. */
+    public final Sqe prepSend(int fd, MemorySegment buf, int flags) {
+        return prepRw(Opcode.SEND, fd, address(buf), length(buf), 0).opFlags(flags);
+    }
+
+    /** sendto: send with a destination address. */
+    public final Sqe prepSendto(int fd, MemorySegment buf, int flags, MemorySegment dest) {
+        prepSend(fd, buf, flags).off(address(dest));
+        slot.set(JAVA_SHORT, FILE_INDEX, (short) dest.byteSize());
+        return (Sqe) this;
+    }
+
+    /** Zero-copy send: a result CQE with F_MORE, then an F_NOTIF CQE once {@code buf} may be reused (6.0). */
+    public final Sqe prepSendZc(int fd, MemorySegment buf, int flags, int zcFlags) {
+        return prepRw(Opcode.SEND_ZC, fd, address(buf), length(buf), 0).opFlags(flags).ioprio(zcFlags);
+    }
+
+    /** Zero-copy send from registered buffer {@code bufIndex}. */
+    public final Sqe prepSendZcFixed(int fd, MemorySegment buf, int flags, int zcFlags, int bufIndex) {
+        return prepSendZc(fd, buf, flags, zcFlags | OpFlags.SendRecv.FIXED_BUF).bufIndex(bufIndex);
+    }
+
+    /** recv into {@code buf}. */
+    public final Sqe prepRecv(int fd, MemorySegment buf, int flags) {
+        return prepRw(Opcode.RECV, fd, address(buf), length(buf), 0).opFlags(flags);
+    }
+
+    /** Multishot recv into provided buffers: chain {@code .bufferSelect(group)} (6.0). */
+    public final Sqe prepRecvMultishot(int fd, int flags) {
+        return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.RECV_MULTISHOT);
+    }
+
+    /** sendmsg. */
+    public final Sqe prepSendmsg(int fd, MemorySegment msghdr, int flags) {
+        return prepRw(Opcode.SENDMSG, fd, address(msghdr), 1, 0).opFlags(flags);
+    }
+
+    /** Zero-copy sendmsg (6.1). */
+    public final Sqe prepSendmsgZc(int fd, MemorySegment msghdr, int flags) {
+        return prepRw(Opcode.SENDMSG_ZC, fd, address(msghdr), 1, 0).opFlags(flags);
+    }
+
+    /** recvmsg. */
+    public final Sqe prepRecvmsg(int fd, MemorySegment msghdr, int flags) {
+        return prepRw(Opcode.RECVMSG, fd, address(msghdr), 1, 0).opFlags(flags);
+    }
+
+    /** Multishot recvmsg into provided buffers (chain {@code bufferSelect}); each buffer starts with io_uring_recvmsg_out. */
+    public final Sqe prepRecvmsgMultishot(int fd, MemorySegment msghdr, int flags) {
+        return prepRecvmsg(fd, msghdr, flags).addIoprio(OpFlags.SendRecv.RECV_MULTISHOT);
+    }
+
+    /** shutdown(fd, how). */
+    public final Sqe prepShutdown(int fd, int how) {
+        return prepRw(Opcode.SHUTDOWN, fd, 0, how, 0);
+    }
+
+    /**
+     * A socket URING_CMD ({@code SOCKET_URING_OP_*}: SIOCINQ 0, SIOCOUTQ 1, GETSOCKOPT 2, SETSOCKOPT 3):
+     * level and optname, with {@code optval} the option buffer.
+     */
+    public final Sqe prepCmdSock(int cmdOp, int fd, int level, int optname, MemorySegment optval) {
+        prepRw(Opcode.URING_CMD, fd, 0, 0, 0);
+        slot.set(JAVA_INT, OFF, cmdOp);
+        slot.set(JAVA_INT, ADDR, level);
+        slot.set(JAVA_INT, OPTNAME, optname);
+        slot.set(JAVA_INT, FILE_INDEX, length(optval));
+        return addr3(address(optval));
+    }
+}

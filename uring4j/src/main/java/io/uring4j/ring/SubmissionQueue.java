@@ -1,0 +1,139 @@
+package io.uring4j.ring;
+
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The submission queue: hands out SQEs and publishes them to the kernel.
+ *
+ * <p>Two ordering points, as in liburing: {@link #flush()} publishes the tail with a release store (SQE
+ * contents before the tail), and the kernel head is read with acquire under SQPOLL — where the kernel thread
+ * consumes concurrently and a slot must not be rewritten before it has been read — and opaque otherwise (it
+ * moves only inside io_uring_enter). Between them, {@link #next()} touches only the SQE and local cursors.
+ *
+ * <p>Not thread-safe: one thread prepares and submits.
+ */
+public final class SubmissionQueue {
+    /** {@code IORING_SQ_*} bits of the shared flags word. */
+    public static final int NEED_WAKEUP = 1;
+    public static final int CQ_OVERFLOW = 1 << 1;
+    public static final int TASKRUN = 1 << 2;
+
+    private final MemorySegment ring;
+    private final long kHead;
+    private final long kTail;
+    private final long kFlags;
+    private final long kDropped;
+    private final int mask;
+    private final int entries;
+    private final boolean sqpoll;
+    private final Sqe[] sqes;
+
+    /** SQEs in [sqeHead, sqeTail) are prepared but not yet published. */
+    private int sqeHead;
+    private int sqeTail;
+    /** Last kernel head seen; re-read only when the queue looks full. */
+    private int cachedHead;
+
+    /**
+     * @param ring   the mapped SQ ring
+     * @param params the io_uring_params the kernel filled in: every offset is read from there, none assumed
+     */
+    SubmissionQueue(MemorySegment ring, MemorySegment params, MemorySegment sqeArray, int sqeSize, boolean sqpoll) {
+        this.ring = ring;
+        this.kHead = offset(params, ParamsLayout.SQ_HEAD);
+        this.kTail = offset(params, ParamsLayout.SQ_TAIL);
+        this.kFlags = offset(params, ParamsLayout.SQ_FLAGS);
+        this.kDropped = offset(params, ParamsLayout.SQ_DROPPED);
+        this.mask = ring.get(JAVA_INT, offset(params, ParamsLayout.SQ_RING_MASK));
+        this.entries = ring.get(JAVA_INT, offset(params, ParamsLayout.SQ_RING_ENTRIES));
+        this.sqpoll = sqpoll;
+        this.sqes = new Sqe[entries];
+        for (int i = 0; i < entries; i++) {
+            sqes[i] = new Sqe(sqeArray.asSlice((long) i * sqeSize, sqeSize), i);
+        }
+        this.sqeHead = this.sqeTail = this.cachedHead = Shared.getAcquire(ring, kHead);
+    }
+
+    private static long offset(MemorySegment params, long field) {
+        return Integer.toUnsignedLong(params.get(JAVA_INT, ParamsLayout.SQ_OFF + field));
+    }
+
+    /**
+     * The next free SQE, zeroed, or {@code null} when the queue is full (never blocks; submit to make room).
+     */
+    public Sqe next() {
+        final int tail = sqeTail;
+        if (tail - cachedHead >= entries) {
+            cachedHead = loadHead();
+            if (tail - cachedHead >= entries) {
+                return null;
+            }
+        }
+        final Sqe sqe = sqes[tail & mask];
+        sqeTail = tail + 1;
+        sqe.clear();
+        return sqe;
+    }
+
+    private int loadHead() {
+        return sqpoll ? Shared.getAcquire(ring, kHead) : Shared.getOpaque(ring, kHead);
+    }
+
+    /**
+     * Publishes prepared SQEs to the kernel (release store of the tail) and returns how many entries the kernel
+     * has yet to consume — liburing's {@code __io_uring_flush_sq}.
+     */
+    int flush() {
+        final int tail = sqeTail;
+        if (sqeHead != tail) {
+            sqeHead = tail;
+            Shared.setRelease(ring, kTail, tail);
+        }
+        return tail - Shared.getOpaque(ring, kHead);
+    }
+
+    /** SQEs handed out and not yet consumed by the kernel. */
+    public int ready() {
+        return sqeTail - loadHead();
+    }
+
+    /** Free slots. */
+    public int spaceLeft() {
+        return entries - ready();
+    }
+
+    public int entries() {
+        return entries;
+    }
+
+    /** The shared {@code IORING_SQ_*} flags word. */
+    public int kernelFlags() {
+        return Shared.getOpaque(ring, kFlags);
+    }
+
+    /**
+     * SQPOLL: whether the kernel thread sleeps and needs {@code IORING_ENTER_SQ_WAKEUP}. The full fence orders
+     * the preceding tail store before this load (a store→load order that release/acquire does not give).
+     */
+    boolean needsWakeup() {
+        Shared.fullFence();
+        return (Shared.getOpaque(ring, kFlags) & NEED_WAKEUP) != 0;
+    }
+
+    /** Completions wait in the kernel's overflow list or as task_work: an enter with GETEVENTS will flush them. */
+    boolean cqNeedsFlush() {
+        return (Shared.getOpaque(ring, kFlags) & (CQ_OVERFLOW | TASKRUN)) != 0;
+    }
+
+    /** SQEs the kernel dropped as invalid (an out-of-range SQ array index). */
+    public int dropped() {
+        return Shared.getOpaque(ring, kDropped);
+    }
+
+    /** Writes the kernel's dropped counter (tests reproduce liburing's defer.c with it). */
+    void dropped(int value) {
+        Shared.setOpaque(ring, kDropped, value);
+    }
+}

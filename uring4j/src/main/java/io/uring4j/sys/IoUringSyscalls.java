@@ -1,0 +1,75 @@
+package io.uring4j.sys;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The three io_uring system calls, through libc's variadic {@code syscall(long number, ...)}.
+ *
+ * <p>Every argument is passed as a {@code long}: the variadic convention promotes them anyway, and a
+ * sign-extended {@code -1} fd must reach the kernel as -1. None of these handles is {@code critical}:
+ * {@code io_uring_enter} blocks when it waits, and setup/register may sleep.
+ */
+public final class IoUringSyscalls {
+    /** Same number on x86-64, aarch64, riscv64 and every asm-generic architecture. */
+    public static final long NR_IO_URING_SETUP = 425;
+    public static final long NR_IO_URING_ENTER = 426;
+    public static final long NR_IO_URING_REGISTER = 427;
+
+    private static final MethodHandle SYSCALL3 = syscall(2);
+    private static final MethodHandle SYSCALL5 = syscall(4);
+    private static final MethodHandle SYSCALL7 = syscall(6);
+
+    private IoUringSyscalls() {
+    }
+
+    private static MethodHandle syscall(int args) {
+        var params = new java.lang.foreign.MemoryLayout[args + 1];
+        java.util.Arrays.fill(params, JAVA_LONG);
+        return Native.libcWithErrno("syscall", FunctionDescriptor.of(JAVA_LONG, params),
+                Linker.Option.firstVariadicArg(1));
+    }
+
+    /** {@code io_uring_setup(entries, params)}: the ring fd, or {@code -errno}. */
+    public static int setup(int entries, MemorySegment params) {
+        MemorySegment state = Native.callState();
+        try {
+            long ret = (long) SYSCALL3.invokeExact(state, NR_IO_URING_SETUP, (long) entries, params.address());
+            return (int) Native.result(ret, state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code io_uring_enter2(fd, to_submit, min_complete, flags, arg, argsz)}: the number of SQEs consumed,
+     * or {@code -errno}. {@code arg} is a raw address (0 for none).
+     */
+    public static int enter(int fd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        MemorySegment state = Native.callState();
+        try {
+            long ret = (long) SYSCALL7.invokeExact(state, NR_IO_URING_ENTER, (long) fd,
+                    Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete),
+                    Integer.toUnsignedLong(flags), arg, argSize);
+            return (int) Native.result(ret, state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code io_uring_register(fd, opcode, arg, nr_args)}: an opcode-specific result, or {@code -errno}. */
+    public static int register(int fd, int opcode, long arg, int nrArgs) {
+        MemorySegment state = Native.callState();
+        try {
+            long ret = (long) SYSCALL5.invokeExact(state, NR_IO_URING_REGISTER, (long) fd,
+                    Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs));
+            return (int) Native.result(ret, state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

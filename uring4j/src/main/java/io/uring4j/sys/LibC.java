@@ -1,0 +1,171 @@
+package io.uring4j.sys;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The few libc functions the ring core needs beside the io_uring syscalls: memory mapping, descriptors,
+ * eventfd and pipes. Results follow the {@code -errno} convention; none of the handles is {@code critical}
+ * (close, read and write can block).
+ */
+public final class LibC {
+    public static final int PROT_READ = 0x1;
+    public static final int PROT_WRITE = 0x2;
+    public static final int MAP_SHARED = 0x01;
+    public static final int MAP_PRIVATE = 0x02;
+    public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MAP_POPULATE = 0x8000;
+    public static final int MADV_DONTFORK = 10;
+
+    public static final int O_RDONLY = 0;
+    public static final int O_WRONLY = 1;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0x40;
+    public static final int O_EXCL = 0x80;
+    public static final int O_TRUNC = 0x200;
+    public static final int O_APPEND = 0x400;
+    public static final int O_NONBLOCK = 0x800;
+    public static final int O_DIRECT = 0x4000;
+    public static final int O_NOATIME = 0x40000;
+    public static final int O_CLOEXEC = 0x80000;
+    public static final int AT_FDCWD = -100;
+
+    public static final int EFD_CLOEXEC = O_CLOEXEC;
+    public static final int EFD_NONBLOCK = O_NONBLOCK;
+
+    private static final MethodHandle MMAP = Native.libcWithErrno("mmap",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = Native.libcWithErrno("munmap",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle MADVISE = Native.libcWithErrno("madvise",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle CLOSE = Native.libcWithErrno("close",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle READ = Native.libcWithErrno("read",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITE = Native.libcWithErrno("write",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle PIPE2 = Native.libcWithErrno("pipe2",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle OPEN = Native.libcWithErrno("open",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle SYSCONF = Native.LINKER.downcallHandle(Native.symbol("sysconf"),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT), Linker.Option.critical(false));
+
+    private static final int SC_PAGESIZE = 30;
+    /** The system page size (4096 on x86-64). */
+    public static final long PAGE_SIZE = sysconf(SC_PAGESIZE);
+
+    private LibC() {
+    }
+
+    /** {@code mmap}: the mapped address, or {@code -errno}. */
+    public static long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) MMAP.invokeExact(state, addr, length, prot, flags, fd, offset), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static int munmap(long addr, long length) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) MUNMAP.invokeExact(state, addr, length), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static int madvise(long addr, long length, int advice) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) MADVISE.invokeExact(state, addr, length, advice), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static int close(int fd) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) CLOSE.invokeExact(state, fd), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code read(fd, buf, buf.byteSize())}: bytes read, or {@code -errno}. */
+    public static long read(int fd, MemorySegment buf) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) READ.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code write(fd, buf, buf.byteSize())}: bytes written, or {@code -errno}. */
+    public static long write(int fd, MemorySegment buf) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) WRITE.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code eventfd(initval, flags)}: the new fd, or {@code -errno}. */
+    public static int eventfd(int initval, int flags) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) EVENTFD.invokeExact(state, initval, flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}. */
+    public static int pipe2(int[] fds, int flags) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pair = arena.allocate(JAVA_INT, 2);
+            int ret = (int) Native.result((int) PIPE2.invokeExact(state, pair, flags), state);
+            if (ret == 0) {
+                fds[0] = pair.getAtIndex(JAVA_INT, 0);
+                fds[1] = pair.getAtIndex(JAVA_INT, 1);
+            }
+            return ret;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code open(path, flags, mode)}: the new fd, or {@code -errno}. */
+    public static int open(String path, int flags, int mode) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) Native.result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    private static long sysconf(int name) {
+        try {
+            return (long) SYSCONF.invokeExact(name);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.uring4j.sys;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+
+/**
+ * The one place that links native functions. Calls that can fail capture errno into a per-thread segment
+ * (reused: capturing allocates nothing after a thread's first call), and results follow the liburing
+ * convention: {@code >= 0} on success, {@code -errno} on failure.
+ */
+final class Native {
+    static final Linker LINKER = Linker.nativeLinker();
+
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
+    /** Automatic arena: a thread's capture segment is freed when the thread (and its ThreadLocal) is gone. */
+    private static final ThreadLocal<MemorySegment> STATE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
+
+    private Native() {
+    }
+
+    /** A libc function whose errno is captured: the handle takes the capture segment as its first argument. */
+    static MethodHandle libcWithErrno(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        Linker.Option[] all = new Linker.Option[options.length + 1];
+        System.arraycopy(options, 0, all, 0, options.length);
+        all[options.length] = CAPTURE_ERRNO;
+        return LINKER.downcallHandle(symbol(name), descriptor, all);
+    }
+
+    static MemorySegment symbol(String name) {
+        return LINKER.defaultLookup().find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
+    }
+
+    /** The calling thread's errno capture segment. */
+    static MemorySegment callState() {
+        return STATE.get();
+    }
+
+    /** Turns a libc return value into the {@code -errno} convention. */
+    static long result(long ret, MemorySegment state) {
+        return ret == -1 ? -(int) ERRNO.get(state, 0L) : ret;
+    }
+
+    /** invokeExact declares Throwable; a downcall itself throws only unchecked errors. */
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}

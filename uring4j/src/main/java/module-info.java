@@ -1,0 +1,9 @@
+/**
+ * uring4j: io_uring for Java, on the Foreign Function and Memory API.
+ *
+ * <p>Layers: {@code io.uring4j.sys} (system calls and errno) → {@code io.uring4j.ring} (the ring core).
+ */
+module io.uring4j {
+    exports io.uring4j.sys;
+    exports io.uring4j.ring;
+}
