@@ -255,8 +255,9 @@ public final class IoUring implements AutoCloseable {
         a.set(JAVA_LONG, 0, 0L);                                   // sigmask: none
         a.set(JAVA_INT, 8, 8);                                      // sigmask_sz: _NSIG / 8
         a.set(JAVA_INT, 12, 0);                                     // min_wait_usec
-        a.set(JAVA_LONG, 16, a.address() + GETEVENTS_ARG_SIZE);     // ts
-        Timespec.set(a.asSlice(GETEVENTS_ARG_SIZE, Timespec.SIZE), nanos);
+        a.set(JAVA_LONG, 16, a.address() + GETEVENTS_ARG_SIZE);     // ts, right behind the arg
+        a.set(JAVA_LONG, GETEVENTS_ARG_SIZE, nanos / 1_000_000_000L);
+        a.set(JAVA_LONG, GETEVENTS_ARG_SIZE + 8, nanos % 1_000_000_000L);
         return a.address();
     }
 

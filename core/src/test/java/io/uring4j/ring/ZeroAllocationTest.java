@@ -1,0 +1,98 @@
+package io.uring4j.ring;
+
+import com.sun.management.ThreadMXBean;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.management.ManagementFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hot path allocates nothing: preparing, submitting, waiting for and reaping 1,000,000 NOPs allocates
+ * 0 bytes once warm, measured with {@link ThreadMXBean#getThreadAllocatedBytes(long)}.
+ */
+class ZeroAllocationTest {
+    private static final int DEPTH = 128;
+    private static final int BATCH = 32;
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    /** Kept in a field: a handler allocated per drain would be the allocation we are looking for. */
+    private final CqeHandler reaper = this::reap;
+    private long reaped;
+    private long errors;
+
+    private void reap(Cqe cqe) {
+        reaped++;
+        if (cqe.res() != 0) {
+            errors++;
+        }
+    }
+
+    @ParameterizedTest(name = "setup flags {0}")
+    @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.COOP_TASKRUN})
+    void millionNopsAllocateNothing(int flags) throws Exception {
+        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
+            warmUp(ring, false);
+            long tid = Thread.currentThread().threadId();
+            long before = THREADS.getThreadAllocatedBytes(tid);
+            run(ring, 1_000_000, false);
+            long after = THREADS.getThreadAllocatedBytes(tid);
+            assertThat(errors).isZero();
+            assertThat(after - before).as("bytes allocated for 1,000,000 NOPs").isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "timed waits, setup flags {0}")
+    @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
+    void timedWaitsAndRegisteredRingFdAllocateNothing(int flags) throws Exception {
+        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
+            ring.register().ringFd();
+            warmUp(ring, true);
+            long tid = Thread.currentThread().threadId();
+            long before = THREADS.getThreadAllocatedBytes(tid);
+            run(ring, 300_000, true);
+            long after = THREADS.getThreadAllocatedBytes(tid);
+            assertThat(errors).isZero();
+            assertThat(after - before).as("bytes allocated for 300,000 NOPs with timed waits").isZero();
+        }
+    }
+
+    /**
+     * Runs until a round of 100,000 NOPs allocates nothing: the interpreter and C1 allocate where C2's escape
+     * analysis does not, so "steady state" means after the hot path is compiled.
+     */
+    private void warmUp(IoUring ring, boolean timedWait) throws Exception {
+        long tid = Thread.currentThread().threadId();
+        for (int round = 0; round < 100; round++) {
+            long before = THREADS.getThreadAllocatedBytes(tid);
+            run(ring, 100_000, timedWait);
+            if (THREADS.getThreadAllocatedBytes(tid) == before) {
+                return;
+            }
+        }
+    }
+
+    /** fio's t/io_uring loop shape: keep DEPTH in flight, submit in batches, wait for a batch, reap all. */
+    private void run(IoUring ring, long ops, boolean timedWait) throws Exception {
+        SubmissionQueue sq = ring.sq();
+        CompletionQueue cq = ring.cq();
+        long submitted = 0;
+        reaped = 0;
+        while (reaped < ops) {
+            long inflight = submitted - reaped;
+            int prepared = 0;
+            while (prepared < BATCH && inflight + prepared < DEPTH && submitted + prepared < ops) {
+                sq.next().prepNop().userData(submitted + prepared);
+                prepared++;
+            }
+            int wait = (int) Math.min(BATCH, inflight + prepared);
+            if (timedWait) {
+                submitted += ring.submitAndWait(wait, 1_000_000_000L);
+            } else {
+                submitted += ring.submitAndWait(wait);
+            }
+            cq.drain(reaper);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.uring4j.doctor;
+
+import io.uring4j.ring.Features;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.IoUringBuilder;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.Probe;
+import io.uring4j.ring.SetupFlags;
+import io.uring4j.sys.ErrnoException;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * {@code ./uring4j doctor}: what this machine's io_uring can do — kernel, whether a ring can be set up (and if
+ * not, why), features, opcodes, setup flags, and the limit on registered buffers. Exit status 0 when io_uring is
+ * usable, 1 when it is not.
+ */
+public final class Doctor {
+    private final PrintStream out;
+
+    Doctor(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new Doctor(System.out).run());
+    }
+
+    int run() {
+        out.println("uring4j doctor");
+        line("kernel", read("/proc/sys/kernel/osrelease"));
+        line("java", Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
+        line("kernel.io_uring_disabled", read("/proc/sys/kernel/io_uring_disabled"));
+        IoUring ring;
+        try {
+            ring = IoUring.open(8);
+        } catch (ErrnoException e) {
+            line("io_uring_setup", "FAILED: " + e.getMessage());
+            out.println();
+            out.println("io_uring is not usable here.");
+            return 1;
+        } catch (RuntimeException | LinkageError e) {
+            line("io_uring_setup", "FAILED: " + e);
+            return 1;
+        }
+        try (ring) {
+            line("io_uring_setup", "ok (engine: " + ring.engineUsed().name() + ", setup flags "
+                    + SetupFlags.toString(ring.setupFlags()) + ")");
+            line("features", "0x" + Integer.toHexString(ring.features()));
+            wrap(Features.toString(ring.features()).replace('|', ' '));
+            Probe probe = ring.register().probe();
+            List<String> supported = probe.supportedNames();
+            line("opcodes", supported.size() + " supported (last_op " + probe.lastOp() + ")");
+            wrap(String.join(" ", supported));
+            List<String> missing = new ArrayList<>();
+            for (int op = 0; op < Opcode.KNOWN; op++) {
+                if (!probe.isSupported(op)) {
+                    missing.add(Opcode.name(op));
+                }
+            }
+            if (!missing.isEmpty()) {
+                line("opcodes missing", String.join(" ", missing));
+            }
+            setupFlags();
+            registeredBuffers(ring);
+        } catch (ErrnoException e) {
+            line("error", e.getMessage());
+            return 1;
+        }
+        out.println();
+        out.println("io_uring is usable.");
+        return 0;
+    }
+
+    /** Tries each setup flag on its own (with the flags it requires) on a throwaway ring. */
+    private void setupFlags() {
+        record Trial(String name, UnaryOperator<IoUringBuilder> apply) {
+        }
+        List<Trial> trials = List.of(
+                new Trial("IOPOLL", IoUringBuilder::iopoll),
+                new Trial("SQPOLL", b -> b.sqpoll(10)),
+                new Trial("SQ_AFF", b -> b.sqpoll(10).sqThreadCpu(0)),
+                new Trial("CQSIZE", b -> b.cqEntries(64)),
+                new Trial("CLAMP", IoUringBuilder::clamp),
+                new Trial("R_DISABLED", IoUringBuilder::disabled),
+                new Trial("SUBMIT_ALL", IoUringBuilder::submitAll),
+                new Trial("COOP_TASKRUN", IoUringBuilder::coopTaskrun),
+                new Trial("TASKRUN_FLAG", b -> b.coopTaskrun().taskrunFlag()),
+                new Trial("SQE128", IoUringBuilder::sqe128),
+                new Trial("CQE32", IoUringBuilder::cqe32),
+                new Trial("SINGLE_ISSUER", IoUringBuilder::singleIssuer),
+                new Trial("DEFER_TASKRUN", IoUringBuilder::deferTaskrun),
+                new Trial("NO_MMAP", IoUringBuilder::noMmap),
+                new Trial("REGISTERED_FD_ONLY", IoUringBuilder::registeredFdOnly),
+                new Trial("NO_SQARRAY", IoUringBuilder::noSqArray),
+                new Trial("HYBRID_IOPOLL", IoUringBuilder::hybridIopoll),
+                new Trial("CQE_MIXED", b -> b.flags(SetupFlags.CQE_MIXED)));
+        List<String> accepted = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (Trial trial : trials) {
+            try (IoUring ring = trial.apply().apply(IoUring.builder().entries(8)).build()) {
+                accepted.add(trial.name());
+            } catch (ErrnoException e) {
+                refused.add(trial.name() + " (" + e.errnoName() + ")");
+            }
+        }
+        try (IoUring first = IoUring.open(8); IoUring ring = IoUring.builder().entries(8).attachWq(first).build()) {
+            accepted.add("ATTACH_WQ");
+        } catch (ErrnoException e) {
+            refused.add("ATTACH_WQ (" + e.errnoName() + ")");
+        }
+        line("setup flags", accepted.size() + " of " + (trials.size() + 1) + " accepted");
+        wrap(String.join(" ", accepted));
+        if (!refused.isEmpty()) {
+            line("setup flags refused", "");
+            wrap(String.join(" ", refused));
+        }
+    }
+
+    /** Pinned buffers count against RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK; each is at most 1 GiB. */
+    private void registeredBuffers(IoUring ring) {
+        String memlock = limit("Max locked memory");
+        line("RLIMIT_MEMLOCK", memlock + (isRoot() ? " (root: CAP_IPC_LOCK lifts it)" : ""));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(1 << 20, 4096);
+            ring.register().buffers(buffer);
+            ring.register().unregisterBuffers();
+            line("registered buffers", "ok (1 MiB test buffer pinned; at most 1 GiB per buffer, 16384 buffers)");
+        } catch (ErrnoException e) {
+            line("registered buffers", "FAILED: " + e.getMessage());
+        }
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    private static String limit(String name) {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (l.startsWith(name)) {
+                    String[] cols = l.substring(name.length()).trim().split("\\s+");
+                    return cols[0].equals("unlimited") ? "unlimited" : cols[0] + " bytes";
+                }
+            }
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+        return "unknown";
+    }
+
+    private static String read(String path) {
+        try {
+            return Files.readString(Path.of(path)).trim();
+        } catch (IOException e) {
+            return "unknown (" + path + " not readable)";
+        }
+    }
+
+    private void line(String key, String value) {
+        out.printf("  %-26s %s%n", key + ":", value);
+    }
+
+    private void wrap(String text) {
+        StringBuilder row = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (row.length() + word.length() > 76) {
+                out.println("    " + row.toString().stripTrailing());
+                row.setLength(0);
+            }
+            row.append(word).append(' ');
+        }
+        if (!row.isEmpty()) {
+            out.println("    " + row.toString().stripTrailing());
+        }
+    }
+}
