@@ -6,4 +6,5 @@
 module io.uring4j {
     exports io.uring4j.sys;
     exports io.uring4j.ring;
+    exports io.uring4j.runtime;
 }

@@ -1,0 +1,476 @@
+package io.uring4j.runtime;
+
+import io.uring4j.ring.CompletionQueue;
+import io.uring4j.ring.Cqe;
+import io.uring4j.ring.CqeFlags;
+import io.uring4j.ring.CqeHandler;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Sqe;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One platform thread that owns one ring: the only thread that prepares SQEs, enters the kernel and reaps.
+ *
+ * <h2>An iteration</h2>
+ * Run the tasks other threads handed over (each prepares its SQEs), then one {@code io_uring_enter} that submits
+ * and — when there is nothing else to do — waits for at least one CQE, then reap the whole CQ batch and
+ * dispatch each CQE to its request's {@link CompletionHandler}. Before blocking the loop may spin briefly
+ * ({@link UringBuilder#spinNanos}).
+ *
+ * <h2>Hand-over and wake-up</h2>
+ * On the loop thread, {@link #submit(Op, CompletionHandler)} writes the SQE directly: no atomic, no lock. Other
+ * threads enqueue a task on an MPSC queue and wake the loop through an eventfd the ring is reading — but only
+ * if the loop announced it is about to sleep, and only the first of them: one write per sleep, not per task.
+ *
+ * <h2>Lifetime</h2>
+ * A request holds its {@link Op} (and so the memory it points at) from submit until its final CQE. Closing
+ * cancels everything in flight and keeps reaping until every request has completed; only then are the ring
+ * and the request scratch memory released.
+ */
+public final class EventLoop implements Executor {
+    /** Internal user_data: the eventfd read that wakes the loop. */
+    private static final long WAKEUP = -1L;
+    /** Internal user_data: a cancellation the loop issued itself; its own result is not interesting. */
+    private static final long INTERNAL_CANCEL = -2L;
+
+    private static final int AWAKE = 0;
+    private static final int SLEEPING = 1;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(EventLoop.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The eventfd increment every waker writes: read-only after initialisation, so shared by all. */
+    private static final MemorySegment ONE = Arena.global().allocateFrom(JAVA_LONG, 1L);
+
+    private static final System.Logger LOG = System.getLogger("io.uring4j.runtime");
+
+    private final Uring runtime;
+    private final int id;
+    private final UringBuilder config;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Submissions that found the table full: retried after the next reap. Loop thread only. */
+    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CqeHandler dispatcher = this::dispatch;
+    private final LoopStats stats = new LoopStats();
+
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
+    private volatile boolean closing;
+    private volatile Throwable startFailure;
+    private volatile String closeFailure;
+
+    // Loop-thread state.
+    private IoUring ring;
+    private Arena arena;
+    private RequestTable table;
+    private int eventfd = -1;
+    private MemorySegment eventfdValue;
+    private boolean wakeupArmed;
+    private boolean cancelIssued;
+
+    EventLoop(Uring runtime, int id, UringBuilder config) throws ErrnoException {
+        this.runtime = runtime;
+        this.id = id;
+        this.config = config;
+        this.thread = Thread.ofPlatform().name("uring4j-loop-" + id).daemon(true).unstarted(this::run);
+        thread.start();
+        try {
+            started.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new ErrnoException("uring4j event loop start", Errno.EINTR);
+        }
+        if (startFailure instanceof ErrnoException e) {
+            throw e;
+        }
+        if (startFailure != null) {
+            throw new IllegalStateException("event loop " + id + " failed to start", startFailure);
+        }
+    }
+
+    // ---- submitting --------------------------------------------------------------------------------------
+
+    /** Whether the calling thread is this loop's thread. */
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Submits {@code op}; {@code handler} receives its completion(s) on this loop's thread. On the loop thread
+     * the SQE is written at once and nothing is allocated; from other threads the request is handed over.
+     *
+     * @throws RejectedExecutionException if the runtime is closed
+     */
+    public void submit(Op op, CompletionHandler handler) {
+        checkAccepting();
+        if (inLoop()) {
+            submitNow(op, handler);
+        } else {
+            handOver(() -> submitNow(op, handler));
+        }
+    }
+
+    /**
+     * Submits {@code op} and returns its result as a future: the CQE result, or an {@link ErrnoException}
+     * naming the opcode and errno. For single-shot requests.
+     */
+    public CompletableFuture<Integer> submitAsync(Op op) {
+        OpFuture future = new OpFuture(this, op);
+        submit(future, future);
+        return future;
+    }
+
+    /**
+     * Submits {@code op} and parks the calling thread (virtual or platform) until it completes. Returns the CQE
+     * result; a negative result is thrown as {@link ErrnoException}. An interrupt cancels the request, waits for
+     * its completion, and throws {@link java.io.InterruptedIOException}.
+     */
+    public int call(Op op) throws IOException {
+        return new BlockingCall(op).call(this);
+    }
+
+    /** Runs {@code task} on the loop thread. */
+    @Override
+    public void execute(Runnable task) {
+        checkAccepting();
+        handOver(task);
+    }
+
+    /**
+     * Cancels the request {@code userData} (as seen by an {@link Op} in its SQE). The request still completes
+     * through its handler, usually with -ECANCELED; the cancellation's own outcome is not reported.
+     */
+    public void cancel(long userData) {
+        if (inLoop()) {
+            prepareInternal().prepCancel(userData, 0).userData(INTERNAL_CANCEL);
+        } else {
+            handOver(() -> cancel(userData));
+        }
+    }
+
+    private void handOver(Runnable task) {
+        tasks.offer(task);
+        if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
+            wake();
+        }
+    }
+
+    private void wake() {
+        long ret = LibC.write(eventfd, ONE);
+        if (ret < 0 && ret != -Errno.EAGAIN) {
+            LOG.log(System.Logger.Level.ERROR, "uring4j loop " + id + ": eventfd write failed: " + Errno.name((int) ret));
+        }
+    }
+
+    private void checkAccepting() {
+        if (closing) {
+            throw new RejectedExecutionException("uring4j runtime is closed: no new requests are accepted");
+        }
+    }
+
+    /** Loop thread: binds a slot to the op and writes its SQE. */
+    private void submitNow(Op op, CompletionHandler handler) {
+        if (closing) {
+            handler.failed(new RejectedExecutionException("uring4j runtime is closed: request not submitted"));
+            return;
+        }
+        RequestTable.Request r = table.acquire(handler, op);
+        if (r == null) {
+            stats.tableFull++;
+            deferred.add(() -> submitNow(op, handler));
+            return;
+        }
+        Sqe sqe = nextSqe();
+        sqe.userData(r.userData());
+        try {
+            op.prepare(sqe, r.scratch);
+        } catch (RuntimeException e) {
+            sqe.prepNop().userData(INTERNAL_CANCEL);   // the slot is taken: turn it into a harmless NOP
+            table.release(r);
+            handler.failed(e);
+            return;
+        }
+        r.opcode = sqe.opcode();
+        stats.submitted++;
+    }
+
+    /** An SQE for an internal request; flushes the SQ to the kernel when it is full. */
+    private Sqe prepareInternal() {
+        return nextSqe();
+    }
+
+    private Sqe nextSqe() {
+        Sqe sqe = ring.sq().next();
+        while (sqe == null) {
+            stats.sqFull++;
+            try {
+                ring.submit();
+            } catch (ErrnoException e) {
+                throw new IllegalStateException("uring4j loop " + id + ": submit failed while the SQ was full", e);
+            }
+            sqe = ring.sq().next();
+        }
+        return sqe;
+    }
+
+    // ---- the loop ----------------------------------------------------------------------------------------
+
+    private void run() {
+        try {
+            ring = RingFlags.create(config.entries(), config.cqEntries());
+            arena = Arena.ofShared();
+            table = new RequestTable(config.maxInFlight(), arena);
+            eventfd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+            if (eventfd < 0) {
+                throw new ErrnoException("eventfd", eventfd);
+            }
+            eventfdValue = arena.allocate(8, 8);
+        } catch (Throwable t) {
+            startFailure = t;
+            cleanUp();
+            started.countDown();
+            stopped.countDown();
+            return;
+        }
+        started.countDown();
+        try {
+            loop();
+        } catch (Throwable t) {
+            closeFailure = "uring4j loop " + id + " died: " + t;
+            LOG.log(System.Logger.Level.ERROR, closeFailure, t);
+            closing = true;
+        } finally {
+            failUndelivered();
+            cleanUp();
+            stopped.countDown();
+        }
+    }
+
+    private void loop() throws ErrnoException {
+        final CompletionQueue cq = ring.cq();
+        long closeDeadline = 0;
+        while (true) {
+            runTasks();
+            if (!wakeupArmed && !closing) {
+                armWakeup();
+            }
+            if (closing) {
+                if (!cancelIssued) {
+                    closeDeadline = System.nanoTime() + config.closeTimeoutNanos();
+                    cancelEverything();
+                }
+                if (table.inFlight() == 0 && !wakeupArmed) {
+                    return;
+                }
+                if (System.nanoTime() - closeDeadline > 0) {
+                    closeFailure = "uring4j loop " + id + ": " + table.inFlight()
+                            + " request(s) did not complete within the close timeout; the ring is left mapped";
+                    return;
+                }
+            }
+            boolean block = tasks.isEmpty() && deferred.isEmpty() && cq.ready() == 0;
+            if (block && config.spinNanos() > 0) {
+                block = spin(cq);
+            }
+            if (block) {
+                STATE.setVolatile(this, SLEEPING);
+                if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
+                    STATE.setVolatile(this, AWAKE);
+                    block = false;
+                }
+            }
+            stats.enters++;
+            if (block) {
+                if (closing) {
+                    ring.submitAndWait(1, 10_000_000L);
+                } else {
+                    ring.submitAndWait(1);
+                }
+            } else {
+                ring.submitAndGetEvents();
+            }
+            STATE.setVolatile(this, AWAKE);
+            stats.reaped += cq.drain(dispatcher);
+            if (!deferred.isEmpty()) {
+                for (int n = deferred.size(); n > 0 && table.inFlight() < table.size(); n--) {
+                    deferred.poll().run();
+                }
+            }
+        }
+    }
+
+    /** Busy-waits up to the configured spin for work; true if the loop should still block. */
+    private boolean spin(CompletionQueue cq) {
+        long end = System.nanoTime() + config.spinNanos();
+        do {
+            if (!tasks.isEmpty() || cq.ready() > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - end < 0);
+        return true;
+    }
+
+    private void runTasks() {
+        Runnable task;
+        int budget = table.size();
+        while (budget-- > 0 && (task = tasks.poll()) != null) {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": task failed", t);
+            }
+        }
+    }
+
+    private void armWakeup() {
+        prepareInternal().prepRead(eventfd, eventfdValue, 0).userData(WAKEUP);
+        wakeupArmed = true;
+    }
+
+    private void cancelEverything() {
+        cancelIssued = true;
+        prepareInternal().prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL).userData(INTERNAL_CANCEL);
+        for (Runnable r; (r = deferred.poll()) != null; ) {
+            r.run();          // each fails its handler: closing is set
+        }
+        for (Runnable r; (r = tasks.poll()) != null; ) {
+            r.run();
+        }
+    }
+
+    private void dispatch(Cqe cqe) {
+        long userData = cqe.userData();
+        if (userData < 0) {
+            if (userData == WAKEUP) {
+                wakeupArmed = false;
+            }
+            return;
+        }
+        RequestTable.Request r = table.lookup(userData);
+        if (r == null) {
+            stats.stale++;
+            return;
+        }
+        int result = cqe.res();
+        int flags = cqe.flags();
+        CompletionHandler handler = r.handler;
+        if ((flags & CqeFlags.F_MORE) == 0) {
+            table.release(r);
+        }
+        stats.completed++;
+        try {
+            handler.complete(result, flags);
+        } catch (Throwable t) {
+            stats.handlerFailures++;
+            LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": completion handler failed", t);
+        }
+    }
+
+    /** After an abandoned close: requests that never completed learn it (their memory stays mapped). */
+    private void failUndelivered() {
+        if (table == null) {
+            return;
+        }
+        table.forEachInFlight(r -> {
+            CompletionHandler h = r.handler;
+            try {
+                h.failed(new IllegalStateException(closeFailure != null ? closeFailure
+                        : "uring4j runtime closed before the request completed"));
+            } catch (Throwable ignored) {
+                // a handler's failure must not stop the others from being told
+            }
+        });
+    }
+
+    private void cleanUp() {
+        boolean leak = closeFailure != null && table != null && table.inFlight() > 0;
+        if (ring != null && !leak) {
+            ring.close();
+        }
+        if (eventfd >= 0 && !leak) {
+            LibC.close(eventfd);
+        }
+        if (arena != null && !leak) {
+            arena.close();
+        }
+    }
+
+    // ---- close and facts ---------------------------------------------------------------------------------
+
+    /** Starts closing: refuses new work and cancels what is in flight. */
+    void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        if (eventfd >= 0 && Thread.currentThread() != thread) {
+            STATE.setVolatile(this, AWAKE);
+            wake();
+        }
+    }
+
+    /** Waits for the loop thread to finish; returns a description of what went wrong, or null. */
+    String awaitTermination(long timeoutNanos) throws InterruptedException {
+        if (!stopped.await(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+            return "uring4j loop " + id + " did not stop";
+        }
+        return closeFailure;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public Uring runtime() {
+        return runtime;
+    }
+
+    /** The loop's ring (for the loop thread only: {@code io_uring} rings here are SINGLE_ISSUER). */
+    public IoUring ring() {
+        return ring;
+    }
+
+    /** A snapshot of this loop's counters (values written by the loop thread, read without ordering). */
+    public LoopStats.Snapshot stats() {
+        RequestTable t = table;
+        IoUring r = ring;
+        return stats.snapshot(t == null ? 0 : t.inFlight(), r == null || !r.isOpen() ? 0 : r.cq().overflow());
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public String toString() {
+        return "EventLoop[" + id + (closing ? " closing" : "") + "]";
+    }
+}

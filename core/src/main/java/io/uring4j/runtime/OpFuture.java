@@ -1,0 +1,66 @@
+package io.uring4j.runtime;
+
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.Sqe;
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The future style: a {@link CompletableFuture} that is also the request's op and handler, so one object per
+ * request is all it costs. Completes with the CQE result, or exceptionally with an {@link ErrnoException} naming
+ * the opcode and errno. {@link #cancel} also cancels the request in the kernel; the op's memory stays owned by
+ * the request until its CQE arrives regardless.
+ */
+final class OpFuture extends CompletableFuture<Integer> implements Op, CompletionHandler {
+    private final EventLoop loop;
+    private final Op op;
+    private byte opcode;
+    /** 0 until the SQE is written (user_data 0 is never a runtime request: generations start at 1). */
+    private volatile long userData;
+    private volatile boolean cancelRequested;
+
+    OpFuture(EventLoop loop, Op op) {
+        this.loop = loop;
+        this.op = op;
+    }
+
+    @Override
+    public void prepare(Sqe sqe, MemorySegment scratch) {
+        op.prepare(sqe, scratch);
+        opcode = sqe.opcode();
+        userData = sqe.userData();
+        if (cancelRequested) {
+            loop.cancel(userData);
+        }
+    }
+
+    @Override
+    public void complete(int cqeResult, int flags) {
+        int result = op.result(cqeResult);
+        if (result >= 0) {
+            complete(result);
+        } else {
+            completeExceptionally(new ErrnoException(Opcode.name(opcode), result));
+        }
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+        completeExceptionally(cause);
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        boolean cancelled = super.cancel(mayInterruptIfRunning);
+        if (cancelled) {
+            cancelRequested = true;
+            long ud = userData;
+            if (ud != 0) {
+                loop.cancel(ud);
+            }
+        }
+        return cancelled;
+    }
+}

@@ -1,0 +1,113 @@
+package io.uring4j.runtime;
+
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Sqe;
+import io.uring4j.ring.Timespec;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * Ready-made {@link Op}s for the common requests. Arguments are checked here, on the caller's thread, so a bad
+ * argument is an exception where the mistake was made. Buffers must be native memory the caller keeps alive
+ * until the request completes (the op holds a reference; closing the buffer's arena early is the caller's bug).
+ * Files and sockets get richer, owning APIs in their own layers.
+ */
+public final class Ops {
+    private Ops() {
+    }
+
+    public static Op nop() {
+        return (sqe, scratch) -> sqe.prepNop();
+    }
+
+    /** A no-op that completes with {@code result}. */
+    public static Op nop(int result) {
+        return (sqe, scratch) -> sqe.prepNop(result);
+    }
+
+    /** pread into all of {@code buffer}. */
+    public static Op read(int fd, MemorySegment buffer, long offset) {
+        requireNative(buffer);
+        requireOffset(offset);
+        return (sqe, scratch) -> sqe.prepRead(fd, buffer, offset);
+    }
+
+    /** pwrite of all of {@code buffer}. */
+    public static Op write(int fd, MemorySegment buffer, long offset) {
+        requireNative(buffer);
+        requireOffset(offset);
+        return (sqe, scratch) -> sqe.prepWrite(fd, buffer, offset);
+    }
+
+    public static Op fsync(int fd) {
+        return (sqe, scratch) -> sqe.prepFsync(fd, 0);
+    }
+
+    public static Op close(int fd) {
+        return (sqe, scratch) -> sqe.prepClose(fd);
+    }
+
+    /** One-shot poll; the result is the ready mask. */
+    public static Op poll(int fd, int events) {
+        return (sqe, scratch) -> sqe.prepPollAdd(fd, events);
+    }
+
+    /**
+     * A timer that fires once after {@code delay}. Its CQE result is -ETIME; the future and blocking styles
+     * report that expiry as 0. The timespec lives in the request's scratch memory, not in the caller's frame.
+     */
+    public static Op timeout(Duration delay) {
+        long nanos = delay.toNanos();
+        if (nanos < 0) {
+            throw new IllegalArgumentException("negative delay: " + delay);
+        }
+        return new Op() {
+            @Override
+            public void prepare(Sqe sqe, MemorySegment scratch) {
+                Timespec.set(scratch, nanos);
+                sqe.prepTimeout(scratch, 0, 0);
+            }
+
+            @Override
+            public int result(int cqeResult) {
+                return isTimerExpiry(cqeResult) ? 0 : cqeResult;
+            }
+        };
+    }
+
+    /** A repeating timer: a CQE with F_MORE every {@code period} until cancelled (6.4). */
+    public static Op periodic(Duration period) {
+        long nanos = period.toNanos();
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("period must be positive: " + period);
+        }
+        return (sqe, scratch) -> {
+            Timespec.set(scratch, nanos);
+            sqe.prepTimeout(scratch, 0, OpFlags.Timeout.MULTISHOT);
+        };
+    }
+
+    /** Whether a timer's result means it expired (-ETIME). */
+    public static boolean isTimerExpiry(int result) {
+        return result == -io.uring4j.sys.Errno.ETIME;
+    }
+
+    /** Cancels every request on {@code fd}; the result is how many. */
+    public static Op cancelFd(int fd) {
+        return (sqe, scratch) -> sqe.prepCancelFd(fd, OpFlags.Cancel.ALL);
+    }
+
+    static void requireNative(MemorySegment buffer) {
+        if (!buffer.isNative()) {
+            throw new IllegalArgumentException(
+                    "heap memory cannot be handed to the kernel: use a native segment (Arena.allocate) or a direct buffer");
+        }
+    }
+
+    static void requireOffset(long offset) {
+        if (offset < -1) {
+            throw new IllegalArgumentException("negative file offset: " + offset);
+        }
+    }
+}

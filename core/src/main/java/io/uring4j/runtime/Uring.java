@@ -1,0 +1,142 @@
+package io.uring4j.runtime;
+
+import io.uring4j.sys.ErrnoException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The uring4j runtime: N {@link EventLoop}s, each a platform thread owning one ring. Requests go to the loop
+ * of the calling thread when it is one, otherwise round-robin.
+ *
+ * <pre>{@code
+ * try (Uring uring = Uring.builder().loops(2).build()) {
+ *     int n = uring.call(Ops.read(fd, buffer, 0));                    // blocking: parks a virtual thread
+ *     uring.submitAsync(Ops.nop()).thenAccept(r -> ...);              // future
+ *     uring.loop().submit(Ops.nop(), (result, flags) -> ...);         // callback on the loop thread
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} may be called from any thread, any number of times: new requests are refused, requests
+ * in flight are cancelled, and the rings are unmapped only after every CQE has arrived.
+ */
+public final class Uring implements AutoCloseable {
+    private final EventLoop[] loops;
+    private final AtomicInteger next = new AtomicInteger();
+    private final UringBuilder config;
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+    private boolean closeAwaited;
+
+    Uring(UringBuilder config) throws ErrnoException {
+        this.config = config;
+        this.loops = new EventLoop[config.loops()];
+        try {
+            for (int i = 0; i < loops.length; i++) {
+                loops[i] = new EventLoop(this, i, config);
+            }
+        } catch (ErrnoException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public static UringBuilder builder() {
+        return new UringBuilder();
+    }
+
+    /** A runtime with one loop per core. */
+    public static Uring open() throws ErrnoException {
+        return builder().build();
+    }
+
+    /** The calling thread's loop if it is one, otherwise the next loop round-robin. */
+    public EventLoop loop() {
+        Thread current = Thread.currentThread();
+        for (EventLoop loop : loops) {
+            if (loop != null && loop.thread() == current) {
+                return loop;
+            }
+        }
+        return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+    }
+
+    public EventLoop loop(int index) {
+        return loops[index];
+    }
+
+    public int loopCount() {
+        return loops.length;
+    }
+
+    /** Callback style: {@code handler} runs on the chosen loop's thread. */
+    public void submit(Op op, CompletionHandler handler) {
+        loop().submit(op, handler);
+    }
+
+    /** Future style. */
+    public CompletableFuture<Integer> submitAsync(Op op) {
+        return loop().submitAsync(op);
+    }
+
+    /** Blocking style (virtual threads welcome). */
+    public int call(Op op) throws IOException {
+        return loop().call(op);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Refuses new work, cancels what is in flight, waits for every CQE, then releases the rings. Idempotent.
+     * From a loop thread it starts the close and returns without waiting for that loop.
+     *
+     * @throws IllegalStateException if the kernel did not complete every request within the close timeout (the
+     *                               memory those requests use is then left allocated, never freed under them)
+     */
+    @Override
+    public void close() {
+        closed = true;
+        for (EventLoop loop : loops) {
+            if (loop != null) {
+                loop.close();
+            }
+        }
+        for (EventLoop loop : loops) {
+            if (loop != null && loop.inLoop()) {
+                return;             // a loop cannot wait for itself; it finishes once its handler returns
+            }
+        }
+        synchronized (closeLock) {
+            if (closeAwaited) {
+                return;
+            }
+            closeAwaited = true;
+            List<String> problems = new ArrayList<>();
+            boolean interrupted = false;
+            for (EventLoop loop : loops) {
+                if (loop == null) {
+                    continue;
+                }
+                try {
+                    String problem = loop.awaitTermination(config.closeTimeoutNanos() + 1_000_000_000L);
+                    if (problem != null) {
+                        problems.add(problem);
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (!problems.isEmpty()) {
+                throw new IllegalStateException(String.join("; ", problems));
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.uring4j.runtime;
+
+import io.uring4j.sys.ErrnoException;
+
+import java.time.Duration;
+
+/** Configures a {@link Uring}: how many loops, ring sizes, request slots, spinning and the close timeout. */
+public final class UringBuilder {
+    private int loops = Runtime.getRuntime().availableProcessors();
+    private int entries = 256;
+    private int cqEntries;
+    private int maxInFlight;
+    private long spinNanos;
+    private long closeTimeoutNanos = Duration.ofSeconds(10).toNanos();
+
+    UringBuilder() {
+    }
+
+    /** Event loops, each a platform thread with its own ring; default: the number of cores. */
+    public UringBuilder loops(int loops) {
+        this.loops = positive("loops", loops);
+        return this;
+    }
+
+    /** SQ entries per ring (default 256). */
+    public UringBuilder entries(int entries) {
+        this.entries = positive("entries", entries);
+        return this;
+    }
+
+    /** CQ entries per ring (default 4 × entries): the burst of completions one reap can take. */
+    public UringBuilder cqEntries(int cqEntries) {
+        this.cqEntries = positive("cqEntries", cqEntries);
+        return this;
+    }
+
+    /** Request slots per loop (default: the CQ size); more submissions wait in the loop until slots free up. */
+    public UringBuilder maxInFlight(int maxInFlight) {
+        this.maxInFlight = positive("maxInFlight", maxInFlight);
+        return this;
+    }
+
+    /** How long an idle loop busy-waits for work before it blocks in the kernel (default 0: block at once). */
+    public UringBuilder spin(Duration spin) {
+        this.spinNanos = spin.toNanos();
+        return this;
+    }
+
+    /** How long close waits for the kernel to complete cancelled requests (default 10 s). */
+    public UringBuilder closeTimeout(Duration timeout) {
+        this.closeTimeoutNanos = timeout.toNanos();
+        return this;
+    }
+
+    public Uring build() throws ErrnoException {
+        return new Uring(this);
+    }
+
+    int loops() {
+        return loops;
+    }
+
+    int entries() {
+        return entries;
+    }
+
+    int cqEntries() {
+        return cqEntries > 0 ? cqEntries : 4 * entries;
+    }
+
+    int maxInFlight() {
+        return maxInFlight > 0 ? maxInFlight : cqEntries();
+    }
+
+    long spinNanos() {
+        return spinNanos;
+    }
+
+    long closeTimeoutNanos() {
+        return closeTimeoutNanos;
+    }
+
+    private static int positive(String name, int value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive: " + value);
+        }
+        return value;
+    }
+}

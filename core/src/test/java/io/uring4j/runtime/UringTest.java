@@ -1,0 +1,171 @@
+package io.uring4j.runtime;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.Test;
+
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The runtime's three API styles over one request table, and its close. */
+class UringTest {
+    @Test
+    void callbackStyleRunsOnTheLoopThread() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            CountDownLatch done = new CountDownLatch(1);
+            AtomicReference<String> thread = new AtomicReference<>();
+            AtomicInteger result = new AtomicInteger(-1);
+            uring.submit(Ops.nop(7), (res, flags) -> {
+                thread.set(Thread.currentThread().getName());
+                result.set(res);
+                done.countDown();
+            });
+            assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(result.get()).isEqualTo(7);
+            assertThat(thread.get()).isEqualTo("uring4j-loop-0");
+        }
+    }
+
+    @Test
+    void futureStyleCompletesWithTheResultOrANamedErrno() throws Exception {
+        try (Uring uring = Uring.builder().loops(2).build(); Arena arena = Arena.ofShared()) {
+            assertThat(uring.submitAsync(Ops.nop(3)).get(10, TimeUnit.SECONDS)).isEqualTo(3);
+            CompletableFuture<Integer> bad = uring.submitAsync(Ops.read(-1, arena.allocate(16), 0));
+            assertThatThrownBy(() -> bad.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(ErrnoException.class)
+                    .hasMessageContaining("READ").hasMessageContaining("EBADF");
+        }
+    }
+
+    @Test
+    void blockingStyleWorksOnVirtualThreads() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            AtomicInteger sum = new AtomicInteger();
+            Thread[] threads = new Thread[50];
+            for (int i = 0; i < threads.length; i++) {
+                int value = i;
+                threads[i] = Thread.ofVirtual().start(() -> {
+                    try {
+                        sum.addAndGet(uring.call(Ops.nop(value)));
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(sum.get()).isEqualTo(49 * 50 / 2);
+        }
+    }
+
+    @Test
+    void timerExpiryIsASuccessForFutures() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            long start = System.nanoTime();
+            assertThat(uring.submitAsync(Ops.timeout(Duration.ofMillis(20))).get(10, TimeUnit.SECONDS)).isZero();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
+        }
+    }
+
+    @Test
+    void interruptCancelsABlockedReadAndWaitsForItsCompletion() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(64);
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    uring.call(Ops.read(pipe[0], buffer, -1));
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            });
+            while (uring.loop(0).stats().inFlight() == 0) {
+                Thread.onSpinWait();
+            }
+            reader.interrupt();
+            reader.join();
+            assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class).hasMessageContaining("READ");
+            assertThat(uring.loop(0).stats().inFlight()).isZero();
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void closeCancelsWhatIsInFlightAndRefusesNewWork() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        Arena arena = Arena.ofShared();
+        Uring uring = Uring.builder().loops(2).build();
+        try {
+            MemorySegment buffer = arena.allocate(64);
+            CompletableFuture<?>[] reads = new CompletableFuture<?>[1000];
+            for (int i = 0; i < reads.length; i++) {
+                reads[i] = uring.submitAsync(Ops.read(pipe[0], buffer, -1));
+            }
+            uring.close();
+            for (CompletableFuture<?> read : reads) {
+                assertThat(read).isCompletedExceptionally();
+                // Cancelled in the kernel, or never submitted because the close came first.
+                assertThatThrownBy(read::get).cause().satisfiesAnyOf(
+                        e -> assertThat(e).isInstanceOf(RejectedExecutionException.class),
+                        e -> assertThat(((ErrnoException) e).errno()).isIn(Errno.ECANCELED, Errno.EINTR));
+            }
+            assertThatThrownBy(() -> uring.submitAsync(Ops.nop())).isInstanceOf(RejectedExecutionException.class)
+                    .hasMessageContaining("closed");
+            uring.close();      // idempotent
+        } finally {
+            arena.close();
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void exactlyOnceAcrossSubmittingThreads() throws Exception {
+        int threads = 4;
+        int perThread = 100_000;
+        try (Uring uring = Uring.builder().loops(2).build()) {
+            AtomicInteger completions = new AtomicInteger();
+            CountDownLatch all = new CountDownLatch(threads * perThread);
+            CompletionHandler handler = (res, flags) -> {
+                completions.incrementAndGet();
+                all.countDown();
+            };
+            Thread[] submitters = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                submitters[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        uring.submit(Ops.nop(), handler);
+                    }
+                });
+            }
+            for (Thread t : submitters) {
+                t.join();
+            }
+            assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(50);   // a duplicate would arrive right behind the last completion
+            assertThat(completions.get()).isEqualTo(threads * perThread);
+            long stale = uring.loop(0).stats().stale() + uring.loop(1).stats().stale();
+            assertThat(stale).isZero();
+        }
+    }
+}
