@@ -82,6 +82,9 @@ public final class EventLoop implements Executor {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
     private volatile boolean closing;
+    /** Set once the loop has finished its work; hand-overs are refused from then on. */
+    private volatile boolean exiting;
+    private final java.util.concurrent.atomic.AtomicInteger handing = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Throwable startFailure;
     private volatile String closeFailure;
 
@@ -156,6 +159,78 @@ public final class EventLoop implements Executor {
         return new BlockingCall(op).call(this);
     }
 
+    /** Starts a chain of linked requests; add steps, then submit. */
+    public Chain chain(Op first) {
+        return new Chain(this, first);
+    }
+
+    void submitChain(Chain.ChainFuture chain) {
+        checkAccepting();
+        if (inLoop()) {
+            submitChainNow(chain);
+        } else {
+            handOver(() -> submitChainNow(chain));
+        }
+    }
+
+    /** Loop thread: reserves a slot and an SQE for every step, then writes them back to back. */
+    private void submitChainNow(Chain.ChainFuture chain) {
+        int n = chain.ops.length;
+        if (closing) {
+            chain.completeExceptionally(new RejectedExecutionException("uring4j runtime is closed: chain not submitted"));
+            return;
+        }
+        if (n > ring.sq().entries() || n > table.size()) {
+            chain.completeExceptionally(new IllegalArgumentException("a chain of " + n
+                    + " steps does not fit this loop (SQ " + ring.sq().entries() + ", slots " + table.size() + ")"));
+            return;
+        }
+        if (table.size() - table.inFlight() < n) {
+            stats.tableFull++;
+            deferred.add(() -> submitChainNow(chain));
+            return;
+        }
+        if (ring.sq().spaceLeft() < n) {
+            flushSq();
+        }
+        for (int i = 0; i < n; i++) {
+            RequestTable.Request r = table.acquire(chain.step(i), chain.ops[i]);
+            Sqe sqe = nextSqe();
+            sqe.userData(r.userData());
+            chain.userData[i] = r.userData();
+            try {
+                chain.ops[i].prepare(sqe, r.scratch);
+            } catch (RuntimeException e) {
+                // Keep the chain's shape: this step fails as the kernel would fail it, and breaks the link.
+                LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": chain step " + i + " failed to prepare", e);
+                sqe.prepNop(-Errno.EINVAL);
+            }
+            sqe.addFlags(chain.links[i]);
+            r.opcode = sqe.opcode();
+            stats.submitted++;
+        }
+    }
+
+    /** Cancels the steps of {@code chain} that have not completed. */
+    void cancelChain(Chain.ChainFuture chain) {
+        Runnable task = () -> {
+            for (int i = 0; i < chain.ops.length; i++) {
+                if (!chain.done[i] && chain.userData[i] != 0) {
+                    cancel(chain.userData[i]);
+                }
+            }
+        };
+        if (inLoop()) {
+            task.run();
+        } else {
+            try {
+                handOver(task);
+            } catch (RejectedExecutionException closing) {
+                // closing cancels everything itself
+            }
+        }
+    }
+
     /** Runs {@code task} on the loop thread. */
     @Override
     public void execute(Runnable task) {
@@ -175,10 +250,23 @@ public final class EventLoop implements Executor {
         }
     }
 
+    /**
+     * Any thread: queues {@code task} for the loop. {@code handing} counts threads inside this method, the way
+     * the kernel's percpu_ref counts users of a ring: the loop does not exit while one of them may still be
+     * enqueueing, so no task is ever stranded in the queue of a dead loop. The owner thread never comes here.
+     */
     private void handOver(Runnable task) {
-        tasks.offer(task);
-        if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
-            wake();
+        handing.incrementAndGet();
+        try {
+            if (exiting) {
+                throw new RejectedExecutionException("uring4j runtime is closed: its event loop has stopped");
+            }
+            tasks.offer(task);
+            if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
+                wake();
+            }
+        } finally {
+            handing.decrementAndGet();
         }
     }
 
@@ -229,15 +317,20 @@ public final class EventLoop implements Executor {
     private Sqe nextSqe() {
         Sqe sqe = ring.sq().next();
         while (sqe == null) {
-            stats.sqFull++;
-            try {
-                ring.submit();
-            } catch (ErrnoException e) {
-                throw new IllegalStateException("uring4j loop " + id + ": submit failed while the SQ was full", e);
-            }
+            flushSq();
             sqe = ring.sq().next();
         }
         return sqe;
+    }
+
+    /** The SQ is full mid-iteration: hand what is prepared to the kernel now. */
+    private void flushSq() {
+        stats.sqFull++;
+        try {
+            ring.submit();
+        } catch (ErrnoException e) {
+            throw new IllegalStateException("uring4j loop " + id + ": submit failed while the SQ was full", e);
+        }
     }
 
     // ---- the loop ----------------------------------------------------------------------------------------
@@ -267,9 +360,25 @@ public final class EventLoop implements Executor {
             LOG.log(System.Logger.Level.ERROR, closeFailure, t);
             closing = true;
         } finally {
+            drainLateHandOvers();
             failUndelivered();
             cleanUp();
             stopped.countDown();
+        }
+    }
+
+    /** Refuses further hand-overs, waits out threads still inside one, and fails what they queued. */
+    private void drainLateHandOvers() {
+        exiting = true;
+        while (handing.get() != 0) {
+            Thread.onSpinWait();
+        }
+        for (Runnable r; (r = tasks.poll()) != null; ) {
+            try {
+                r.run();    // submissions fail their handlers (closing is set); cancels find nothing
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
+            }
         }
     }
 

@@ -1,0 +1,136 @@
+package io.uring4j.runtime;
+
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.Timespec;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Linked requests: each step starts when the one before it has completed. A soft link ({@link #then}) breaks
+ * when its predecessor fails or comes up short; a hard link ({@link #thenHard}) survives a failed predecessor.
+ * All SQEs of a chain are written together into one submit, since a chain never spans two submits.
+ *
+ * <pre>{@code
+ * ChainResult r = loop.chain(Ops.write(fd, buf, 0)).then(Ops.fsync(fd)).call();
+ * }</pre>
+ */
+public final class Chain {
+    private final EventLoop loop;
+    private final List<Op> steps = new ArrayList<>();
+    /** {@code links.get(i)}: the flag step i carries to step i + 1 (IO_LINK or IO_HARDLINK). */
+    private final List<Integer> links = new ArrayList<>();
+
+    Chain(EventLoop loop, Op first) {
+        this.loop = loop;
+        append(first);
+    }
+
+    /** Runs {@code op} after the previous step if that one succeeded. */
+    public Chain then(Op op) {
+        links.set(links.size() - 1, (int) SqeFlags.IO_LINK);
+        return append(op);
+    }
+
+    /** Runs {@code op} after the previous step whatever its result. */
+    public Chain thenHard(Op op) {
+        links.set(links.size() - 1, (int) SqeFlags.IO_HARDLINK);
+        return append(op);
+    }
+
+    /**
+     * Bounds the previous step by {@code timeout} (IORING_OP_LINK_TIMEOUT): if it is still running then, it is
+     * cancelled (-ECANCELED or -EINTR) and this step reports -ETIME; if it finished first, this step reports
+     * -ECANCELED. The timespec lives in this step's own request memory.
+     */
+    public Chain timeout(Duration timeout) {
+        long nanos = timeout.toNanos();
+        if (nanos < 0) {
+            throw new IllegalArgumentException("negative timeout: " + timeout);
+        }
+        if (links.getLast() == 0) {
+            links.set(links.size() - 1, (int) SqeFlags.IO_LINK);
+        }
+        return append((sqe, scratch) -> {
+            Timespec.set(scratch, nanos);
+            sqe.prepLinkTimeout(scratch, 0);
+        });
+    }
+
+    private Chain append(Op op) {
+        steps.add(Objects.requireNonNull(op, "op"));
+        links.add(0);
+        return this;
+    }
+
+    /** Submits the chain; the future completes once every step has its final CQE. */
+    public CompletableFuture<ChainResult> submitAsync() {
+        ChainFuture future = new ChainFuture(steps.toArray(Op[]::new),
+                links.stream().mapToInt(Integer::intValue).toArray());
+        loop.submitChain(future);
+        return future;
+    }
+
+    /**
+     * Submits the chain and waits for every step. An interrupt cancels the steps still running and waits for
+     * their completion before throwing {@link InterruptedIOException}.
+     */
+    public ChainResult call() throws IOException {
+        ChainFuture future = (ChainFuture) submitAsync();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                ChainResult result = future.get();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("chain interrupted: " + result);
+                }
+                return result;
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    interrupted = true;
+                    loop.cancelChain(future);
+                }
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            }
+        }
+    }
+
+    /** The chain's state, touched only by the loop thread until it completes the future. */
+    static final class ChainFuture extends CompletableFuture<ChainResult> {
+        final Op[] ops;
+        final int[] links;
+        final long[] userData;
+        final int[] results;
+        final boolean[] done;
+        int remaining;
+
+        ChainFuture(Op[] ops, int[] links) {
+            this.ops = ops;
+            this.links = links;
+            this.userData = new long[ops.length];
+            this.results = new int[ops.length];
+            this.done = new boolean[ops.length];
+            this.remaining = ops.length;
+        }
+
+        CompletionHandler step(int index) {
+            return (result, flags) -> {
+                if ((flags & io.uring4j.ring.CqeFlags.F_MORE) == 0 && !done[index]) {
+                    done[index] = true;
+                    results[index] = result;
+                    if (--remaining == 0) {
+                        complete(new ChainResult(results));
+                    }
+                }
+            };
+        }
+    }
+}

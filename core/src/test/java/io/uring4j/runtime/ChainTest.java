@@ -1,0 +1,95 @@
+package io.uring4j.runtime;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.Test;
+
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Linked requests through the runtime: per-step results and the kernel's failure rules as typed outcomes. */
+class ChainTest {
+    @Test
+    void stepsRunInOrderAndReportTheirResults() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            ChainResult r = uring.loop().chain(Ops.nop(1)).then(Ops.nop(2)).then(Ops.nop(3)).call();
+            assertThat(r.steps()).isEqualTo(3);
+            assertThat(new int[] {r.result(0), r.result(1), r.result(2)}).containsExactly(1, 2, 3);
+            assertThat(r.firstFailure()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aFailedSoftLinkCancelsTheRestAndAHardLinkDoesNot() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            ChainResult soft = uring.loop().chain(Ops.nop(-Errno.EIO)).then(Ops.nop(5)).then(Ops.nop(6))
+                    .submitAsync().get(10, TimeUnit.SECONDS);
+            assertThat(soft.result(0)).isEqualTo(-Errno.EIO);
+            assertThat(soft.wasCancelled(1)).isTrue();
+            assertThat(soft.wasCancelled(2)).isTrue();
+            assertThat(soft.firstFailure()).isZero();
+
+            ChainResult hard = uring.loop().chain(Ops.nop(-Errno.EIO)).thenHard(Ops.nop(5))
+                    .submitAsync().get(10, TimeUnit.SECONDS);
+            assertThat(hard.result(0)).isEqualTo(-Errno.EIO);
+            assertThat(hard.result(1)).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void aLinkTimeoutCancelsAReadThatNeverCompletes() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            ChainResult r = uring.loop().chain(Ops.read(pipe[0], arena.allocate(16), -1))
+                    .timeout(Duration.ofMillis(10)).call();
+            assertThat(r.result(0)).isIn(-Errno.ECANCELED, -Errno.EINTR);
+            assertThat(r.result(1)).isEqualTo(-Errno.ETIME);
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void aLinkTimeoutIsCancelledWhenItsRequestWins() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            ChainResult r = uring.loop().chain(Ops.nop(9)).timeout(Duration.ofSeconds(30)).call();
+            assertThat(r.result(0)).isEqualTo(9);
+            assertThat(r.result(1)).isEqualTo(-Errno.ECANCELED);
+        }
+    }
+
+    @Test
+    void interruptingABlockedChainCancelsItAndWaitsForEveryStep() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(16);
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread t = Thread.ofVirtual().start(() -> {
+                try {
+                    uring.loop().chain(Ops.read(pipe[0], buffer, -1)).then(Ops.nop()).call();
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+            });
+            while (uring.loop(0).stats().inFlight() < 2) {
+                Thread.onSpinWait();
+            }
+            t.interrupt();
+            t.join();
+            assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
+            assertThat(uring.loop(0).stats().inFlight()).isZero();
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+}
