@@ -7,4 +7,6 @@ module io.uring4j {
     exports io.uring4j.sys;
     exports io.uring4j.ring;
     exports io.uring4j.runtime;
+
+    requires jdk.jfr;
 }

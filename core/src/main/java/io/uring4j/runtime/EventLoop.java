@@ -7,6 +7,7 @@ import io.uring4j.ring.CqeHandler;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.SubmissionQueue;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -326,6 +327,7 @@ public final class EventLoop implements Executor {
     /** The SQ is full mid-iteration: hand what is prepared to the kernel now. */
     private void flushSq() {
         stats.sqFull++;
+        RuntimeEvents.sqFull(id);
         try {
             ring.submit();
         } catch (ErrnoException e) {
@@ -345,6 +347,9 @@ public final class EventLoop implements Executor {
                 throw new ErrnoException("eventfd", eventfd);
             }
             eventfdValue = arena.allocate(8, 8);
+            if (config.fixedBuffers() != null) {
+                ring.register().buffers(config.fixedBuffers().slab());
+            }
         } catch (Throwable t) {
             startFailure = t;
             cleanUp();
@@ -426,6 +431,10 @@ public final class EventLoop implements Executor {
                 ring.submitAndGetEvents();
             }
             STATE.setVolatile(this, AWAKE);
+            if ((ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0) {
+                stats.cqOverflow++;
+                RuntimeEvents.cqOverflow(id, table.inFlight());
+            }
             stats.reaped += cq.drain(dispatcher);
             if (!deferred.isEmpty()) {
                 for (int n = deferred.size(); n > 0 && table.inFlight() < table.size(); n--) {
@@ -466,6 +475,9 @@ public final class EventLoop implements Executor {
 
     private void cancelEverything() {
         cancelIssued = true;
+        if (table.inFlight() > 0) {
+            RuntimeEvents.closeWithWork(id, table.inFlight());
+        }
         prepareInternal().prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL).userData(INTERNAL_CANCEL);
         for (Runnable r; (r = deferred.poll()) != null; ) {
             r.run();          // each fails its handler: closing is set

@@ -13,6 +13,7 @@ final class LoopStats {
     long tableFull;
     long stale;
     long handlerFailures;
+    long cqOverflow;
 
     /**
      * @param submitted       requests whose SQE was written
@@ -24,16 +25,18 @@ final class LoopStats {
      * @param stale           CQEs whose request slot had moved on (dropped, never delivered)
      * @param handlerFailures completion handlers that threw
      * @param inFlight        requests between submit and final CQE
-     * @param cqOverflow      CQEs the kernel dropped (only under memory pressure with FEAT_NODROP)
+     * @param cqOverflow      iterations that found completions waiting in the kernel's overflow list
+     * @param cqDropped       CQEs the kernel dropped (only under memory pressure with FEAT_NODROP)
      */
     public record Snapshot(long submitted, long completed, long enters, double sqesPerEnter, long sqFull,
-                           long tableFull, long stale, long handlerFailures, int inFlight, int cqOverflow) {
+                           long tableFull, long stale, long handlerFailures, int inFlight, long cqOverflow,
+                           int cqDropped) {
     }
 
-    Snapshot snapshot(int inFlight, int cqOverflow) {
+    Snapshot snapshot(int inFlight, int cqDropped) {
         long e = enters;
         long s = submitted;
         return new Snapshot(s, completed, e, e == 0 ? 0 : (double) s / e, sqFull, tableFull, stale,
-                handlerFailures, inFlight, cqOverflow);
+                handlerFailures, inFlight, cqOverflow, cqDropped);
     }
 }

@@ -40,6 +40,49 @@ public final class Ops {
         return (sqe, scratch) -> sqe.prepWrite(fd, buffer, offset);
     }
 
+    /** Read into a pool buffer through the fixed-buffer path (the pool must be registered: {@link UringBuilder#fixedBuffers}). */
+    public static Op readFixed(int fd, BufferPool.Buffer buffer, long offset) {
+        requireOffset(offset);
+        return (sqe, scratch) -> sqe.prepReadFixed(fd, buffer.segment(), offset, BufferPool.FIXED_INDEX);
+    }
+
+    /** Write from a pool buffer through the fixed-buffer path. */
+    public static Op writeFixed(int fd, BufferPool.Buffer buffer, long offset) {
+        requireOffset(offset);
+        return (sqe, scratch) -> sqe.prepWriteFixed(fd, buffer.segment(), offset, BufferPool.FIXED_INDEX);
+    }
+
+    /** pread into a direct {@link java.nio.ByteBuffer} between its position and limit; heap buffers are refused. */
+    public static Op read(int fd, java.nio.ByteBuffer buffer, long offset) {
+        return read(fd, direct(buffer), offset);
+    }
+
+    /** pwrite from a direct {@link java.nio.ByteBuffer} between its position and limit; heap buffers are refused. */
+    public static Op write(int fd, java.nio.ByteBuffer buffer, long offset) {
+        return write(fd, direct(buffer), offset);
+    }
+
+    /** A timer that fires at {@code deadlineNanos} of CLOCK_MONOTONIC ({@code System.nanoTime()} is not that clock). */
+    public static Op timeoutAt(long monotonicNanos) {
+        return new Op() {
+            @Override
+            public void prepare(Sqe sqe, MemorySegment scratch) {
+                Timespec.set(scratch, monotonicNanos);
+                sqe.prepTimeout(scratch, 0, OpFlags.Timeout.ABS);
+            }
+
+            @Override
+            public int result(int cqeResult) {
+                return isTimerExpiry(cqeResult) ? 0 : cqeResult;
+            }
+        };
+    }
+
+    /** Cancels every request of this loop; the result is how many. */
+    public static Op cancelAll() {
+        return (sqe, scratch) -> sqe.prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL);
+    }
+
     public static Op fsync(int fd) {
         return (sqe, scratch) -> sqe.prepFsync(fd, 0);
     }
@@ -96,6 +139,14 @@ public final class Ops {
     /** Cancels every request on {@code fd}; the result is how many. */
     public static Op cancelFd(int fd) {
         return (sqe, scratch) -> sqe.prepCancelFd(fd, OpFlags.Cancel.ALL);
+    }
+
+    private static MemorySegment direct(java.nio.ByteBuffer buffer) {
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("heap ByteBuffers cannot be handed to the kernel: use ByteBuffer.allocateDirect"
+                    + " or a BufferPool buffer");
+        }
+        return MemorySegment.ofBuffer(buffer);
     }
 
     static void requireNative(MemorySegment buffer) {

@@ -12,6 +12,7 @@ public final class UringBuilder {
     private int maxInFlight;
     private long spinNanos;
     private long closeTimeoutNanos = Duration.ofSeconds(10).toNanos();
+    private BufferPool fixedBuffers;
 
     UringBuilder() {
     }
@@ -52,6 +53,12 @@ public final class UringBuilder {
         return this;
     }
 
+    /** Registers {@code pool} with every loop's ring as fixed buffer {@link BufferPool#FIXED_INDEX}. */
+    public UringBuilder fixedBuffers(BufferPool pool) {
+        this.fixedBuffers = java.util.Objects.requireNonNull(pool);
+        return this;
+    }
+
     public Uring build() throws ErrnoException {
         return new Uring(this);
     }
@@ -74,6 +81,10 @@ public final class UringBuilder {
 
     long spinNanos() {
         return spinNanos;
+    }
+
+    BufferPool fixedBuffers() {
+        return fixedBuffers;
     }
 
     long closeTimeoutNanos() {

@@ -138,34 +138,4 @@ class UringTest {
             LibC.close(pipe[1]);
         }
     }
-
-    @Test
-    void exactlyOnceAcrossSubmittingThreads() throws Exception {
-        int threads = 4;
-        int perThread = 100_000;
-        try (Uring uring = Uring.builder().loops(2).build()) {
-            AtomicInteger completions = new AtomicInteger();
-            CountDownLatch all = new CountDownLatch(threads * perThread);
-            CompletionHandler handler = (res, flags) -> {
-                completions.incrementAndGet();
-                all.countDown();
-            };
-            Thread[] submitters = new Thread[threads];
-            for (int t = 0; t < threads; t++) {
-                submitters[t] = Thread.ofPlatform().start(() -> {
-                    for (int i = 0; i < perThread; i++) {
-                        uring.submit(Ops.nop(), handler);
-                    }
-                });
-            }
-            for (Thread t : submitters) {
-                t.join();
-            }
-            assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(50);   // a duplicate would arrive right behind the last completion
-            assertThat(completions.get()).isEqualTo(threads * perThread);
-            long stale = uring.loop(0).stats().stale() + uring.loop(1).stats().stale();
-            assertThat(stale).isZero();
-        }
-    }
 }

@@ -1,0 +1,124 @@
+package io.uring4j.runtime;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ArrayBlockingQueue;
+
+/**
+ * Library-owned I/O buffers: one page-aligned slab (so every buffer suits O_DIRECT when its size is a multiple of
+ * the block size) cut into equal buffers, leased and returned without allocation. A pool given to
+ * {@link UringBuilder#fixedBuffers} is registered with every loop's ring as fixed buffer 0, so reads and writes
+ * on its buffers can use READ_FIXED / WRITE_FIXED ({@link Ops#readFixed}).
+ *
+ * <p>The memory-safety rule: a buffer is released only when no request may still touch it — after the final
+ * CQE of every request that used it. The blocking and future styles of the file and socket layers do this for
+ * you; with callbacks, release in the handler. The pool frees its slab only when every buffer is back.
+ */
+public final class BufferPool implements AutoCloseable {
+    /** Fixed-buffer index of the pool's slab in each ring it is registered with. */
+    public static final int FIXED_INDEX = 0;
+    private static final long ALIGNMENT = 4096;
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment slab;
+    private final int bufferSize;
+    private final Buffer[] buffers;
+    private final ArrayBlockingQueue<Buffer> free;
+    private boolean closed;
+
+    private BufferPool(int bufferSize, int count) {
+        this.bufferSize = bufferSize;
+        this.slab = arena.allocate((long) bufferSize * count, ALIGNMENT);
+        this.buffers = new Buffer[count];
+        this.free = new ArrayBlockingQueue<>(count);
+        for (int i = 0; i < count; i++) {
+            buffers[i] = new Buffer(this, i, slab.asSlice((long) i * bufferSize, bufferSize));
+            free.add(buffers[i]);
+        }
+    }
+
+    /** {@code count} buffers of {@code bufferSize} bytes (at most 1 GiB in all, the fixed-buffer limit). */
+    public static BufferPool create(int bufferSize, int count) {
+        if (bufferSize <= 0 || count <= 0) {
+            throw new IllegalArgumentException("bufferSize and count must be positive: " + bufferSize + ", " + count);
+        }
+        if ((long) bufferSize * count > 1L << 30) {
+            throw new IllegalArgumentException("a pool holds at most 1 GiB (the kernel's fixed-buffer limit)");
+        }
+        return new BufferPool(bufferSize, count);
+    }
+
+    /** A free buffer, or {@code null} if all are leased. */
+    public Buffer tryAcquire() {
+        return free.poll();
+    }
+
+    /** A free buffer, waiting for one to be released if necessary (virtual threads park). */
+    public Buffer acquire() throws InterruptedException {
+        return free.take();
+    }
+
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    public int available() {
+        return free.size();
+    }
+
+    /** The whole slab, for registration as one fixed buffer. */
+    MemorySegment slab() {
+        return slab;
+    }
+
+    /**
+     * Frees the slab. Refused while buffers are leased: one of them may be in the kernel's hands.
+     *
+     * @throws IllegalStateException if buffers are still leased
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (free.size() != buffers.length) {
+            throw new IllegalStateException((buffers.length - free.size())
+                    + " buffer(s) still leased: release them after their requests complete, then close the pool");
+        }
+        closed = true;
+        arena.close();
+    }
+
+    /** One leased buffer. */
+    public static final class Buffer {
+        private final BufferPool pool;
+        private final int id;
+        private final MemorySegment segment;
+
+        Buffer(BufferPool pool, int id, MemorySegment segment) {
+            this.pool = pool;
+            this.id = id;
+            this.segment = segment;
+        }
+
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        /** This buffer's position in its pool. */
+        public int id() {
+            return id;
+        }
+
+        public BufferPool pool() {
+            return pool;
+        }
+
+        /** Returns the buffer; it must not be used, nor be in any request's hands, afterwards. */
+        public void release() {
+            if (!pool.free.offer(this)) {
+                throw new IllegalStateException("buffer " + id + " released twice");
+            }
+        }
+    }
+}
