@@ -347,6 +347,7 @@ public final class EventLoop implements Executor {
                 throw new ErrnoException("eventfd", eventfd);
             }
             eventfdValue = arena.allocate(8, 8);
+            registerRingFd();
             if (config.fixedBuffers() != null) {
                 ring.register().buffers(config.fixedBuffers().slab());
             }
@@ -465,6 +466,15 @@ public final class EventLoop implements Executor {
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": task failed", t);
             }
+        }
+    }
+
+    /** Enters through the registered ring index (skips the fd lookup); optional: kernels before 5.18 lack it. */
+    private void registerRingFd() {
+        try {
+            ring.register().ringFd();
+        } catch (ErrnoException e) {
+            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": ring fd not registered: " + e.getMessage());
         }
     }
 
