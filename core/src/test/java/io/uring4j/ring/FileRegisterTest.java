@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.Random;
 
 import static io.uring4j.ring.FileTestKit.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -148,7 +149,7 @@ class FileRegisterTest {
     @Test
     void filesUpdateOpcodeUpdatesSlotsAndReturnsTheCount() throws Exception {
         ring.register().filesSparse(10);
-        MemorySegment fds = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_INT, fdA, fdB, fdA);
+        MemorySegment fds = arena.allocateFrom(JAVA_INT, fdA, fdB, fdA);
         ring.sq().next().prepFilesUpdate(fds, 3, 2);
         assertThat(run(ring)).isEqualTo(3);
         assertFixedWriteThenReadWorks(3, fileB);
@@ -166,13 +167,13 @@ class FileRegisterTest {
 
         ring.register().fileAllocRange(7, 2);
         for (int i = 0; i < 2; i++) {
-            MemorySegment fd = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_INT, fdA);
+            MemorySegment fd = arena.allocateFrom(JAVA_INT, fdA);
             ring.sq().next().prepFilesUpdate(fd, 1, OpFlags.FileIndex.ALLOC);
             assertThat(run(ring)).isEqualTo(1);
             // The kernel writes the allocated slot back over the fd.
-            assertThat(fd.get(java.lang.foreign.ValueLayout.JAVA_INT, 0)).isBetween(7, 8);
+            assertThat(fd.get(JAVA_INT, 0)).isBetween(7, 8);
         }
-        MemorySegment fd = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_INT, fdA);
+        MemorySegment fd = arena.allocateFrom(JAVA_INT, fdA);
         ring.sq().next().prepFilesUpdate(fd, 1, OpFlags.FileIndex.ALLOC);
         assertThat(run(ring)).as("range exhausted").isEqualTo(-Errno.ENFILE);
 

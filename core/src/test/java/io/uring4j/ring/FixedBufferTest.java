@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -85,7 +86,7 @@ class FixedBufferTest {
 
             byte[] got = bytes(buf);
             byte[] expected = new byte[BS];
-            java.util.Arrays.fill(expected, (byte) 0x7f);
+            Arrays.fill(expected, (byte) 0x7f);
             System.arraycopy(pattern(5, 100), 0, expected, 1000, 100);
             assertThat(got).isEqualTo(expected);
         } finally {

@@ -14,11 +14,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 import static io.uring4j.ring.FileTestKit.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -60,7 +63,7 @@ class ProvidedBuffersTest {
                 if (vectored) {
                     // READV with BUFFER_SELECT takes exactly one iovec; only its length is used.
                     MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
-                    iov.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, BS);
+                    iov.set(JAVA_LONG, 8, BS);
                     sqe.prepReadv(fd, iov, 1, (long) block * BS, 0).bufferSelect(GROUP);
                 } else {
                     sqe.prepReadSelect(fd, BS, (long) block * BS, GROUP);
@@ -94,7 +97,7 @@ class ProvidedBuffersTest {
             Completion c = submitAndReap(ring, 1).getFirst();
             assertThat(c.res()).isEqualTo(BS / 2);
             assertThat(c.hasBuffer()).isTrue();
-            assertThat(bytes(bufs[c.bufferId()])).isEqualTo(java.util.Arrays.copyOf(pattern(3, BS), BS / 2));
+            assertThat(bytes(bufs[c.bufferId()])).isEqualTo(Arrays.copyOf(pattern(3, BS), BS / 2));
         } finally {
             LibC.close(fd);
         }
@@ -160,7 +163,7 @@ class ProvidedBuffersTest {
                 Completion c = next(ring);
                 assertThat(c.res()).isEqualTo(1);
                 assertThat(c.hasBuffer()).isTrue();
-                assertThat(bufs[c.bufferId()].get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0))
+                assertThat(bufs[c.bufferId()].get(JAVA_BYTE, 0))
                         .as("byte %d", i).isEqualTo((byte) ('0' + i));
             }
         } finally {

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.FileTestKit.Completion;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -22,6 +24,7 @@ import java.util.stream.Stream;
 import static io.uring4j.ring.FileTestKit.*;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing read-write.c: buffered and O_DIRECT writes, then reads, at random block offsets through READ/WRITE and
@@ -90,12 +93,45 @@ class ReadWriteTest {
     }
 
     @Test
+    void writesThenReadsThroughAnSqpollRingWithARegisteredFile() throws Exception {
+        Path file = dir.resolve("sqpoll.dat");
+        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.builder().entries(BLOCKS).sqpoll(1000).build()) {
+            // As read-write.c does under SQPOLL: the file is slot 0 of the registered table.
+            ring.register().files(fd);
+            MemorySegment[] out = new MemorySegment[BLOCKS];
+            MemorySegment[] in = new MemorySegment[BLOCKS];
+            for (int block : shuffled(5)) {
+                out[block] = arena.allocate(BS);
+                fillPattern(out[block], block);
+                in[block] = arena.allocate(BS);
+                ring.sq().next().prepWrite(0, out[block], (long) block * BS).addFlags(SqeFlags.FIXED_FILE)
+                        .userData(block);
+            }
+            ring.submitAndWait(BLOCKS);     // under SQPOLL the count may be short: the thread took some already
+            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+
+            for (int block : shuffled(6)) {
+                ring.sq().next().prepRead(0, in[block], (long) block * BS).addFlags(SqeFlags.FIXED_FILE)
+                        .userData(block);
+            }
+            ring.submitAndWait(BLOCKS);
+            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+            for (int i = 0; i < BLOCKS; i++) {
+                assertThat(bytes(in[i])).as("block %d read back", i).isEqualTo(pattern(i, BS));
+            }
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
     void readAtOffsetMinusOneUsesAndAdvancesTheFilePosition() throws Exception {
         Path file = dir.resolve("pos.dat");
         Files.write(file, pattern(9, 2 * BS));
         int fd = open(file, LibC.O_RDONLY);
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(ring.hasFeature(Features.RW_CUR_POS),
+            assumeTrue(ring.hasFeature(Features.RW_CUR_POS),
                     "kernel lacks FEAT_RW_CUR_POS");
             MemorySegment first = arena.allocate(BS);
             MemorySegment second = arena.allocate(BS);
@@ -105,8 +141,8 @@ class ReadWriteTest {
             assertThat(run(ring)).isEqualTo(BS);
 
             byte[] whole = pattern(9, 2 * BS);
-            assertThat(bytes(first)).isEqualTo(java.util.Arrays.copyOfRange(whole, 0, BS));
-            assertThat(bytes(second)).isEqualTo(java.util.Arrays.copyOfRange(whole, BS, 2 * BS));
+            assertThat(bytes(first)).isEqualTo(Arrays.copyOfRange(whole, 0, BS));
+            assertThat(bytes(second)).isEqualTo(Arrays.copyOfRange(whole, BS, 2 * BS));
         } finally {
             LibC.close(fd);
         }
@@ -130,7 +166,7 @@ class ReadWriteTest {
     void readOfABadFdFailsWithEbadf() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             ring.sq().next().prepRead(-1, arena.allocate(64), 0);
-            assertThat(run(ring)).isEqualTo(-io.uring4j.sys.Errno.EBADF);
+            assertThat(run(ring)).isEqualTo(-Errno.EBADF);
         }
     }
 
