@@ -77,8 +77,11 @@ public final class IoUringBuilder {
         return flags(SetupFlags.CLAMP);
     }
 
-    /** Shares the io-wq workers (and SQPOLL thread) of {@code other}. */
+    /** Shares the io-wq workers (and SQPOLL thread) of {@code other}, which needs an fd (not REGISTERED_FD_ONLY). */
     public IoUringBuilder attachWq(IoUring other) {
+        if (other.fd() < 0) {
+            throw new IllegalArgumentException("ATTACH_WQ needs the other ring's fd; a REGISTERED_FD_ONLY ring has none");
+        }
         this.attachWqFd = other.fd();
         return flags(SetupFlags.ATTACH_WQ);
     }
@@ -194,7 +197,9 @@ public final class IoUringBuilder {
                 }
                 return mapped(fd, params, arena);
             } catch (Throwable t) {
-                if (!indexOnly) {
+                if (indexOnly) {
+                    Registrar.unregisterRingIndex(engine, fd);     // the index is the ring's only reference
+                } else {
                     engine.close(fd);
                 }
                 throw t;

@@ -271,10 +271,14 @@ public final class Registrar {
 
     /** Unregisters a ring index, bypassing the open check: used while closing. */
     int unregisterRingIndex(int index) {
+        return unregisterRingIndex(ring.engine(), index);
+    }
+
+    static int unregisterRingIndex(Engine engine, int index) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment up = arena.allocate(16, 8);
             up.set(JAVA_INT, 0, index);
-            return ring.engine().register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
+            return engine.register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
         }
     }
 
