@@ -109,12 +109,7 @@ public final class Registrar {
 
     /** Registers a table of {@code count} empty buffer slots, filled by {@link #updateBuffers}. */
     public void buffersSparse(int count) throws ErrnoException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment reg = arena.allocate(32, 8);
-            reg.set(JAVA_INT, 0, count);
-            reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            call(REGISTER_BUFFERS2, reg.address(), 32);
-        }
+        registerSparse(REGISTER_BUFFERS2, count);
     }
 
     /** Replaces buffer slots from {@code offset}; returns how many were updated. */
@@ -158,11 +153,16 @@ public final class Registrar {
 
     /** Registers a table of {@code count} empty slots (for direct descriptors). */
     public void filesSparse(int count) throws ErrnoException {
+        registerSparse(REGISTER_FILES2, count);
+    }
+
+    /** {@code struct io_uring_rsrc_register} {nr, flags = SPARSE}: a table of empty slots. */
+    private void registerSparse(int opcode, int count) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment reg = arena.allocate(32, 8);
             reg.set(JAVA_INT, 0, count);
             reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            call(REGISTER_FILES2, reg.address(), 32);
+            call(opcode, reg.address(), 32);
         }
     }
 
