@@ -167,23 +167,37 @@ class SocketsTest {
     }
 
     @Test
-    void msghdrPointsAtItsNameAndIovecs() {
+    void iovecsDescribeEachBuffer() {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment name = Sockets.loopback(arena, 7);
             MemorySegment a = arena.allocate(10);
             MemorySegment b = arena.allocate(20);
-            MemorySegment msg = Sockets.msghdr(arena, name, a, b);
+            MemorySegment iov = Sockets.iovecs(arena, a, b);
 
-            assertThat(msg.get(JAVA_LONG, 0)).isEqualTo(name.address());
-            assertThat(Sockets.msgNameLength(msg)).isEqualTo(16);
-            assertThat(msg.get(JAVA_LONG, 24)).isEqualTo(2);
-            MemorySegment iov = MemorySegment.ofAddress(msg.get(JAVA_LONG, 16))
-                    .reinterpret(32);
+            assertThat(iov.byteSize()).isEqualTo(2 * Sockets.IOVEC_SIZE);
             assertThat(iov.get(JAVA_LONG, 0)).isEqualTo(a.address());
             assertThat(iov.get(JAVA_LONG, 8)).isEqualTo(10);
             assertThat(iov.get(JAVA_LONG, 16)).isEqualTo(b.address());
             assertThat(iov.get(JAVA_LONG, 24)).isEqualTo(20);
+        }
+    }
+
+    @Test
+    void msghdrPointsAtItsNameAndIovecs() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment name = Sockets.loopback(arena, 7);
+            MemorySegment msg = Sockets.msghdr(arena, name, arena.allocate(10), arena.allocate(20));
+
+            assertThat(msg.byteSize()).isEqualTo(Sockets.MSGHDR_SIZE);
+            assertThat(msg.get(JAVA_LONG, 0)).isEqualTo(name.address());
+            assertThat(Sockets.msgNameLength(msg)).isEqualTo(16);
+            assertThat(msg.get(JAVA_LONG, 16)).as("msg_iov").isNotZero();
+            assertThat(msg.get(JAVA_LONG, 24)).as("msg_iovlen").isEqualTo(2);
+            assertThat(msg.get(JAVA_LONG, 32)).as("msg_control").isZero();
             assertThat(Sockets.msgFlags(msg)).isZero();
+
+            MemorySegment anonymous = Sockets.msghdr(arena, MemorySegment.NULL, arena.allocate(1));
+            assertThat(anonymous.get(JAVA_LONG, 0)).isZero();
+            assertThat(Sockets.msgNameLength(anonymous)).isZero();
         }
     }
 
