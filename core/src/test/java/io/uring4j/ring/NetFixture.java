@@ -11,9 +11,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Loopback sockets for the network tests, and the descriptors to close afterwards: every fd a test opens goes
@@ -178,11 +180,19 @@ final class NetFixture implements AutoCloseable {
 
     // ---- completions -----------------------------------------------------------------------------------
 
+    /**
+     * Not a deadline for the kernel, only a guard that turns a CQE that never comes (a bug) into a failure
+     * instead of a hung build. Far above anything a loaded machine needs.
+     */
+    private static final long HANG_GUARD_NANOS = TimeUnit.SECONDS.toNanos(30);
+
     /** Waits for {@code count} CQEs and returns copies of them, in posting order. */
     static List<Completion> reap(IoUring ring, int count) throws ErrnoException {
         List<Completion> out = new ArrayList<>(count);
         while (out.size() < count) {
-            ring.waitCqes(1, -1);
+            if (ring.waitCqes(1, HANG_GUARD_NANOS) == null) {
+                fail("no CQE in 30 s: got %d of %d: %s", out.size(), count, out);
+            }
             ring.cq().drain(cqe -> out.add(Completion.of(cqe)), count - out.size());
         }
         return out;
