@@ -15,6 +15,7 @@ import static io.uring4j.ring.NetFixture.only;
 import static io.uring4j.ring.NetFixture.reap;
 import static io.uring4j.ring.NetFixture.submitAndReap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -24,9 +25,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * when the buffers run out, 0 when the peer closes, -ECANCELED when cancelled. A terminal CQE with
  * {@code res <= 0} carries no buffer.
  *
- * <p>Each case runs with a buffer ring and with legacy PROVIDE_BUFFERS, on a normal and a DEFER_TASKRUN ring.
+ * <p>Each case runs with a buffer ring and with legacy PROVIDE_BUFFERS, on a normal and a DEFER_TASKRUN ring;
+ * the multishot RECVMSG case checks the {@code io_uring_recvmsg_out} layout each buffer starts with.
  * The sockets are an AF_UNIX SOCK_SEQPACKET pair: message boundaries are kept (one message per CQE, whatever
- * the timing) and closing one end is EOF for the other.
+ * the timing) and closing one end is EOF for the other. The recvmsg case uses UDP, whose source address it checks.
  */
 class RecvMultishotTest {
     private static final int GROUP = 7;
@@ -171,6 +173,52 @@ class RecvMultishotTest {
                 assertThat(only(end, CANCEL).res()).isZero();
                 assertTerminal(only(end, RECV), -Errno.ECANCELED);
             }
+        }
+    }
+
+    @ParameterizedTest(name = "DEFER_TASKRUN {0}")
+    @CsvSource({"false", "true"})
+    void multishotRecvmsgPrefixesEachBufferWithAHeaderAndTheSource(boolean deferTaskrun) throws Exception {
+        int count = 4;
+        int bufLen = 128;
+        try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
+             IoUring ring = ring(deferTaskrun); BufferRing br = ring.register().bufferRing(count, GROUP, 0)) {
+            MemorySegment memory = arena.allocate((long) count * bufLen);
+            for (int bid = 0; bid < count; bid++) {
+                br.add(memory.asSlice((long) bid * bufLen, bufLen), bid, bid);
+            }
+            br.advance(count);
+            int receiver = net.udpSocket();
+            int sender = net.udpSocket();
+            assertThat(Sockets.connect(sender, net.loopback(NetFixture.port(receiver)))).isZero();
+            // The msghdr is only a template: msg_namelen and msg_controllen size the areas in each buffer.
+            MemorySegment template = Sockets.msghdr(arena, arena.allocate(Sockets.SOCKADDR_IN_SIZE));
+            ring.sq().next().prepRecvmsgMultishot(receiver, template, 0).bufferSelect(GROUP).userData(RECV);
+            ring.submit();
+
+            for (int i = 0; i < 3; i++) {
+                byte[] expected = message(i);
+                net.write(sender, expected);
+                Completion cqe = reap(ring, 1).getFirst();
+                assertThat(cqe.hasMore()).as("%s", cqe).isTrue();
+                assertThat(cqe.hasBuffer()).isTrue();
+                // io_uring_recvmsg_out (16 bytes), the name area (msg_namelen), no control, then the payload.
+                assertThat(cqe.res()).isEqualTo(16 + 16 + expected.length);
+                MemorySegment buf = memory.asSlice((long) cqe.bufferId() * bufLen, bufLen);
+                assertThat(buf.get(JAVA_INT, 0)).as("namelen").isEqualTo(16);
+                assertThat(buf.get(JAVA_INT, 4)).as("controllen").isZero();
+                assertThat(buf.get(JAVA_INT, 8)).as("payloadlen").isEqualTo(expected.length);
+                assertThat(buf.get(JAVA_INT, 12)).as("flags").isZero();
+                MemorySegment source = buf.asSlice(16, 16);
+                assertThat(Sockets.ipv4Address(source)).isEqualTo(Sockets.INADDR_LOOPBACK);
+                assertThat(Sockets.port(source)).isEqualTo(NetFixture.port(sender));
+                assertThat(buf.asSlice(32, expected.length).toArray(JAVA_BYTE)).isEqualTo(expected);
+            }
+
+            ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
+            List<Completion> end = submitAndReap(ring, 2);
+            assertThat(only(end, CANCEL).res()).isZero();
+            assertTerminal(only(end, RECV), -Errno.ECANCELED);
         }
     }
 
