@@ -334,10 +334,13 @@ public final class Registrar {
         if (entries <= 0 || entries > 32768 || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("buffer ring entries must be a power of two in [1, 32768]: " + entries);
         }
+        boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
+        if (kernelAllocated && ring.fd() < 0) {
+            throw new IllegalArgumentException("PBUF_RING_MMAP maps through the ring fd; a REGISTERED_FD_ONLY ring has none");
+        }
         Arena ringArena = Arena.ofShared();
         try (Arena arena = Arena.ofConfined()) {
             long size = BufferRing.BUF_SIZE * entries;
-            boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
             MemorySegment bufs = kernelAllocated ? null : PageMemory.allocate(size, ringArena, "buffer ring");
             MemorySegment reg = arena.allocate(40, 8);
             reg.set(JAVA_LONG, 0, kernelAllocated ? 0 : bufs.address());
