@@ -97,7 +97,13 @@ public final class BufferRing implements AutoCloseable {
         closed = true;
         try {
             if (ring.isOpen()) {
-                ring.register().unregisterBufferRing(groupId);
+                try {
+                    ring.register().unregisterBufferRing(groupId);
+                } catch (ErrnoException e) {
+                    if (e.errno() != io.uring4j.sys.Errno.ENOENT && e.errno() != io.uring4j.sys.Errno.EINVAL) {
+                        throw e;    // ENOENT/EINVAL: already unregistered by hand, nothing left to undo
+                    }
+                }
             }
         } finally {
             arena.close();

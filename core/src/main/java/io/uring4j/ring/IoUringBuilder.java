@@ -77,8 +77,11 @@ public final class IoUringBuilder {
         return flags(SetupFlags.CLAMP);
     }
 
-    /** Shares the io-wq workers (and SQPOLL thread) of {@code other}. */
+    /** Shares the io-wq workers (and SQPOLL thread) of {@code other}, which needs an fd (not REGISTERED_FD_ONLY). */
     public IoUringBuilder attachWq(IoUring other) {
+        if (other.fd() < 0) {
+            throw new IllegalArgumentException("ATTACH_WQ needs the other ring's fd; a REGISTERED_FD_ONLY ring has none");
+        }
         this.attachWqFd = other.fd();
         return flags(SetupFlags.ATTACH_WQ);
     }
@@ -188,11 +191,15 @@ public final class IoUringBuilder {
             }
             boolean indexOnly = (setupFlags & SetupFlags.REGISTERED_FD_ONLY) != 0;
             try {
-                return noMmap
-                        ? new IoUring(engine, fd, params, arena, appRings, appRings, appSqes, indexOnly)
-                        : mapped(fd, params, arena);
+                if (noMmap) {
+                    fillSqArray(appRings, params);
+                    return new IoUring(engine, fd, params, arena, appRings, appRings, appSqes, indexOnly);
+                }
+                return mapped(fd, params, arena);
             } catch (Throwable t) {
-                if (!indexOnly) {
+                if (indexOnly) {
+                    Registrar.unregisterRingIndex(engine, fd);     // the index is the ring's only reference
+                } else {
                     engine.close(fd);
                 }
                 throw t;
@@ -222,13 +229,24 @@ public final class IoUringBuilder {
             cqRing = engine.map(fd, ParamsLayout.OFF_CQ_RING, cqRingSize, arena);
         }
         MemorySegment sqes = engine.map(fd, ParamsLayout.OFF_SQES, (long) sqEntries * sqeSize(setupFlags), arena);
-        if ((setupFlags & SetupFlags.NO_SQARRAY) == 0) {
-            // Slot i always names SQE i, so submitting is only the tail store.
-            for (int i = 0; i < sqEntries; i++) {
-                sqRing.set(JAVA_INT, arrayOff + 4L * i, i);
-            }
-        }
+        fillSqArray(sqRing, params);
         return new IoUring(engine, fd, params, arena, sqRing, cqRing, sqes, false);
+    }
+
+    /**
+     * Without NO_SQARRAY the kernel reads SQE indexes from the SQ array: fill it with the identity map once, so
+     * slot i always names SQE i and submitting is only the tail store. Needed for kernel-mapped and NO_MMAP
+     * (app-allocated, zeroed) rings alike.
+     */
+    private static void fillSqArray(MemorySegment sqRing, MemorySegment params) {
+        if ((params.get(JAVA_INT, ParamsLayout.FLAGS) & SetupFlags.NO_SQARRAY) != 0) {
+            return;
+        }
+        int sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
+        long arrayOff = Integer.toUnsignedLong(params.get(JAVA_INT, ParamsLayout.SQ_OFF + ParamsLayout.SQ_ARRAY));
+        for (int i = 0; i < sqEntries; i++) {
+            sqRing.set(JAVA_INT, arrayOff + 4L * i, i);
+        }
     }
 
     private int sqEntriesFor(int setupFlags) {
@@ -236,11 +254,24 @@ public final class IoUringBuilder {
         return Integer.highestOneBit(Math.max(1, n) * 2 - 1);
     }
 
-    /** The kernel's rings_size(): header, CQEs, then (cache-line aligned) the SQ array. */
+    /**
+     * The kernel's rings_size(): the 64-byte {@code struct io_rings} header and 16-byte CQEs, the whole doubled
+     * for CQE32 (header included, which is why the SQ array of an SQE128|CQE32 ring with 16 CQEs sits at 640),
+     * then the SQ array at the next cache line.
+     */
     private long ringBytesFor(int setupFlags) {
         int sq = sqEntriesFor(setupFlags);
-        int cq = (setupFlags & SetupFlags.CQSIZE) != 0 ? Integer.highestOneBit(Math.max(1, cqEntries) * 2 - 1) : 2 * sq;
-        long bytes = 64 + (long) cq * cqeSize(setupFlags);
+        int cq = 2 * sq;
+        if ((setupFlags & SetupFlags.CQSIZE) != 0) {
+            cq = Integer.highestOneBit(Math.max(1, cqEntries) * 2 - 1);
+            if ((setupFlags & SetupFlags.CLAMP) != 0) {
+                cq = Math.min(cq, 2 * MAX_SQ_ENTRIES);
+            }
+        }
+        long bytes = 64 + (long) cq * 16;
+        if ((setupFlags & SetupFlags.CQE32) != 0) {
+            bytes *= 2;
+        }
         if ((setupFlags & SetupFlags.NO_SQARRAY) == 0) {
             bytes = ((bytes + 63) & -64) + 4L * sq;
         }

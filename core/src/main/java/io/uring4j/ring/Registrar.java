@@ -109,12 +109,7 @@ public final class Registrar {
 
     /** Registers a table of {@code count} empty buffer slots, filled by {@link #updateBuffers}. */
     public void buffersSparse(int count) throws ErrnoException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment reg = arena.allocate(32, 8);
-            reg.set(JAVA_INT, 0, count);
-            reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            call(REGISTER_BUFFERS2, reg.address(), 32);
-        }
+        registerSparse(REGISTER_BUFFERS2, count);
     }
 
     /** Replaces buffer slots from {@code offset}; returns how many were updated. */
@@ -158,11 +153,16 @@ public final class Registrar {
 
     /** Registers a table of {@code count} empty slots (for direct descriptors). */
     public void filesSparse(int count) throws ErrnoException {
+        registerSparse(REGISTER_FILES2, count);
+    }
+
+    /** {@code struct io_uring_rsrc_register} {nr, flags = SPARSE}: a table of empty slots. */
+    private void registerSparse(int opcode, int count) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment reg = arena.allocate(32, 8);
             reg.set(JAVA_INT, 0, count);
             reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            call(REGISTER_FILES2, reg.address(), 32);
+            call(opcode, reg.address(), 32);
         }
     }
 
@@ -271,10 +271,14 @@ public final class Registrar {
 
     /** Unregisters a ring index, bypassing the open check: used while closing. */
     int unregisterRingIndex(int index) {
+        return unregisterRingIndex(ring.engine(), index);
+    }
+
+    static int unregisterRingIndex(Engine engine, int index) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment up = arena.allocate(16, 8);
             up.set(JAVA_INT, 0, index);
-            return ring.engine().register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
+            return engine.register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
         }
     }
 
@@ -330,10 +334,13 @@ public final class Registrar {
         if (entries <= 0 || entries > 32768 || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("buffer ring entries must be a power of two in [1, 32768]: " + entries);
         }
+        boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
+        if (kernelAllocated && ring.fd() < 0) {
+            throw new IllegalArgumentException("PBUF_RING_MMAP maps through the ring fd; a REGISTERED_FD_ONLY ring has none");
+        }
         Arena ringArena = Arena.ofShared();
         try (Arena arena = Arena.ofConfined()) {
             long size = BufferRing.BUF_SIZE * entries;
-            boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
             MemorySegment bufs = kernelAllocated ? null : PageMemory.allocate(size, ringArena, "buffer ring");
             MemorySegment reg = arena.allocate(40, 8);
             reg.set(JAVA_LONG, 0, kernelAllocated ? 0 : bufs.address());

@@ -74,9 +74,7 @@ abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
 
     /** sendto: send with a destination address. */
     public final Sqe prepSendto(int fd, MemorySegment buf, int flags, MemorySegment dest) {
-        prepSend(fd, buf, flags).off(address(dest));
-        slot.set(JAVA_SHORT, FILE_INDEX, (short) dest.byteSize());
-        return (Sqe) this;
+        return prepSend(fd, buf, flags).sendSetAddr(dest);
     }
 
     /** Zero-copy send: a result CQE with F_MORE, then an F_NOTIF CQE once {@code buf} may be reused (6.0). */
@@ -92,6 +90,21 @@ abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
     /** recv into {@code buf}. */
     public final Sqe prepRecv(int fd, MemorySegment buf, int flags) {
         return prepRw(Opcode.RECV, fd, address(buf), length(buf), 0).opFlags(flags);
+    }
+
+    /** recv of up to {@code len} bytes into a provided buffer picked from {@code bufGroup}. */
+    public final Sqe prepRecvSelect(int fd, int len, int flags, int bufGroup) {
+        return prepRw(Opcode.RECV, fd, 0, len, 0).opFlags(flags).bufferSelect(bufGroup);
+    }
+
+    /**
+     * Adds a destination address to a prepared SEND or SEND_ZC (liburing's {@code io_uring_prep_send_set_addr}):
+     * {@code addr2} points at the sockaddr, {@code addr_len} holds its size.
+     */
+    public final Sqe sendSetAddr(MemorySegment dest) {
+        off(address(dest));
+        slot.set(JAVA_SHORT, FILE_INDEX, (short) dest.byteSize());
+        return (Sqe) this;
     }
 
     /** Multishot recv into provided buffers: chain {@code .bufferSelect(group)} (6.0). */

@@ -1,0 +1,313 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+
+import static io.uring4j.ring.FileTestKit.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * liburing fallocate.c, fadvise.c, truncate.c, rename.c, unlink.c, mkdir.c, symlink.c, hardlink.c, splice.c and
+ * fd-install.c: the remaining file and path opcodes, each checked against what the file system shows afterwards
+ * (through java.nio.file), with their usual error results.
+ */
+class FileOpsTest {
+    private static final int AT_REMOVEDIR = 0x200;
+    private static final int RENAME_NOREPLACE = 1;
+    private static final int FALLOC_FL_KEEP_SIZE = 1;
+    private static final int POSIX_FADV_WILLNEED = 3;
+    private static final int POSIX_FADV_DONTNEED = 4;
+    /** O_CLOEXEC as /proc/self/fdinfo prints it (octal flags). */
+    private static final int FDINFO_CLOEXEC = 02000000;
+
+    @TempDir
+    Path dir;
+
+    private Arena arena;
+    private IoUring ring;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        arena = Arena.ofConfined();
+        ring = IoUring.open(8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        ring.close();
+        arena.close();
+    }
+
+    @Test
+    void fallocateExtendsTheFileUnlessKeepSize() throws Exception {
+        assumeSupported(ring, Opcode.FALLOCATE);
+        Path file = dir.resolve("falloc.dat");
+        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR);
+        try {
+            ring.sq().next().prepFallocate(fd, 0, 0, 1 << 20);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.size(file)).isEqualTo(1 << 20);
+
+            ring.sq().next().prepFallocate(fd, FALLOC_FL_KEEP_SIZE, 1 << 20, 1 << 20);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.size(file)).isEqualTo(1 << 20);
+
+            ring.sq().next().prepFallocate(fd, 0, 0, 0);
+            assertThat(run(ring)).as("zero length").isEqualTo(-Errno.EINVAL);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void fadviseAcceptsKnownAdviceAndRejectsUnknown() throws Exception {
+        assumeSupported(ring, Opcode.FADVISE);
+        Path file = Files.write(dir.resolve("fadvise.dat"), pattern(1, 8192));
+        int fd = open(file, LibC.O_RDONLY);
+        try {
+            ring.sq().next().prepFadvise(fd, 0, 8192, POSIX_FADV_WILLNEED);
+            assertThat(run(ring)).isZero();
+            ring.sq().next().prepFadvise(fd, 0, 8192, POSIX_FADV_DONTNEED);
+            assertThat(run(ring)).isZero();
+            ring.sq().next().prepFadvise(fd, 0, 8192, 999);
+            assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void ftruncateShrinksAndGrowsTheFile() throws Exception {
+        assumeSupported(ring, Opcode.FTRUNCATE);
+        Path file = Files.write(dir.resolve("trunc.dat"), pattern(2, 4096));
+        int fd = open(file, LibC.O_RDWR);
+        try {
+            ring.sq().next().prepFtruncate(fd, 123);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.readAllBytes(file)).isEqualTo(pattern(2, 123));
+
+            ring.sq().next().prepFtruncate(fd, 10_000);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.size(file)).isEqualTo(10_000);
+
+            ring.sq().next().prepFtruncate(fd, -1);
+            assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void renameatMovesTheFile() throws Exception {
+        assumeSupported(ring, Opcode.RENAMEAT);
+        Path from = Files.write(dir.resolve("from"), pattern(3, 100));
+        Path to = dir.resolve("to");
+
+        ring.sq().next().prepRenameat(LibC.AT_FDCWD, path(from), LibC.AT_FDCWD, path(to), 0);
+        assertThat(run(ring)).isZero();
+        assertThat(from).doesNotExist();
+        assertThat(Files.readAllBytes(to)).isEqualTo(pattern(3, 100));
+
+        ring.sq().next().prepRenameat(LibC.AT_FDCWD, path(from), LibC.AT_FDCWD, path(to), 0);
+        assertThat(run(ring)).as("source gone").isEqualTo(-Errno.ENOENT);
+
+        Path other = Files.write(dir.resolve("other"), pattern(4, 10));
+        ring.sq().next().prepRenameat(LibC.AT_FDCWD, path(other), LibC.AT_FDCWD, path(to), RENAME_NOREPLACE);
+        assertThat(run(ring)).as("NOREPLACE onto an existing file").isEqualTo(-Errno.EEXIST);
+        assertThat(Files.readAllBytes(to)).isEqualTo(pattern(3, 100));
+    }
+
+    @Test
+    void unlinkatRemovesFilesAndDirectories() throws Exception {
+        assumeSupported(ring, Opcode.UNLINKAT);
+        Path file = Files.write(dir.resolve("doomed"), pattern(5, 10));
+        Path sub = Files.createDirectory(dir.resolve("subdir"));
+
+        ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(file), 0);
+        assertThat(run(ring)).isZero();
+        assertThat(file).doesNotExist();
+
+        ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(file), 0);
+        assertThat(run(ring)).isEqualTo(-Errno.ENOENT);
+
+        ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(sub), 0);
+        assertThat(run(ring)).as("directory without AT_REMOVEDIR").isEqualTo(-Errno.EISDIR);
+        ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(sub), AT_REMOVEDIR);
+        assertThat(run(ring)).isZero();
+        assertThat(sub).doesNotExist();
+    }
+
+    @Test
+    void mkdiratCreatesADirectoryOnce() throws Exception {
+        assumeSupported(ring, Opcode.MKDIRAT);
+        Path sub = dir.resolve("made");
+        ring.sq().next().prepMkdirat(LibC.AT_FDCWD, path(sub), 0755);
+        assertThat(run(ring)).isZero();
+        assertThat(sub).isDirectory();
+
+        ring.sq().next().prepMkdirat(LibC.AT_FDCWD, path(sub), 0755);
+        assertThat(run(ring)).isEqualTo(-Errno.EEXIST);
+    }
+
+    @Test
+    void symlinkatCreatesALinkToTheTarget() throws Exception {
+        assumeSupported(ring, Opcode.SYMLINKAT);
+        Path link = dir.resolve("link");
+        ring.sq().next().prepSymlinkat(arena.allocateFrom("target-name"), LibC.AT_FDCWD, path(link));
+        assertThat(run(ring)).isZero();
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readSymbolicLink(link)).isEqualTo(Path.of("target-name"));
+
+        ring.sq().next().prepSymlinkat(arena.allocateFrom("elsewhere"), LibC.AT_FDCWD, path(link));
+        assertThat(run(ring)).isEqualTo(-Errno.EEXIST);
+    }
+
+    @Test
+    void linkatCreatesASecondNameForTheSameInode() throws Exception {
+        assumeSupported(ring, Opcode.LINKAT);
+        Path original = Files.write(dir.resolve("original"), pattern(6, 10));
+        Path second = dir.resolve("second");
+        ring.sq().next().prepLinkat(LibC.AT_FDCWD, path(original), LibC.AT_FDCWD, path(second), 0);
+        assertThat(run(ring)).isZero();
+        assertThat(Files.getAttribute(second, "unix:ino", LinkOption.NOFOLLOW_LINKS))
+                .isEqualTo(Files.getAttribute(original, "unix:ino"));
+        assertThat(Files.getAttribute(original, "unix:nlink")).isEqualTo(2);
+
+        ring.sq().next().prepLinkat(LibC.AT_FDCWD, path(original), LibC.AT_FDCWD, path(second), 0);
+        assertThat(run(ring)).isEqualTo(-Errno.EEXIST);
+    }
+
+    @Test
+    void spliceCopiesAFileThroughAPipeIntoAnotherFile() throws Exception {
+        assumeSupported(ring, Opcode.SPLICE);
+        int len = 16 * 1024;
+        Path source = Files.write(dir.resolve("source"), pattern(7, len));
+        Path target = dir.resolve("target");
+        int in = open(source, LibC.O_RDONLY);
+        int out = open(target, LibC.O_CREAT | LibC.O_WRONLY);
+        int[] pipe = pipe();
+        try {
+            // file → pipe, then (linked, so only after it) pipe → file; -1: pipes have no offset.
+            ring.sq().next().prepSplice(in, 0, pipe[1], -1, len, 0).userData(1).link();
+            ring.sq().next().prepSplice(pipe[0], -1, out, 0, len, 0).userData(2);
+            List<FileTestKit.Completion> completions = submitAndReap(ring, 2);
+            assertThat(completions).extracting(FileTestKit.Completion::res).containsExactly(len, len);
+        } finally {
+            closeAll(in, out, pipe[0], pipe[1]);
+        }
+        assertThat(Files.readAllBytes(target)).isEqualTo(pattern(7, len));
+    }
+
+    @Test
+    void spliceOfABadFdFailsWithEbadf() throws Exception {
+        assumeSupported(ring, Opcode.SPLICE);
+        int[] pipe = pipe();
+        try {
+            ring.sq().next().prepSplice(-1, 0, pipe[1], -1, 10, 0);
+            assertThat(run(ring)).isEqualTo(-Errno.EBADF);
+        } finally {
+            closeAll(pipe);
+        }
+    }
+
+    @Test
+    void teeDuplicatesPipeDataWithoutConsumingIt() throws Exception {
+        assumeSupported(ring, Opcode.TEE);
+        int[] first = pipe();
+        int[] second = pipe();
+        try {
+            MemorySegment data = arena.allocate(1000);
+            fillPattern(data, 8);
+            assertThat(LibC.write(first[1], data)).isEqualTo(1000);
+
+            ring.sq().next().prepTee(first[0], second[1], 1000, 0);
+            assertThat(run(ring)).isEqualTo(1000);
+
+            MemorySegment copy = arena.allocate(1000);
+            assertThat(LibC.read(second[0], copy)).isEqualTo(1000);
+            assertThat(bytes(copy)).isEqualTo(pattern(8, 1000));
+            MemorySegment original = arena.allocate(1000);
+            assertThat(LibC.read(first[0], original)).as("tee left the source pipe's data").isEqualTo(1000);
+            assertThat(bytes(original)).isEqualTo(pattern(8, 1000));
+        } finally {
+            closeAll(first[0], first[1], second[0], second[1]);
+        }
+    }
+
+    @Test
+    void fixedFdInstallGivesANormalFdForTheSlot() throws Exception {
+        assumeSupported(ring, Opcode.FIXED_FD_INSTALL);
+        Path file = Files.write(dir.resolve("install.dat"), pattern(9, 512));
+        int fd = open(file, LibC.O_RDONLY);
+        try {
+            ring.register().files(fd, -1);
+
+            ring.sq().next().prepFixedFdInstall(0, 0);
+            int installed = run(ring);
+            assertThat(installed).isGreaterThanOrEqualTo(0).isNotEqualTo(fd);
+            try {
+                assertThat(fdinfoFlags(installed) & FDINFO_CLOEXEC).as("O_CLOEXEC by default").isNotZero();
+                MemorySegment buf = arena.allocate(512);
+                assertThat(LibC.read(installed, buf)).isEqualTo(512);
+                assertThat(bytes(buf)).isEqualTo(pattern(9, 512));
+            } finally {
+                LibC.close(installed);
+            }
+
+            ring.sq().next().prepFixedFdInstall(0, OpFlags.FileIndex.INSTALL_NO_CLOEXEC);
+            installed = run(ring);
+            assertThat(installed).isGreaterThanOrEqualTo(0);
+            try {
+                assertThat(fdinfoFlags(installed) & FDINFO_CLOEXEC).as("NO_CLOEXEC").isZero();
+            } finally {
+                LibC.close(installed);
+            }
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void fixedFdInstallErrorCases() throws Exception {
+        assumeSupported(ring, Opcode.FIXED_FD_INSTALL);
+        int[] pipe = pipe();
+        try {
+            ring.register().files(pipe[0], -1);
+            ring.sq().next().prepFixedFdInstall(1, 0);
+            assertThat(run(ring)).as("empty slot").isEqualTo(-Errno.EBADF);
+
+            ring.sq().next().prepFixedFdInstall(0, 0).flags(0);
+            assertThat(run(ring)).as("without IOSQE_FIXED_FILE").isEqualTo(-Errno.EBADF);
+
+            ring.sq().next().prepFixedFdInstall(0, 0x80);
+            assertThat(run(ring)).as("unknown install flags").isEqualTo(-Errno.EINVAL);
+        } finally {
+            closeAll(pipe);
+        }
+    }
+
+    /** The octal {@code flags:} line of /proc/self/fdinfo/{fd}. */
+    private static int fdinfoFlags(int fd) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo/" + fd))) {
+            if (line.startsWith("flags:")) {
+                return Integer.parseInt(line.substring(6).trim(), 8);
+            }
+        }
+        throw new AssertionError("no flags line in fdinfo of " + fd);
+    }
+
+    private MemorySegment path(Path p) {
+        return arena.allocateFrom(p.toString());
+    }
+}

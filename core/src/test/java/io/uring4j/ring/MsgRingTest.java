@@ -1,0 +1,196 @@
+package io.uring4j.ring;
+
+import io.uring4j.ring.NetFixture.Completion;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.uring4j.ring.NetFixture.reap;
+import static io.uring4j.ring.NetFixture.submitAndReap;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * liburing msg-ring.c, msg-ring-flags.c and msg-ring-fd.c: MSG_RING posts a CQE with chosen user_data and
+ * result (and, with FLAGS_PASS, flags) into another ring — a normal or a DEFER_TASKRUN one —, fails with
+ * -EBADFD for a target that is not a ring, and passes a registered file into the target's file table.
+ */
+class MsgRingTest {
+    private static final long SOURCE = 1;
+
+    private static void assumeMsgRing(IoUring ring) throws ErrnoException {
+        assumeTrue(ring.register().probe().isSupported(Opcode.MSG_RING), "kernel without IORING_OP_MSG_RING");
+    }
+
+    private static IoUring target(boolean deferTaskrun) throws ErrnoException {
+        IoUringBuilder builder = IoUring.builder().entries(8);
+        return (deferTaskrun ? builder.deferTaskrun() : builder).build();
+    }
+
+    @ParameterizedTest(name = "DEFER_TASKRUN target: {0}")
+    @ValueSource(booleans = {false, true})
+    void dataMessageArrivesAsACqeOnTheTargetRing(boolean deferTaskrun) throws Exception {
+        try (IoUring source = IoUring.open(8); IoUring target = target(deferTaskrun)) {
+            assumeMsgRing(source);
+            source.sq().next().prepMsgRing(target.fd(), 0x1234, 0xcafeL, 0).userData(SOURCE);
+
+            Completion sent = submitAndReap(source, 1).getFirst();
+            Completion received = reap(target, 1).getFirst();
+
+            assertThat(sent.userData()).isEqualTo(SOURCE);
+            assertThat(sent.res()).isZero();
+            assertThat(received.userData()).isEqualTo(0xcafeL);
+            assertThat(received.res()).isEqualTo(0x1234);
+            assertThat(received.flags()).isZero();
+            assertThat(source.cq().ready()).as("the source sees only its own completion").isZero();
+        }
+    }
+
+    @Test
+    void flagsPassSetsTheTargetCqeFlags() throws Exception {
+        try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeMsgRing(source);
+            int flags = CqeFlags.F_MORE | CqeFlags.F_BUFFER | (42 << CqeFlags.BUFFER_SHIFT);
+            source.sq().next().prepMsgRingCqeFlags(target.fd(), 7, 0xbeefL, 0, flags).userData(SOURCE);
+
+            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
+            Completion received = reap(target, 1).getFirst();
+
+            assertThat(received.userData()).isEqualTo(0xbeefL);
+            assertThat(received.res()).isEqualTo(7);
+            assertThat(received.flags()).isEqualTo(flags);
+            assertThat(received.hasMore()).isTrue();
+            assertThat(received.bufferId()).isEqualTo(42);
+        }
+    }
+
+    @Test
+    void cqeFlagsWithoutFlagsPassAreInvalid() throws Exception {
+        try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeMsgRing(source);
+            // The flags travel in file_index; without FLAGS_PASS a non-zero value is refused.
+            source.sq().next().prepMsgRing(target.fd(), 7, 0xbeefL, 0).fileIndex(CqeFlags.F_MORE).userData(SOURCE);
+
+            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.EINVAL);
+            assertThat(target.cq().ready()).isZero();
+        }
+    }
+
+    @Test
+    void aTargetThatIsNotARingIsEbadfd() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (IoUring source = IoUring.open(8)) {
+            assumeMsgRing(source);
+            source.sq().next().prepMsgRing(pipe[0], 1, 2, 0).userData(SOURCE);
+
+            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.EBADFD);
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void messageToItselfLandsOnTheSameRing() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            assumeMsgRing(ring);
+            ring.sq().next().prepMsgRing(ring.fd(), 5, 0x5eL, 0).userData(SOURCE);
+
+            var cqes = submitAndReap(ring, 2);
+
+            assertThat(NetFixture.only(cqes, SOURCE).res()).isZero();
+            assertThat(NetFixture.only(cqes, 0x5eL).res()).isEqualTo(5);
+        }
+    }
+
+    // ---- fd passing ------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "target slot {0} (-1: ALLOC)")
+    @ValueSource(ints = {2, OpFlags.FileIndex.ALLOC})
+    void aRegisteredFileCanBePassedToAnotherRing(int targetSlot) throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeMsgRing(source);
+            source.register().files(pipe[1]);          // the pipe's write end, as source slot 0
+            target.register().filesSparse(4);
+
+            source.sq().next().prepMsgRingFd(target.fd(), 0, targetSlot, 0x77L, 0).userData(SOURCE);
+            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
+            Completion installed = reap(target, 1).getFirst();
+
+            assertThat(installed.userData()).isEqualTo(0x77L);
+            int slot = installed.res();
+            if (targetSlot == OpFlags.FileIndex.ALLOC) {
+                assertThat(slot).as("the allocated slot").isBetween(0, 3);
+            } else {
+                assertThat(slot).as("an explicit slot reports 0").isZero();
+                slot = targetSlot;
+            }
+            assertWritesThroughSlot(target, slot, arena, pipe[0]);
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void fdPassingWithCqeSkipPostsNothingOnTheTarget() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeMsgRing(source);
+            source.register().files(pipe[1]);
+            target.register().filesSparse(4);
+
+            source.sq().next().prepMsgRingFd(target.fd(), 0, 1, 0x77L, OpFlags.MsgRing.CQE_SKIP).userData(SOURCE);
+            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
+
+            assertThat(target.cq().ready()).isZero();
+            // The file did arrive: the slot works.
+            assertWritesThroughSlot(target, 1, arena, pipe[0]);
+        }
+        finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    @Test
+    void fdPassingToARingWithoutAFileTableFails() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeMsgRing(source);
+            source.register().files(pipe[1]);
+
+            source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(SOURCE);
+
+            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.ENXIO);
+            assertThat(target.cq().ready()).isZero();
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    /** A fixed-file WRITE on {@code ring}'s {@code slot} shows up on the pipe's read end. */
+    private static void assertWritesThroughSlot(IoUring ring, int slot, Arena arena, int readEnd)
+            throws ErrnoException {
+        byte[] data = "passed".getBytes();
+        ring.sq().next().prepWrite(slot, arena.allocateFrom(JAVA_BYTE, data), 0)
+                .addFlags(SqeFlags.FIXED_FILE).userData(9);
+        assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(data.length);
+        MemorySegment in = arena.allocate(16);
+        assertThat(LibC.read(readEnd, in)).isEqualTo(data.length);
+        assertThat(in.asSlice(0, data.length).toArray(JAVA_BYTE)).isEqualTo(data);
+    }
+}

@@ -1,0 +1,213 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Loopback sockets for the network tests, and the descriptors to close afterwards: every fd a test opens goes
+ * through {@link #track(int)}, and {@link #close()} closes what the test did not close itself. Ports are
+ * ephemeral (bind to port 0, then getsockname), so tests never collide with each other or with the machine.
+ */
+final class NetFixture implements AutoCloseable {
+    /** A copy of a CQE, safe to keep after the CQ head has moved on. */
+    record Completion(long userData, int res, int flags) {
+        boolean hasMore() {
+            return CqeFlags.hasMore(flags);
+        }
+
+        boolean hasBuffer() {
+            return CqeFlags.hasBuffer(flags);
+        }
+
+        int bufferId() {
+            return CqeFlags.bufferId(flags);
+        }
+
+        boolean isNotification() {
+            return CqeFlags.isNotification(flags);
+        }
+
+        static Completion of(Cqe cqe) {
+            return new Completion(cqe.userData(), cqe.res(), cqe.flags());
+        }
+    }
+
+    private final Arena arena;
+    private final Deque<Integer> open = new ArrayDeque<>();
+
+    NetFixture(Arena arena) {
+        this.arena = arena;
+    }
+
+    /** Asserts that {@code fd} is a descriptor (not {@code -errno}) and closes it at the end of the test. */
+    int track(int fd) {
+        assertThat(fd).as("fd (negative: -errno)").isGreaterThanOrEqualTo(0);
+        open.push(fd);
+        return fd;
+    }
+
+    /** Closes {@code fd} now (to make its peer see EOF, say). */
+    void close(int fd) {
+        assertThat(open.remove(fd)).as("fd %d is tracked", fd).isTrue();
+        assertThat(LibC.close(fd)).isZero();
+    }
+
+    @Override
+    public void close() {
+        while (!open.isEmpty()) {
+            LibC.close(open.pop());
+        }
+    }
+
+    // ---- sockets ---------------------------------------------------------------------------------------
+
+    MemorySegment loopback(int port) {
+        return Sockets.loopback(arena, port);
+    }
+
+    static int port(int fd) {
+        int port = Sockets.localPort(fd);
+        assertThat(port).as("local port").isPositive();
+        return port;
+    }
+
+    /** A TCP socket, not yet bound or connected. */
+    int tcpSocket(int typeFlags) {
+        return track(Sockets.socket(Sockets.AF_INET, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC | typeFlags, 0));
+    }
+
+    /** A TCP socket listening on 127.0.0.1 at an ephemeral port, with room for {@code backlog} pending connections. */
+    int tcpListener(int backlog, int typeFlags) {
+        int fd = tcpSocket(typeFlags);
+        assertThat(Sockets.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1)).isZero();
+        assertThat(Sockets.bind(fd, loopback(0))).isZero();
+        assertThat(Sockets.listen(fd, backlog)).isZero();
+        return fd;
+    }
+
+    int tcpListener() {
+        return tcpListener(128, 0);
+    }
+
+    /**
+     * A client connected to {@code listener}. On loopback the handshake completes inside connect(), into the
+     * listener's backlog, whether or not anybody accepts yet.
+     */
+    int connect(int listener) {
+        int fd = tcpSocket(0);
+        assertThat(Sockets.connect(fd, loopback(port(listener)))).isZero();
+        return fd;
+    }
+
+    /** A connected TCP pair {client, server}; the listener is closed again. */
+    int[] tcpPair() {
+        int listener = tcpListener(1, 0);
+        int client = connect(listener);
+        int server = track(Sockets.accept4(listener, Sockets.SOCK_CLOEXEC));
+        close(listener);
+        return new int[] {client, server};
+    }
+
+    /** A UDP socket bound to 127.0.0.1 at an ephemeral port. */
+    int udpSocket() {
+        int fd = track(Sockets.socket(Sockets.AF_INET, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0));
+        assertThat(Sockets.bind(fd, loopback(0))).isZero();
+        return fd;
+    }
+
+    /** Two bound UDP sockets {sender, receiver}, the sender connected to the receiver. */
+    int[] udpPair() {
+        int receiver = udpSocket();
+        int sender = udpSocket();
+        assertThat(Sockets.connect(sender, loopback(port(receiver)))).isZero();
+        return new int[] {sender, receiver};
+    }
+
+    /** {@code socketpair(AF_UNIX, type)}. */
+    int[] unixPair(int type) {
+        int[] pair = new int[2];
+        assertThat(Sockets.socketpair(Sockets.AF_UNIX, type | Sockets.SOCK_CLOEXEC, 0, pair)).isZero();
+        track(pair[0]);
+        track(pair[1]);
+        return pair;
+    }
+
+    // ---- data ------------------------------------------------------------------------------------------
+
+    /** Writes all of {@code bytes} to {@code fd} with write(2). */
+    void write(int fd, byte[] bytes) {
+        assertThat(LibC.write(fd, arena.allocateFrom(JAVA_BYTE, bytes))).isEqualTo(bytes.length);
+    }
+
+    void write(int fd, String text) {
+        write(fd, text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** One read(2) of at most {@code max} bytes. */
+    byte[] read(int fd, int max) {
+        MemorySegment buf = arena.allocate(max);
+        long n = LibC.read(fd, buf);
+        assertThat(n).as("read (negative: -errno)").isGreaterThanOrEqualTo(0);
+        return buf.asSlice(0, n).toArray(JAVA_BYTE);
+    }
+
+    /** A deterministic pattern, different for each {@code seed}, so a misplaced buffer shows. */
+    static byte[] pattern(int length, int seed) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (i * 31 + seed * 17 + 1);
+        }
+        return bytes;
+    }
+
+    static String text(MemorySegment segment, long length) {
+        return new String(segment.asSlice(0, length).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
+    }
+
+    // ---- completions -----------------------------------------------------------------------------------
+
+    /**
+     * Not a deadline for the kernel, only a guard that turns a CQE that never comes (a bug) into a failure
+     * instead of a hung build. Far above anything a loaded machine needs.
+     */
+    private static final long HANG_GUARD_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** Waits for {@code count} CQEs and returns copies of them, in posting order. */
+    static List<Completion> reap(IoUring ring, int count) throws ErrnoException {
+        List<Completion> out = new ArrayList<>(count);
+        while (out.size() < count) {
+            if (ring.waitCqes(1, HANG_GUARD_NANOS) == null) {
+                fail("no CQE in 30 s: got %d of %d: %s", out.size(), count, out);
+            }
+            ring.cq().drain(cqe -> out.add(Completion.of(cqe)), count - out.size());
+        }
+        return out;
+    }
+
+    /** Submits what is prepared, then waits for and returns {@code count} CQEs. */
+    static List<Completion> submitAndReap(IoUring ring, int count) throws ErrnoException {
+        ring.submit();
+        return reap(ring, count);
+    }
+
+    /** The one CQE with {@code userData} among {@code completions}. */
+    static Completion only(List<Completion> completions, long userData) {
+        List<Completion> matching = completions.stream().filter(c -> c.userData() == userData).toList();
+        assertThat(matching).as("CQEs with user_data %d in %s", userData, completions).hasSize(1);
+        return matching.getFirst();
+    }
+}

@@ -1,0 +1,158 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.uring4j.ring.FileTestKit.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * liburing open-close.c: OPENAT and CLOSE, plain and direct. Opening gives a usable fd, CLOSE closes it, the
+ * ring's own fd cannot be closed through the ring, and the direct-close error cases (no table, fd and slot both
+ * set, slot out of range, empty slot); O_CLOEXEC is refused for a direct open, and a direct open with
+ * FILE_INDEX_ALLOC returns the slot it picked.
+ */
+class OpenCloseTest {
+    private static final int SIZE = 4096;
+    private static final int O_DIRECTORY = 0x10000;
+
+    @TempDir
+    Path dir;
+
+    private Path file;
+    private Arena arena;
+    private IoUring ring;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        file = Files.write(dir.resolve("open.dat"), pattern(4, SIZE));
+        arena = Arena.ofConfined();
+        ring = IoUring.open(8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        ring.close();
+        arena.close();
+    }
+
+    @Test
+    void openatOfAnAbsolutePathGivesAnFdThatCloseCloses() throws Exception {
+        // liburing passes dfd -1: an absolute path ignores it.
+        ring.sq().next().prepOpenat(-1, path(file), LibC.O_RDONLY, 0);
+        int fd = run(ring);
+        assertThat(fd).isGreaterThanOrEqualTo(0);
+
+        MemorySegment buf = arena.allocate(SIZE);
+        assertThat(LibC.read(fd, buf)).isEqualTo(SIZE);
+        assertThat(bytes(buf)).isEqualTo(pattern(4, SIZE));
+
+        ring.sq().next().prepClose(fd);
+        assertThat(run(ring)).isZero();
+        assertThat(LibC.close(fd)).as("already closed").isEqualTo(-Errno.EBADF);
+    }
+
+    @Test
+    void openatOfARelativePathResolvesAgainstTheDirectoryFd() throws Exception {
+        int dfd = open(dir, LibC.O_RDONLY | O_DIRECTORY);
+        try {
+            ring.sq().next().prepOpenat(dfd, arena.allocateFrom("open.dat"), LibC.O_RDONLY, 0);
+            int fd = run(ring);
+            assertThat(fd).isGreaterThanOrEqualTo(0);
+            assertThat(LibC.close(fd)).isZero();
+
+            ring.sq().next().prepOpenat(dfd, arena.allocateFrom("missing.dat"), LibC.O_RDONLY, 0);
+            assertThat(run(ring)).isEqualTo(-Errno.ENOENT);
+        } finally {
+            LibC.close(dfd);
+        }
+    }
+
+    @Test
+    void closeOfTheRingsOwnFdFailsWithEbadf() throws Exception {
+        ring.sq().next().prepClose(ring.fd());
+        assertThat(run(ring)).isEqualTo(-Errno.EBADF);
+        // The ring still works.
+        ring.sq().next().prepNop();
+        assertThat(run(ring)).isZero();
+    }
+
+    @Test
+    void directCloseErrorCasesAndClosingASlot() throws Exception {
+        int[] pipe = pipe();
+        try {
+            ring.sq().next().prepCloseDirect(0);
+            assertThat(run(ring)).as("no file table").isEqualTo(-Errno.ENXIO);
+
+            ring.sq().next().prepClose(1).directSlot(0);
+            assertThat(run(ring)).as("both fd and file_index").isEqualTo(-Errno.EINVAL);
+
+            ring.register().files(pipe);
+            ring.sq().next().prepCloseDirect(2);
+            assertThat(run(ring)).as("slot out of range").isEqualTo(-Errno.EINVAL);
+
+            ring.sq().next().prepCloseDirect(0);
+            assertThat(run(ring)).as("valid slot").isZero();
+            ring.sq().next().prepRead(0, arena.allocate(1), 0).addFlags(SqeFlags.FIXED_FILE);
+            assertThat(run(ring)).as("fixed read of the closed slot").isEqualTo(-Errno.EBADF);
+
+            ring.sq().next().prepCloseDirect(1);
+            assertThat(run(ring)).isZero();
+            ring.sq().next().prepCloseDirect(0);
+            assertThat(run(ring)).as("empty slot").isEqualTo(-Errno.EBADF);
+        } finally {
+            closeAll(pipe);
+        }
+    }
+
+    @Test
+    void directOpenWithCloexecFailsWithEinval() throws Exception {
+        ring.register().filesSparse(4);
+        ring.sq().next().prepOpenatDirect(-1, path(file), LibC.O_RDONLY | LibC.O_CLOEXEC, 0, 0);
+        assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
+    }
+
+    @Test
+    void directOpenIntoASlotIsUsableForFixedReads() throws Exception {
+        ring.register().filesSparse(4);
+        ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, 2);
+        assertThat(run(ring)).as("explicit slot: 0 on success").isZero();
+        assertFixedReadSeesTheFile(2);
+    }
+
+    @Test
+    void directOpenWithAllocReturnsTheSlotItPicked() throws Exception {
+        ring.register().filesSparse(2);
+        ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, OpFlags.FileIndex.ALLOC);
+        int first = run(ring);
+        ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, OpFlags.FileIndex.ALLOC);
+        int second = run(ring);
+        assertThat(first).isBetween(0, 1);
+        assertThat(second).isBetween(0, 1).isNotEqualTo(first);
+        assertFixedReadSeesTheFile(first);
+        assertFixedReadSeesTheFile(second);
+
+        ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, OpFlags.FileIndex.ALLOC);
+        assertThat(run(ring)).as("table full").isEqualTo(-Errno.ENFILE);
+    }
+
+    private void assertFixedReadSeesTheFile(int slot) throws Exception {
+        MemorySegment buf = arena.allocate(SIZE);
+        ring.sq().next().prepRead(slot, buf, 0).addFlags(SqeFlags.FIXED_FILE);
+        assertThat(run(ring)).as("fixed read of slot %d", slot).isEqualTo(SIZE);
+        assertThat(bytes(buf)).isEqualTo(pattern(4, SIZE));
+    }
+
+    private MemorySegment path(Path p) {
+        return arena.allocateFrom(p.toString());
+    }
+}

@@ -1,0 +1,207 @@
+package io.uring4j.ring;
+
+import io.uring4j.ring.FileTestKit.Completion;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static io.uring4j.ring.FileTestKit.*;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * liburing read-write.c: buffered and O_DIRECT writes, then reads, at random block offsets through READ/WRITE and
+ * READV/WRITEV, with and without IOSQE_ASYNC. Every result is the full length and the data read back is the data
+ * written. Fixed buffers are in {@link FixedBufferTest}, provided buffers in {@link ProvidedBuffersTest}.
+ */
+class ReadWriteTest {
+    private static final int BS = 4096;
+    private static final int BLOCKS = 32;
+
+    @TempDir
+    Path dir;
+
+    static Stream<Arguments> modes() {
+        List<Arguments> modes = new ArrayList<>();
+        for (boolean vectored : new boolean[] {false, true}) {
+            for (boolean direct : new boolean[] {false, true}) {
+                for (boolean async : new boolean[] {false, true}) {
+                    modes.add(Arguments.of(vectored, direct, async));
+                }
+            }
+        }
+        return modes.stream();
+    }
+
+    @ParameterizedTest(name = "vectored={0} O_DIRECT={1} ASYNC={2}")
+    @MethodSource("modes")
+    void writesThenReadsBlocksAtRandomOffsets(boolean vectored, boolean direct, boolean async) throws Exception {
+        Path file = dir.resolve("rw.dat");
+        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR | (direct ? LibC.O_DIRECT : 0));
+        int sqeFlags = async ? SqeFlags.ASYNC : 0;
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(BLOCKS)) {
+            MemorySegment[] out = new MemorySegment[BLOCKS];
+            MemorySegment[] in = new MemorySegment[BLOCKS];
+            for (int i = 0; i < BLOCKS; i++) {
+                // 4096-aligned: O_DIRECT needs block-aligned memory as well as offsets and lengths.
+                out[i] = arena.allocate(BS, BS);
+                fillPattern(out[i], i);
+                in[i] = arena.allocate(BS, BS);
+            }
+
+            for (int block : shuffled(1)) {
+                prep(ring.sq().next(), true, vectored, fd, out[block], (long) block * BS, arena)
+                        .userData(block).addFlags(sqeFlags);
+            }
+            assertEveryBlockTransferredFully(submitAndReap(ring, BLOCKS));
+
+            for (int block : shuffled(2)) {
+                prep(ring.sq().next(), false, vectored, fd, in[block], (long) block * BS, arena)
+                        .userData(block).addFlags(sqeFlags);
+            }
+            assertEveryBlockTransferredFully(submitAndReap(ring, BLOCKS));
+
+            for (int i = 0; i < BLOCKS; i++) {
+                assertThat(bytes(in[i])).as("block %d read back", i).isEqualTo(pattern(i, BS));
+            }
+        } finally {
+            LibC.close(fd);
+        }
+        // The file as the JDK sees it: the writes really landed at their offsets.
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        for (int i = 0; i < BLOCKS; i++) {
+            expected.write(pattern(i, BS));
+        }
+        assertThat(Files.readAllBytes(file)).isEqualTo(expected.toByteArray());
+    }
+
+    @Test
+    void writesThenReadsThroughAnSqpollRingWithARegisteredFile() throws Exception {
+        Path file = dir.resolve("sqpoll.dat");
+        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.builder().entries(BLOCKS).sqpoll(1000).build()) {
+            // As read-write.c does under SQPOLL: the file is slot 0 of the registered table.
+            ring.register().files(fd);
+            MemorySegment[] out = new MemorySegment[BLOCKS];
+            MemorySegment[] in = new MemorySegment[BLOCKS];
+            for (int block : shuffled(5)) {
+                out[block] = arena.allocate(BS);
+                fillPattern(out[block], block);
+                in[block] = arena.allocate(BS);
+                ring.sq().next().prepWrite(0, out[block], (long) block * BS).addFlags(SqeFlags.FIXED_FILE)
+                        .userData(block);
+            }
+            ring.submitAndWait(BLOCKS);     // under SQPOLL the count may be short: the thread took some already
+            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+
+            for (int block : shuffled(6)) {
+                ring.sq().next().prepRead(0, in[block], (long) block * BS).addFlags(SqeFlags.FIXED_FILE)
+                        .userData(block);
+            }
+            ring.submitAndWait(BLOCKS);
+            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+            for (int i = 0; i < BLOCKS; i++) {
+                assertThat(bytes(in[i])).as("block %d read back", i).isEqualTo(pattern(i, BS));
+            }
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void readAtOffsetMinusOneUsesAndAdvancesTheFilePosition() throws Exception {
+        Path file = dir.resolve("pos.dat");
+        Files.write(file, pattern(9, 2 * BS));
+        int fd = open(file, LibC.O_RDONLY);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            assumeTrue(ring.hasFeature(Features.RW_CUR_POS),
+                    "kernel lacks FEAT_RW_CUR_POS");
+            MemorySegment first = arena.allocate(BS);
+            MemorySegment second = arena.allocate(BS);
+            ring.sq().next().prepRead(fd, first, -1);
+            assertThat(run(ring)).isEqualTo(BS);
+            ring.sq().next().prepRead(fd, second, -1);
+            assertThat(run(ring)).isEqualTo(BS);
+
+            byte[] whole = pattern(9, 2 * BS);
+            assertThat(bytes(first)).isEqualTo(Arrays.copyOfRange(whole, 0, BS));
+            assertThat(bytes(second)).isEqualTo(Arrays.copyOfRange(whole, BS, 2 * BS));
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void readOfAnEventfdReturnsItsEightByteCounter() throws Exception {
+        int efd = LibC.eventfd(5, LibC.EFD_CLOEXEC);
+        assertThat(efd).isGreaterThanOrEqualTo(0);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            MemorySegment counter = arena.allocate(8, 8);
+            ring.sq().next().prepRead(efd, counter, 0);
+            assertThat(run(ring)).isEqualTo(8);
+            assertThat(counter.get(JAVA_LONG, 0)).isEqualTo(5);
+        } finally {
+            LibC.close(efd);
+        }
+    }
+
+    @Test
+    void readOfABadFdFailsWithEbadf() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepRead(-1, arena.allocate(64), 0);
+            assertThat(run(ring)).isEqualTo(-Errno.EBADF);
+        }
+    }
+
+    /** WRITE/READ of the whole buffer, or WRITEV/READV of it split into two iovecs. */
+    private static Sqe prep(Sqe sqe, boolean write, boolean vectored, int fd, MemorySegment buf, long offset,
+            Arena arena) {
+        if (!vectored) {
+            return write ? sqe.prepWrite(fd, buf, offset) : sqe.prepRead(fd, buf, offset);
+        }
+        // Two halves, still 512-aligned for O_DIRECT.
+        MemorySegment iov = iovecs(arena, buf.asSlice(0, BS / 2), buf.asSlice(BS / 2, BS / 2));
+        return write ? sqe.prepWritev(fd, iov, 2, offset, 0) : sqe.prepReadv(fd, iov, 2, offset, 0);
+    }
+
+    private static void assertEveryBlockTransferredFully(List<Completion> completions) {
+        assertThat(completions).allSatisfy(c -> assertThat(c.res()).as("block %d", c.userData()).isEqualTo(BS));
+        assertThat(completions).extracting(Completion::userData)
+                .containsExactlyInAnyOrderElementsOf(blockIds());
+    }
+
+    private static List<Long> blockIds() {
+        List<Long> ids = new ArrayList<>();
+        for (long i = 0; i < BLOCKS; i++) {
+            ids.add(i);
+        }
+        return ids;
+    }
+
+    /** Block numbers 0..BLOCKS-1 in a fixed pseudo-random order. */
+    private static List<Integer> shuffled(long seed) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < BLOCKS; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, new Random(seed));
+        return order;
+    }
+}

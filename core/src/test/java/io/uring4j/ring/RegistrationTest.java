@@ -1,0 +1,192 @@
+package io.uring4j.ring;
+
+import io.uring4j.ring.FileTestKit.Completion;
+import io.uring4j.sys.Errno;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.SetupModesTest.assertNopBatchesRoundTrip;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * liburing reg-reg-ring.c, personality.c, register-restrictions.c, sync-cancel.c and the io-wq worker limits of
+ * io_uring_register.c: registrations that change how the ring itself behaves.
+ */
+class RegistrationTest {
+    private static final long ONE_SECOND = 1_000_000_000L;
+
+    // ---- registered ring fd ------------------------------------------------------------------------------
+
+    @Test
+    void registeredRingFdServesEnterAndRegisterUntilUnregistered() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            int index = ring.register().ringFd();
+            assertThat(index).isBetween(0, 15);     // at most 16 registered rings per thread
+            assertNopBatchesRoundTrip(ring, 8, 3);
+            assertThat(ring.register().probe().isSupported(Opcode.NOP)).as("register through the index").isTrue();
+            assertThat(errnoOf(() -> ring.register().ringFd())).as("second registration").isEqualTo(Errno.EEXIST);
+
+            ring.register().unregisterRingFd();
+            assertNopBatchesRoundTrip(ring, 8, 1);
+            assertThat(errnoOf(() -> ring.register().unregisterRingFd())).isEqualTo(Errno.EINVAL);
+
+            // And it can be registered again; close() then unregisters it.
+            assertThat(ring.register().ringFd()).isBetween(0, 15);
+            assertNopBatchesRoundTrip(ring, 8, 1);
+        }
+    }
+
+    // ---- io-wq limits -------------------------------------------------------------------------------------
+
+    @Test
+    void iowqMaxWorkersReturnsThePreviousLimits() throws Exception {
+        // io-wq is per thread and shared by all of a thread's rings: use a fresh thread so no other test sees
+        // the limits set here.
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().start(() -> {
+            try (IoUring ring = IoUring.open(8)) {
+                // A request through io-wq makes this thread's worker pool exist.
+                ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC);
+                assertThat(run(ring)).isZero();
+
+                int[] initial = ring.register().iowqMaxWorkers(0, 0);     // 0, 0: only read them
+                assertThat(initial[0]).as("bounded").isPositive();
+                assertThat(initial[1]).as("unbounded").isPositive();
+                assertThat(ring.register().iowqMaxWorkers(2, 3)).isEqualTo(initial);
+                assertThat(ring.register().iowqMaxWorkers(0, 0)).containsExactly(2, 3);
+                assertThat(ring.register().iowqMaxWorkers(0, 5)).as("0 leaves one alone").containsExactly(2, 3);
+                assertThat(ring.register().iowqMaxWorkers(0, 0)).containsExactly(2, 5);
+                outcome.set("ok");
+            } catch (Throwable t) {
+                outcome.set(t);
+            }
+        });
+        thread.join(30_000);
+        assertThat(thread.isAlive()).isFalse();
+        if (outcome.get() instanceof Throwable t) {
+            throw new AssertionError(t);
+        }
+        assertThat(outcome.get()).isEqualTo("ok");
+    }
+
+    // ---- personality --------------------------------------------------------------------------------------
+
+    @Test
+    void registeredPersonalityIsUsableUntilUnregistered() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            int id = ring.register().personality();
+            assertThat(id).isPositive();
+
+            ring.sq().next().prepNop().personality(id);
+            assertThat(run(ring)).isZero();
+
+            ring.register().unregisterPersonality(id);
+            ring.sq().next().prepNop().personality(id);
+            assertThat(run(ring)).as("unknown personality").isEqualTo(-Errno.EINVAL);
+            assertThat(errnoOf(() -> ring.register().unregisterPersonality(id))).isEqualTo(Errno.EINVAL);
+        }
+    }
+
+    // ---- restrictions and R_DISABLED ------------------------------------------------------------------------
+
+    @Test
+    void restrictedRingAllowsOnlyTheListedOpcodesAndRegisterOps() throws Exception {
+        int[] pipe = pipe();
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.builder().entries(8).disabled().build()) {
+            ring.register().restrictions(Restriction.sqeOp(Opcode.NOP), Restriction.sqeOp(Opcode.WRITE),
+                    Restriction.registerOp(Registrar.REGISTER_BUFFERS));
+            ring.register().enableRings();
+
+            MemorySegment data = arena.allocate(8);
+            ring.sq().next().prepNop().userData(1);
+            ring.sq().next().prepWrite(pipe[1], data, 0).userData(2);
+            ring.sq().next().prepRead(pipe[0], data, 0).userData(3);
+            List<Completion> completions = submitAndReap(ring, 3);
+            assertThat(completions).extracting(Completion::userData).containsExactlyInAnyOrder(1L, 2L, 3L);
+            for (Completion c : completions) {
+                int expected = switch ((int) c.userData()) {
+                    case 1 -> 0;
+                    case 2 -> 8;
+                    default -> -Errno.EACCES;       // READ was not allowed
+                };
+                assertThat(c.res()).as("user_data %d", c.userData()).isEqualTo(expected);
+            }
+
+            ring.register().buffers(arena.allocate(4096, 4096));
+            assertThat(errnoOf(() -> ring.register().files(pipe))).isEqualTo(Errno.EACCES);
+            assertThat(errnoOf(() -> ring.register().probe())).isEqualTo(Errno.EACCES);
+        } finally {
+            closeAll(pipe);
+        }
+    }
+
+    @Test
+    void disabledRingRefusesToSubmitUntilEnabled() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).disabled().build()) {
+            ring.sq().next().prepNop().userData(5);
+            assertThat(errnoOf(ring::submit)).isEqualTo(Errno.EBADFD);
+
+            ring.register().enableRings();
+            // The refused SQE is still queued and goes in with the next submit.
+            assertThat(ring.submitAndWait(1)).isEqualTo(1);
+            Completion c = next(ring);
+            assertThat(c.userData()).isEqualTo(5);
+            assertThat(c.res()).isZero();
+        }
+    }
+
+    @Test
+    void restrictionsAndEnableNeedADisabledRing() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            assertThat(errnoOf(() -> ring.register().restrictions(Restriction.sqeOp(Opcode.NOP))))
+                    .isEqualTo(Errno.EBADFD);
+            assertThat(errnoOf(() -> ring.register().enableRings())).isEqualTo(Errno.EBADFD);
+        }
+    }
+
+    // ---- synchronous cancel --------------------------------------------------------------------------------
+
+    @Test
+    void syncCancelOfAPendingPipeReadCancelsItBeforeReturning() throws Exception {
+        int[] pipe = pipe();
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            ring.sq().next().prepRead(pipe[0], arena.allocate(16), 0).userData(7);
+            assertThat(ring.submit()).isEqualTo(1);
+
+            assertThat(ring.register().syncCancel(7, 0, 0, ONE_SECOND)).isZero();
+            // Done synchronously: the CQE is there without waiting.
+            assertThat(ring.cq().ready()).isEqualTo(1);
+            Completion c = next(ring);
+            assertThat(c.userData()).isEqualTo(7);
+            assertThat(c.res()).isIn(-Errno.ECANCELED, -Errno.EINTR);
+
+            assertThat(errnoOf(() -> ring.register().syncCancel(7, 0, 0, ONE_SECOND))).as("nothing left")
+                    .isEqualTo(Errno.ENOENT);
+        } finally {
+            closeAll(pipe);
+        }
+    }
+
+    @Test
+    void syncCancelByFdWithAllCancelsEveryMatchAndCountsThem() throws Exception {
+        int[] pipe = pipe();
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            for (int i = 0; i < 3; i++) {
+                ring.sq().next().prepRead(pipe[0], arena.allocate(16), 0).userData(i);
+            }
+            assertThat(ring.submit()).isEqualTo(3);
+
+            int cancelled = ring.register().syncCancel(0, pipe[0], OpFlags.Cancel.FD | OpFlags.Cancel.ALL, -1);
+            assertThat(cancelled).isEqualTo(3);
+            assertThat(next(ring, 3)).extracting(Completion::res)
+                    .allSatisfy(res -> assertThat(res).isIn(-Errno.ECANCELED, -Errno.EINTR));
+        } finally {
+            closeAll(pipe);
+        }
+    }
+}

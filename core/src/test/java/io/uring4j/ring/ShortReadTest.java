@@ -1,0 +1,75 @@
+package io.uring4j.ring;
+
+import io.uring4j.ring.FileTestKit.Completion;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static io.uring4j.ring.FileTestKit.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * liburing short-read.c: a READV of 4096 bytes from a 1024-byte file completes with 1024 (a short read is a
+ * success result). As the io_uring_enter man page says, it still breaks an IO_LINK chain.
+ */
+class ShortReadTest {
+    private static final int FILE_SIZE = 1024;
+    private static final int READ_SIZE = 4096;
+
+    @TempDir
+    Path dir;
+
+    private Path file;
+
+    @BeforeEach
+    void createFile() throws Exception {
+        file = Files.write(dir.resolve("short.dat"), pattern(6, FILE_SIZE));
+    }
+
+    @Test
+    void readvPastEndOfFileReturnsWhatThereIs() throws Exception {
+        int fd = open(file, LibC.O_RDONLY);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            MemorySegment buf = arena.allocate(READ_SIZE);
+            ring.sq().next().prepReadv(fd, iovecs(arena, buf), 1, 0, 0);
+            assertThat(run(ring)).isEqualTo(FILE_SIZE);
+            assertThat(Arrays.copyOf(bytes(buf), FILE_SIZE)).isEqualTo(pattern(6, FILE_SIZE));
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void readAtEndOfFileReturnsZero() throws Exception {
+        int fd = open(file, LibC.O_RDONLY);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepRead(fd, arena.allocate(READ_SIZE), FILE_SIZE);
+            assertThat(run(ring)).isZero();
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
+    void aShortReadBreaksTheLinkAfterIt() throws Exception {
+        int fd = open(file, LibC.O_RDONLY);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepRead(fd, arena.allocate(READ_SIZE), 0).userData(1).link();
+            ring.sq().next().prepNop().userData(2);
+            List<Completion> completions = submitAndReap(ring, 2);
+            assertThat(completions).extracting(Completion::userData).containsExactly(1L, 2L);
+            assertThat(completions).extracting(Completion::res).containsExactly(FILE_SIZE, -Errno.ECANCELED);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+}
