@@ -103,6 +103,12 @@ class UringTest {
             reader.join();
             assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class).hasMessageContaining("READ");
             assertThat(uring.loop(0).stats().inFlight()).isZero();
+            // The read is gone from the kernel: data written now stays in the pipe, the buffer stays untouched.
+            MemorySegment data = arena.allocateFrom("late");
+            assertThat(LibC.write(pipe[1], data)).isEqualTo(data.byteSize());
+            MemorySegment drained = arena.allocate(64);
+            assertThat(LibC.read(pipe[0], drained)).isEqualTo(data.byteSize());
+            assertThat(buffer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
         } finally {
             LibC.close(pipe[0]);
             LibC.close(pipe[1]);
