@@ -7,7 +7,8 @@ import java.util.Arrays;
 /**
  * The outcome of every step of a {@link Chain}, in order. The kernel's rules show through: after a step fails
  * (or, for a soft link, returns less than asked, like a short read), the rest of the chain completes with
- * -ECANCELED without running; a link timeout step reports -ETIME if it fired and -ECANCELED if its request won.
+ * -ECANCELED without running; a link timeout step reports -ETIME if it fired and -ECANCELED if its request won
+ * (when both happen at once, the kernel may also report -EALREADY or -ENOENT for the timeout).
  */
 public final class ChainResult {
     private final int[] results;

@@ -92,4 +92,32 @@ class ChainTest {
             LibC.close(pipe[1]);
         }
     }
+
+    @Test
+    void aTimeoutRacingItsReadsCompletionHasExactlyOneWinner() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
+        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            MemorySegment one = arena.allocateFrom("x");
+            for (int i = 0; i < 300; i++) {
+                MemorySegment buffer = arena.allocate(8);
+                var chain = uring.loop().chain(Ops.read(pipe[0], buffer, -1))
+                        .timeout(Duration.ofNanos(20_000L * (i % 50))).submitAsync();
+                LibC.write(pipe[1], one.asSlice(0, 1));
+                ChainResult r = chain.get(10, TimeUnit.SECONDS);
+                if (r.result(0) == 1) {
+                    assertThat(r.result(1)).as("%s", r).isIn(-Errno.ECANCELED, -Errno.EALREADY, -Errno.ENOENT, -Errno.ETIME, 0);
+                } else {
+                    assertThat(r.result(0)).as("%s", r).isIn(-Errno.ECANCELED, -Errno.EINTR);
+                    assertThat(r.result(1)).as("%s", r).isIn(-Errno.ETIME, -Errno.EALREADY, 0);
+                    MemorySegment drain = arena.allocate(8);
+                    assertThat(LibC.read(pipe[0], drain)).isEqualTo(1);   // the byte is still there
+                }
+            }
+            assertThat(uring.loop(0).stats().stale()).isZero();
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
 }
