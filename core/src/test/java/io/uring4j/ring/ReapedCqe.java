@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 record ReapedCqe(long userData, int res, int flags) {
     /** How long a test waits for a completion it expects; far above anything the tests expect to take. */
-    static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The expected completion {@code (userData, res)} with no CQE flags. */
     static ReapedCqe cqe(long userData, int res) {
