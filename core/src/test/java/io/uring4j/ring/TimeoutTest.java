@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static io.uring4j.ring.ReapedCqe.cqe;
 import static org.assertj.core.api.Assertions.assertThat;
