@@ -10,7 +10,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import static io.uring4j.ring.ReapedCqe.cqe;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -75,6 +77,36 @@ class TimeoutTest {
             assertThat(cqes).containsExactlyInAnyOrder(cqe(0, 0), cqe(1, 0), cqe(2, 0));
             assertThat(ReapedCqe.userDataOf(cqes).indexOf(0L)).as("timeout's place in %s", cqes)
                     .isGreaterThanOrEqualTo(count);
+        }
+    }
+
+    @Test
+    void timeoutsFireInDeadlineOrderAndDoNotCountEachOther() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            // Both have count 1, yet neither is completed by the other's CQE: timeout CQEs are not counted.
+            ring.sq().next().prepTimeout(Timespec.allocate(arena, 2 * SHORT), 1, 0).userData(1);
+            ring.sq().next().prepTimeout(Timespec.allocate(arena, SHORT), 1, 0).userData(2);
+            long start = System.nanoTime();
+            assertThat(ring.submit()).isEqualTo(2);
+
+            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(2, -Errno.ETIME));
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(SHORT);
+            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.ETIME));
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * SHORT);
+        }
+    }
+
+    @Test
+    void countedTimeoutsEachWaitForTheirOwnCount() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            MemorySegment ts = Timespec.allocate(arena, SHORT);
+            ring.sq().next().prepTimeout(ts, 2, 0).userData(1);
+            ring.sq().next().prepTimeout(ts, 1, 0).userData(2);
+            ring.sq().next().prepNop().userData(3);
+            assertThat(ring.submit()).isEqualTo(3);
+
+            // The NOP satisfies count 1; the second timeout's own completion does not count towards count 2.
+            assertThat(ReapedCqe.next(ring, 3)).containsExactly(cqe(3, 0), cqe(2, 0), cqe(1, -Errno.ETIME));
         }
     }
 
@@ -210,6 +242,51 @@ class TimeoutTest {
             }
             assertThat(removed).isEqualTo(cqe(2, 0));
             assertThat(last).as("the multishot's final CQE, without F_MORE").isEqualTo(cqe(1, -Errno.ECANCELED));
+        }
+    }
+
+    @Test
+    void updateGivesMultishotTimeoutsTheNewPeriod() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            MemorySegment never = Timespec.allocate(arena, NEVER);
+            MemorySegment period = Timespec.allocate(arena, SHORT);
+            ring.sq().next().prepTimeout(never, 0, OpFlags.Timeout.MULTISHOT).userData(1);
+            ring.sq().next().prepTimeout(never, 0, OpFlags.Timeout.MULTISHOT).userData(2);
+            ring.sq().next().prepTimeoutUpdate(period, 1, 0).userData(3);
+            ring.sq().next().prepTimeoutUpdate(period, 2, 0).userData(4);
+            assertThat(ring.submit()).isEqualTo(4);
+
+            // Both updates succeed, then each timeout keeps firing with the new period, F_MORE every time.
+            int[] expiries = new int[3];
+            int updates = 0;
+            while (expiries[1] < 2 || expiries[2] < 2 || updates < 2) {
+                ReapedCqe cqe = ReapedCqe.next(ring);
+                if (cqe.userData() >= 3) {
+                    assertThat(cqe.res()).as("update %s", cqe).isZero();
+                    updates++;
+                } else {
+                    assertThat(cqe).isEqualTo(new ReapedCqe(cqe.userData(), -Errno.ETIME, CqeFlags.F_MORE));
+                    expiries[(int) cqe.userData()]++;
+                }
+            }
+
+            ring.sq().next().prepTimeoutRemove(1, 0).userData(5);
+            ring.sq().next().prepTimeoutRemove(2, 0).userData(6);
+            assertThat(ring.submit()).isEqualTo(2);
+            int removes = 0;
+            Set<Long> ended = new HashSet<>();
+            while (removes < 2 || ended.size() < 2) {
+                ReapedCqe cqe = ReapedCqe.next(ring);
+                if (cqe.userData() >= 5) {
+                    assertThat(cqe.res()).as("remove %s", cqe).isZero();
+                    removes++;
+                } else if (cqe.hasMore()) {
+                    assertThat(cqe.res()).as("late expiry %s", cqe).isEqualTo(-Errno.ETIME);
+                } else {
+                    assertThat(cqe.res()).as("final CQE %s", cqe).isEqualTo(-Errno.ECANCELED);
+                    assertThat(ended.add(cqe.userData())).as("a second final CQE %s", cqe).isTrue();
+                }
+            }
         }
     }
 
