@@ -19,10 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * liburing test/timeout.c: IORING_OP_TIMEOUT, TIMEOUT_REMOVE and timeout updates. A timeout completes with
- * -ETIME when its time runs out, or with 0 once {@code count} other completions were posted; an expired timeout
- * is an error that breaks a soft link unless it carries ETIME_SUCCESS; a multishot timeout fires repeatedly.
- * Timing is asserted only as lower bounds (never fired early); "fired at all" within the patience of
- * {@link ReapedCqe} stands in for "fired early" where an update shortened a 30 s timer.
+ * -ETIME when its time runs out, or with 0 once {@code count} other completions were posted (other timeouts'
+ * CQEs do not count); an expired timeout is an error that breaks a soft link unless it carries ETIME_SUCCESS;
+ * a multishot timeout fires repeatedly. Timing is asserted as lower bounds (never fired early); "fired at all"
+ * within the patience of {@link ReapedCqe} stands in for "fired early" where an update shortened a 30 s timer.
  */
 class TimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
