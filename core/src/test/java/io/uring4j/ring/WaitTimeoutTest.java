@@ -1,0 +1,132 @@
+package io.uring4j.ring;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.time.Duration;
+
+import static io.uring4j.ring.ReapedCqe.cqe;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * liburing test/timeout-new.c (and the {@code wait_cqes} case of test/timeout.c): waits bounded by an EXT_ARG
+ * timeout instead of a TIMEOUT SQE. {@link IoUring#waitCqes} returns the head CQE as soon as enough are ready,
+ * or {@code null} once the time is up with none; {@link IoUring#submitAndWait(int, long)} returns the number
+ * submitted whether or not the wait was cut short. A timed-out wait does not cancel the I/O it waited for.
+ */
+class WaitTimeoutTest {
+    private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
+
+    private static IoUring openWithExtArg(int setupFlags) throws ErrnoException {
+        IoUring ring;
+        try {
+            ring = IoUring.builder().entries(8).flags(setupFlags).build();
+        } catch (ErrnoException e) {
+            // Setup flags have no probe: a kernel that predates one answers EINVAL (liburing.md §6.4).
+            assumeTrue(e.errno() != Errno.EINVAL, "kernel refuses setup flags " + SetupFlags.toString(setupFlags));
+            throw e;
+        }
+        if (!ring.hasFeature(Features.EXT_ARG)) {
+            ring.close();
+            assumeTrue(false, "kernel lacks IORING_FEAT_EXT_ARG");
+        }
+        return ring;
+    }
+
+    @ParameterizedTest(name = "setup flags {0}")
+    @ValueSource(ints = {0, SetupFlags.SQPOLL, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
+    void completionBeforeTheTimeoutIsReturned(int setupFlags) throws Exception {
+        try (IoUring ring = openWithExtArg(setupFlags)) {
+            ring.sq().next().prepNop().userData(7);
+            assertThat(ring.submit()).isEqualTo(1);
+
+            // A generous bound: an SQPOLL thread may take a while to be scheduled on a loaded machine.
+            Cqe cqe = ring.waitCqes(1, ReapedCqe.PATIENCE_NANOS);
+            assertThat(cqe).isNotNull();
+            assertThat(ReapedCqe.of(cqe)).isEqualTo(cqe(7, 0));
+            ring.cq().seen(cqe);
+        }
+    }
+
+    @ParameterizedTest(name = "setup flags {0}")
+    @ValueSource(ints = {0, SetupFlags.SQPOLL, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
+    void noCompletionReturnsNullAfterTheTimeout(int setupFlags) throws Exception {
+        try (IoUring ring = openWithExtArg(setupFlags)) {
+            long start = System.nanoTime();
+            assertThat(ring.waitCqes(1, TIMEOUT)).isNull();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+        }
+    }
+
+    @Test
+    void timedOutWaitLeavesThePendingReadInFlight() throws Exception {
+        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepRead(pipe.readFd, arena.allocate(16), 0).userData(1);
+            assertThat(ring.submit()).isEqualTo(1);
+
+            assertThat(ring.waitCqes(1, TIMEOUT)).as("a CQE for a read of an empty pipe").isNull();
+            // The read is still pending: closing the write end completes it with EOF.
+            pipe.closeWriteEnd();
+            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, 0));
+        }
+    }
+
+    @Test
+    void waitForTwoGathersTwoThenTimesOut() throws Exception {
+        try (IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepNop().userData(1);
+            ring.sq().next().prepNop().userData(2);
+            assertThat(ring.submit()).isEqualTo(2);
+
+            // Both ready: returns at once with the first.
+            Cqe first = ring.waitCqes(2, TIMEOUT);
+            assertThat(first).isNotNull();
+            assertThat(ReapedCqe.of(first)).isEqualTo(cqe(1, 0));
+            ring.cq().seen(first);
+
+            // One of two ready: waits out the timeout, then hands over what there is.
+            long start = System.nanoTime();
+            Cqe second = ring.waitCqes(2, TIMEOUT);
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+            assertThat(second).isNotNull();
+            assertThat(ReapedCqe.of(second)).isEqualTo(cqe(2, 0));
+            ring.cq().seen(second);
+
+            start = System.nanoTime();
+            assertThat(ring.waitCqes(2, TIMEOUT)).isNull();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+        }
+    }
+
+    @Test
+    void submitAndWaitWithTimeoutReturnsTheNumberSubmittedWhenTheWaitTimesOut() throws Exception {
+        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepRead(pipe.readFd, arena.allocate(16), 0).userData(1);
+            long start = System.nanoTime();
+
+            assertThat(ring.submitAndWait(1, TIMEOUT)).as("submitted").isEqualTo(1);
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+            assertThat(ring.cq().ready()).as("CQEs ready").isZero();
+
+            pipe.closeWriteEnd();
+            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, 0));
+        }
+    }
+
+    @Test
+    void submitAndWaitWithTimeoutReturnsOnceTheCompletionsAreThere() throws Exception {
+        try (IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepNop().userData(1);
+            ring.sq().next().prepNop().userData(2);
+
+            assertThat(ring.submitAndWait(2, ReapedCqe.PATIENCE_NANOS)).as("submitted").isEqualTo(2);
+            assertThat(ring.cq().ready()).as("CQEs ready").isEqualTo(2);
+            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, 0), cqe(2, 0));
+        }
+    }
+}
