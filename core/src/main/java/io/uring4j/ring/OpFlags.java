@@ -38,6 +38,8 @@ public final class OpFlags {
         /** An expiry still posts -ETIME, but no longer breaks the link. */
         public static final int ETIME_SUCCESS = 1 << 5;
         public static final int MULTISHOT = 1 << 6;
+        /** {@code addr} holds the timeout in nanoseconds instead of a timespec pointer (newer than 6.18). */
+        public static final int IMMEDIATE_ARG = 1 << 7;
 
         private Timeout() {
         }
