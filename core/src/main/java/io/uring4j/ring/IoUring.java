@@ -102,11 +102,15 @@ public final class IoUring implements AutoCloseable {
 
     // ---- queues ----------------------------------------------------------------------------------------
 
+    /** The submission queue; throws {@link IllegalStateException} once the ring is closed. */
     public SubmissionQueue sq() {
+        checkOpen();
         return sq;
     }
 
+    /** The completion queue; throws {@link IllegalStateException} once the ring is closed. */
     public CompletionQueue cq() {
+        checkOpen();
         return cq;
     }
 
@@ -120,16 +124,19 @@ public final class IoUring implements AutoCloseable {
 
     /** Submits prepared SQEs; returns how many the kernel consumed. Enters the kernel only when needed. */
     public int submit() throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), 0, false);
     }
 
     /** Submits and waits until at least {@code waitNr} CQEs are ready. Returns the number submitted. */
     public int submitAndWait(int waitNr) throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), waitNr, false);
     }
 
     /** Submits and runs pending task work / flushes overflow, without waiting (io_uring_submit_and_get_events). */
     public int submitAndGetEvents() throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), 0, true);
     }
 
@@ -222,6 +229,7 @@ public final class IoUring implements AutoCloseable {
 
     /** The CQE at the head, entering the kernel first only if completions are pending there; else null. */
     public Cqe peekCqe() throws ErrnoException {
+        checkOpen();
         Cqe cqe = cq.peek();
         if (cqe == null && (cqEnter || sq.cqNeedsFlush())) {
             getEvents();
@@ -235,7 +243,6 @@ public final class IoUring implements AutoCloseable {
      * kernel thread sleeps), or completions must be waited for or flushed.
      */
     private int submit(int submitted, int waitNr, boolean getEvents) throws ErrnoException {
-        checkOpen();
         boolean cqNeedsEnter = getEvents || waitNr > 0 || cqEnter || sq.cqNeedsFlush();
         int flags = 0;
         boolean sqNeedsEnter = false;

@@ -15,6 +15,7 @@ import java.util.Map;
 
 import static io.uring4j.ring.UringTestKit.onPlatformThread;
 import static io.uring4j.ring.UringTestKit.reapResults;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -106,7 +107,7 @@ class CancelTest {
             Map<Long, Integer> completed = reapResults(ring, n / 2);
             for (long i = 1; i <= n; i += 2) {
                 assertThat(completed).containsEntry(i, 8);
-                assertThat(bufs.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8 * (i - 1))).isEqualTo((byte) i);
+                assertThat(bufs.get(JAVA_BYTE, 8 * (i - 1))).isEqualTo((byte) i);
             }
         } finally {
             pipes.forEach(Pipe::close);
@@ -150,7 +151,7 @@ class CancelTest {
             assertThat(ring1.peekCqe()).isNull();
             pipe.write((byte) 'y');
             assertThat(reapResults(ring1, 1)).containsExactlyEntriesOf(Map.of(1L, 1));
-            assertThat(buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 'y');
+            assertThat(buf.get(JAVA_BYTE, 0)).isEqualTo((byte) 'y');
         }
     }
 

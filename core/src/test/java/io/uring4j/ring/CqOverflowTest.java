@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.stream.LongStream;
@@ -178,7 +179,7 @@ class CqOverflowTest {
             assertThat(ring.cq().overflow()).as("dropped CQEs").isZero();
             for (int id = 1; id < n; id++) {
                 assertThat(Math.abs(completions[id] - completions[id - 1]))
-                        .as("completions per id %s", java.util.Arrays.toString(completions)).isLessThanOrEqualTo(1);
+                        .as("completions per id %s", Arrays.toString(completions)).isLessThanOrEqualTo(1);
             }
         }
     }

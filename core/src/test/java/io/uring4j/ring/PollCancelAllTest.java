@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.UringTestKit.Completion;
 import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
@@ -7,8 +8,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Map;
 
+import static io.uring4j.ring.UringTestKit.reap;
 import static io.uring4j.ring.UringTestKit.reapResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,14 +65,14 @@ class PollCancelAllTest {
 
             ring.sq().next().prepCancelFd(first.readFd(), OpFlags.Cancel.ALL).userData(CANCEL);
             ring.submit();
-            assertFourCancelled(UringTestKit.reap(ring, 5), 0);
+            assertFourCancelled(reap(ring, 5), 0);
             // The four polls on the second pipe are untouched: nothing more is posted, even after an enter.
             assertThat(ring.submitAndGetEvents()).isZero();
             assertThat(ring.peekCqe()).isNull();
 
             ring.sq().next().prepCancelFd(second.readFd(), OpFlags.Cancel.ALL).userData(CANCEL);
             ring.submit();
-            assertFourCancelled(UringTestKit.reap(ring, 5), 1);
+            assertFourCancelled(reap(ring, 5), 1);
         }
     }
 
@@ -114,14 +117,14 @@ class PollCancelAllTest {
 
             ring.sq().next().prepCancel(7, 0).userData(CANCEL);
             ring.submit();
-            var one = UringTestKit.reap(ring, 2);
-            assertThat(one).extracting(UringTestKit.Completion::userData).containsExactlyInAnyOrder(7L, CANCEL);
+            List<Completion> one = reap(ring, 2);
+            assertThat(one).extracting(Completion::userData).containsExactlyInAnyOrder(7L, CANCEL);
             assertThat(one).allSatisfy(c -> assertThat(c.res()).isEqualTo(c.userData() == CANCEL ? 0 : -Errno.ECANCELED));
             assertThat(ring.peekCqe()).isNull();
 
             ring.sq().next().prepCancel(7, OpFlags.Cancel.ALL).userData(CANCEL);
             ring.submit();
-            var rest = UringTestKit.reap(ring, 4);
+            List<Completion> rest = reap(ring, 4);
             assertThat(rest).filteredOn(c -> c.userData() == CANCEL).singleElement()
                     .satisfies(c -> assertThat(c.res()).isEqualTo(3));
             assertThat(rest).filteredOn(c -> c.userData() == 7).hasSize(3)
@@ -157,7 +160,7 @@ class PollCancelAllTest {
         }
     }
 
-    private static void assertFourCancelled(java.util.List<UringTestKit.Completion> cqes, long pollUserData) {
+    private static void assertFourCancelled(List<Completion> cqes, long pollUserData) {
         assertThat(cqes).filteredOn(c -> c.userData() == CANCEL).singleElement()
                 .satisfies(c -> assertThat(c.res()).isEqualTo(4));
         assertThat(cqes).filteredOn(c -> c.userData() != CANCEL).hasSize(4)
