@@ -28,9 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(30)
 class CancelTest {
-    private static final int[] CANCELLED_READ = {-Errno.ECANCELED, -Errno.EINTR};
-    private static final int[] CANCEL_DONE = {0, -Errno.EALREADY};
-
     @ParameterizedTest(name = "IOSQE_ASYNC read: {0}")
     @ValueSource(booleans = {false, true})
     void cancelsAPendingPipeReadByUserData(boolean asyncRead) throws Exception {
@@ -43,8 +40,14 @@ class CancelTest {
             assertThat(ring.submit()).isEqualTo(1);
             Map<Long, Integer> results = reapResults(ring, 2);
 
-            assertThat(results.get(1L)).isIn(CANCELLED_READ[0], CANCELLED_READ[1]);
-            assertThat(results.get(2L)).isIn(CANCEL_DONE[0], CANCEL_DONE[1]);
+            if (asyncRead) {
+                // An io-wq worker may be mid-attempt when the cancel arrives: it is interrupted instead.
+                assertThat(results.get(1L)).isIn(-Errno.ECANCELED, -Errno.EINTR);
+                assertThat(results.get(2L)).isIn(0, -Errno.EALREADY);
+            } else {
+                // Armed as an internal poll during submit: found and cancelled at once.
+                assertThat(results).containsEntry(1L, -Errno.ECANCELED).containsEntry(2L, 0);
+            }
             // The cancelled read consumed nothing: bytes written now stay in the pipe for us.
             pipe.write((byte) 'x');
             assertThat(pipe.read(16)).containsExactly('x');
@@ -96,8 +99,8 @@ class CancelTest {
             assertThat(ring.submit()).isEqualTo(n / 2);
             Map<Long, Integer> cancelled = reapResults(ring, n);       // 4 cancels + 4 cancelled reads
             for (long i = 2; i <= n; i += 2) {
-                assertThat(cancelled.get(i)).as("read %d", i).isIn(CANCELLED_READ[0], CANCELLED_READ[1]);
-                assertThat(cancelled.get(100 + i)).as("cancel of %d", i).isIn(CANCEL_DONE[0], CANCEL_DONE[1]);
+                // The reads were armed as internal polls during submit, so each cancel finds its read waiting.
+                assertThat(cancelled).containsEntry(i, -Errno.ECANCELED).containsEntry(100 + i, 0);
             }
             assertThat(ring.cq().ready()).isZero();
 
@@ -130,8 +133,8 @@ class CancelTest {
             assertThat(submitted).isEqualTo(1);
 
             Map<Long, Integer> results = reapResults(ring, 2);
-            assertThat(results.get(1L)).isIn(CANCELLED_READ[0], CANCELLED_READ[1]);
-            assertThat(results.get(2L)).isIn(CANCEL_DONE[0], CANCEL_DONE[1]);
+            assertThat(results.get(1L)).isIn(-Errno.ECANCELED, -Errno.EINTR);
+            assertThat(results.get(2L)).isIn(0, -Errno.EALREADY);
         }
     }
 
