@@ -24,8 +24,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>A ring is not thread-safe: one thread prepares, submits and reaps (a SINGLE_ISSUER or DEFER_TASKRUN ring
  * enforces this in the kernel, which answers other threads with EEXIST). Registration calls may come from any
- * thread. Memory the kernel reads or writes for a request stays the caller's responsibility until the request's
- * final CQE; the runtime layer above the ring takes that over.
+ * thread, except on a SINGLE_ISSUER ring, where the kernel holds io_uring_register to the issuer as well.
+ * Memory the kernel reads or writes for a request stays the caller's responsibility until the request's final
+ * CQE; the runtime layer above the ring takes that over.
  *
  * <p>Closing is idempotent and unmaps everything; any later use throws {@link IllegalStateException}.
  */
@@ -47,7 +48,11 @@ public final class IoUring implements AutoCloseable {
     private final boolean sqpoll;
     /** IOPOLL without SQPOLL: completions are found only by entering (liburing's INT_FLAG_CQ_ENTER). */
     private final boolean cqEnter;
-    private final Thread creator;
+    /**
+     * SINGLE_ISSUER rings: the issuer thread as far as this library knows — the creator, or the thread that
+     * enabled an R_DISABLED ring; null before that. Only used to explain EEXIST.
+     */
+    private volatile Thread issuer;
 
     /** The fd passed to enter: the ring fd, or its registered index once {@link Registrar#ringFd()} ran. */
     private int enterFd;
@@ -71,7 +76,8 @@ public final class IoUring implements AutoCloseable {
         this.cq = new CompletionQueue(cqRing, params, (setupFlags & SetupFlags.CQE32) != 0,
                 (setupFlags & SetupFlags.CQE_MIXED) != 0);
         this.waitArg = arena.allocate(GETEVENTS_ARG_SIZE + Timespec.SIZE, 8);
-        this.creator = Thread.currentThread();
+        this.issuer = (setupFlags & (SetupFlags.SINGLE_ISSUER | SetupFlags.R_DISABLED)) == SetupFlags.SINGLE_ISSUER
+                ? Thread.currentThread() : null;
         if (registeredIndexOnly) {
             this.ringFd = -1;
             this.enterFd = ringFd;
@@ -96,11 +102,15 @@ public final class IoUring implements AutoCloseable {
 
     // ---- queues ----------------------------------------------------------------------------------------
 
+    /** The submission queue; throws {@link IllegalStateException} once the ring is closed. */
     public SubmissionQueue sq() {
+        checkOpen();
         return sq;
     }
 
+    /** The completion queue; throws {@link IllegalStateException} once the ring is closed. */
     public CompletionQueue cq() {
+        checkOpen();
         return cq;
     }
 
@@ -114,16 +124,19 @@ public final class IoUring implements AutoCloseable {
 
     /** Submits prepared SQEs; returns how many the kernel consumed. Enters the kernel only when needed. */
     public int submit() throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), 0, false);
     }
 
     /** Submits and waits until at least {@code waitNr} CQEs are ready. Returns the number submitted. */
     public int submitAndWait(int waitNr) throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), waitNr, false);
     }
 
     /** Submits and runs pending task work / flushes overflow, without waiting (io_uring_submit_and_get_events). */
     public int submitAndGetEvents() throws ErrnoException {
+        checkOpen();
         return submit(sq.flush(), 0, true);
     }
 
@@ -216,6 +229,7 @@ public final class IoUring implements AutoCloseable {
 
     /** The CQE at the head, entering the kernel first only if completions are pending there; else null. */
     public Cqe peekCqe() throws ErrnoException {
+        checkOpen();
         Cqe cqe = cq.peek();
         if (cqe == null && (cqEnter || sq.cqNeedsFlush())) {
             getEvents();
@@ -229,7 +243,6 @@ public final class IoUring implements AutoCloseable {
      * kernel thread sleeps), or completions must be waited for or flushed.
      */
     private int submit(int submitted, int waitNr, boolean getEvents) throws ErrnoException {
-        checkOpen();
         boolean cqNeedsEnter = getEvents || waitNr > 0 || cqEnter || sq.cqNeedsFlush();
         int flags = 0;
         boolean sqNeedsEnter = false;
@@ -286,8 +299,7 @@ public final class IoUring implements AutoCloseable {
 
     private ErrnoException enterFailure(int ret) {
         String hint = switch (-ret) {
-            case Errno.EEXIST -> "this ring is SINGLE_ISSUER: only its issuer thread may submit or wait (created on "
-                    + creator + ", now called from " + Thread.currentThread() + ")";
+            case Errno.EEXIST -> singleIssuerHint("submit or wait");
             case Errno.EBADFD -> "the ring was created R_DISABLED: call register().enableRings() first";
             case Errno.EBADR -> "the kernel dropped completions (out of memory); cq().overflow() counts them";
             case Errno.EBUSY -> "overflowed completions could not be flushed: reap the CQ, then retry";
@@ -297,6 +309,30 @@ public final class IoUring implements AutoCloseable {
             default -> null;
         };
         return new ErrnoException("io_uring_enter", ret, hint);
+    }
+
+    /**
+     * Why a SINGLE_ISSUER ring answered EEXIST to the calling thread, or null if the ring is not SINGLE_ISSUER or
+     * the caller is its known issuer (then EEXIST means something else).
+     */
+    String singleIssuerHint(String action) {
+        if ((setupFlags & SetupFlags.SINGLE_ISSUER) == 0) {
+            return null;
+        }
+        Thread owner = issuer;
+        Thread caller = Thread.currentThread();
+        if (owner == caller) {
+            return null;
+        }
+        return "this ring is SINGLE_ISSUER: only its issuer thread may " + action + " (issuer: "
+                + (owner == null ? "unknown" : owner) + ", called from " + caller + ")";
+    }
+
+    /** REGISTER_ENABLE_RINGS succeeded on the calling thread: for SINGLE_ISSUER, it is now the issuer. */
+    void enabledBy(Thread thread) {
+        if ((setupFlags & SetupFlags.SINGLE_ISSUER) != 0 && issuer == null) {
+            issuer = thread;
+        }
     }
 
     // ---- registration plumbing -------------------------------------------------------------------------

@@ -78,7 +78,10 @@ public final class Registrar {
     private int call(int opcode, long arg, int nrArgs) throws ErrnoException {
         int ret = ring.registerRaw(opcode, arg, nrArgs);
         if (ret < 0) {
-            throw failure(opcode, ret);
+            String issuerHint = ret == -Errno.EEXIST ? ring.singleIssuerHint("register") : null;
+            throw issuerHint != null
+                    ? new ErrnoException("io_uring_register(" + name(opcode) + ")", ret, issuerHint)
+                    : failure(opcode, ret);
         }
         return ret;
     }
@@ -322,6 +325,7 @@ public final class Registrar {
     /** Enables an R_DISABLED ring; for SINGLE_ISSUER, the calling thread becomes the issuer. */
     public void enableRings() throws ErrnoException {
         call(REGISTER_ENABLE_RINGS, 0, 0);
+        ring.enabledBy(Thread.currentThread());
     }
 
     // ---- provided-buffer rings -------------------------------------------------------------------------

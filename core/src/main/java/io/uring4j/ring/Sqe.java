@@ -45,7 +45,9 @@ public final class Sqe extends SqeNetOps {
 
     /**
      * Updates a poll request in place: its events ({@link OpFlags.Poll#UPDATE_EVENTS}) and/or its user_data
-     * ({@link OpFlags.Poll#UPDATE_USER_DATA}); {@code pollFlags} may add ADD_MULTI.
+     * ({@link OpFlags.Poll#UPDATE_USER_DATA}). {@code newUserData} must be 0 unless UPDATE_USER_DATA is set
+     * (the kernel answers EINVAL). Current kernels replace only the event bits and keep the poll one-shot or
+     * multishot as it was: ADD_MULTI in {@code pollFlags} is accepted but not applied (checked on 6.18).
      */
     public Sqe prepPollUpdate(long oldUserData, long newUserData, int events, int pollFlags) {
         return prepRw(Opcode.POLL_REMOVE, -1, oldUserData, pollFlags, newUserData).opFlags(events);
