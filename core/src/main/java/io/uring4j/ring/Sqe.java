@@ -136,6 +136,16 @@ public final class Sqe extends SqeNetOps {
         return prepRw(Opcode.FUTEX_WAKE, futexFlags, address(futex), 0, count).addr3(mask).opFlags(flags);
     }
 
+    /** futex_waitv over {@code count} {@code struct futex_waitv} entries (6.7). */
+    public Sqe prepFutexWaitv(MemorySegment waitv, int count, int flags) {
+        return prepRw(Opcode.FUTEX_WAITV, 0, address(waitv), count, 0).opFlags(flags);
+    }
+
+    /** epoll_wait into {@code events} (12-byte {@code struct epoll_event}s) (6.15). */
+    public Sqe prepEpollWait(int epfd, MemorySegment events, int maxEvents, int flags) {
+        return prepRw(Opcode.EPOLL_WAIT, epfd, address(events), maxEvents, 0).opFlags(flags);
+    }
+
     /** epoll_ctl(epfd, op, fd, event). */
     public Sqe prepEpollCtl(int epfd, int fd, int op, MemorySegment event) {
         return prepRw(Opcode.EPOLL_CTL, epfd, address(event), op, fd);

@@ -43,6 +43,16 @@ abstract sealed class SqeFileOps extends SqeCore permits SqeNetOps {
         return prepRw(Opcode.WRITEV, fd, address(iovecs), count, offset).opFlags(rwFlags);
     }
 
+    /** preadv2 whose iovecs all point inside registered buffer {@code bufIndex} (6.15). */
+    public final Sqe prepReadvFixed(int fd, MemorySegment iovecs, int count, long offset, int rwFlags, int bufIndex) {
+        return prepRw(Opcode.READV_FIXED, fd, address(iovecs), count, offset).opFlags(rwFlags).bufIndex(bufIndex);
+    }
+
+    /** pwritev2 whose iovecs all point inside registered buffer {@code bufIndex} (6.15). */
+    public final Sqe prepWritevFixed(int fd, MemorySegment iovecs, int count, long offset, int rwFlags, int bufIndex) {
+        return prepRw(Opcode.WRITEV_FIXED, fd, address(iovecs), count, offset).opFlags(rwFlags).bufIndex(bufIndex);
+    }
+
     /** Read into {@code buf}, which lies inside registered buffer {@code bufIndex}. */
     public final Sqe prepReadFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
         return prepRw(Opcode.READ_FIXED, fd, address(buf), length(buf), offset).bufIndex(bufIndex);
@@ -159,6 +169,32 @@ abstract sealed class SqeFileOps extends SqeCore permits SqeNetOps {
         prepRw(Opcode.TEE, fdOut, 0, nbytes, 0).opFlags(flags);
         slot.set(JAVA_INT, FILE_INDEX, fdIn);
         return (Sqe) this;
+    }
+
+    /** pipe2 into {@code fds} (int[2]: read end, write end) (6.16); {@code flags} are O_CLOEXEC / O_NONBLOCK. */
+    public final Sqe prepPipe(MemorySegment fds, int flags) {
+        return prepRw(Opcode.PIPE, 0, address(fds), 0, 0).opFlags(flags);
+    }
+
+    /** fgetxattr: reads attribute {@code name} of {@code fd} into {@code value}; the result is its length. */
+    public final Sqe prepFgetxattr(int fd, MemorySegment name, MemorySegment value) {
+        return prepRw(Opcode.FGETXATTR, fd, address(name), length(value), address(value));
+    }
+
+    /** fsetxattr; {@code flags}: XATTR_CREATE (1) / XATTR_REPLACE (2). */
+    public final Sqe prepFsetxattr(int fd, MemorySegment name, MemorySegment value, int flags) {
+        return prepRw(Opcode.FSETXATTR, fd, address(name), length(value), address(value)).opFlags(flags);
+    }
+
+    /** getxattr by path. */
+    public final Sqe prepGetxattr(MemorySegment path, MemorySegment name, MemorySegment value) {
+        return prepRw(Opcode.GETXATTR, 0, address(name), length(value), address(value)).addr3(address(path));
+    }
+
+    /** setxattr by path. */
+    public final Sqe prepSetxattr(MemorySegment path, MemorySegment name, MemorySegment value, int flags) {
+        return prepRw(Opcode.SETXATTR, 0, address(name), length(value), address(value)).opFlags(flags)
+                .addr3(address(path));
     }
 
     /** Updates registered files from slot {@code offset} with {@code count} fds read from {@code fds} (int[]). */
