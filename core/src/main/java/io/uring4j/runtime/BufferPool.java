@@ -19,7 +19,7 @@ public final class BufferPool implements AutoCloseable {
     public static final int FIXED_INDEX = 0;
     private static final long ALIGNMENT = 4096;
 
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena = new TrackedArena();
     private final MemorySegment slab;
     private final int bufferSize;
     private final Buffer[] buffers;

@@ -87,6 +87,14 @@ public final class Uring implements AutoCloseable {
         return loop().call(op);
     }
 
+    /**
+     * Native bytes the runtime holds right now across all runtimes and buffer pools (request scratch, wake-up
+     * words, pool slabs; the rings themselves are the kernel's mappings). Back to its old value after close.
+     */
+    public static long nativeBytesInUse() {
+        return TrackedArena.inUse();
+    }
+
     public boolean isClosed() {
         return closed;
     }

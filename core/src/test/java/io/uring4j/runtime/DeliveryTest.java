@@ -89,6 +89,7 @@ class DeliveryTest {
     @Test
     void closingWithTenThousandPendingReadsLeaksNoFdAndFailsEveryFuture() throws Exception {
         long fdsBefore = openFds();
+        long nativeBefore = Uring.nativeBytesInUse();
         int[] pipe = new int[2];
         assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
         Arena arena = Arena.ofShared();
@@ -109,6 +110,7 @@ class DeliveryTest {
             assertThat(read).isCompletedExceptionally();
         }
         assertThat(openFds()).isEqualTo(fdsBefore);
+        assertThat(Uring.nativeBytesInUse()).isEqualTo(nativeBefore);
     }
 
     @Test
