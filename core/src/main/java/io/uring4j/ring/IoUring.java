@@ -171,6 +171,35 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
+    /**
+     * SQPOLL: waits until the kernel thread has made room in a full SQ ({@code IORING_ENTER_SQ_WAIT}, liburing's
+     * {@code io_uring_sqring_wait}). Returns at once if there is room already.
+     *
+     * @throws IllegalStateException on a ring without SQPOLL, where a full SQ only means "submit first"
+     */
+    public void sqRingWait() throws ErrnoException {
+        checkOpen();
+        if (!sqpoll) {
+            throw new IllegalStateException("sqRingWait is for SQPOLL rings: without SQPOLL, submit to make room");
+        }
+        if (sq.spaceLeft() == 0) {
+            enterOrThrow(0, 0, EnterFlags.SQ_WAIT, 0, 0);
+        }
+    }
+
+    /**
+     * Whether waits in this ring count as iowait (they do by default). Idle network servers look 100 % busy in
+     * iowait otherwise; turning it off needs FEAT_NO_IOWAIT (6.15), and is a no-op before that.
+     */
+    public void iowait(boolean enabled) {
+        checkOpen();
+        if (!enabled && hasFeature(Features.NO_IOWAIT)) {
+            enterFlags |= EnterFlags.NO_IOWAIT;
+        } else {
+            enterFlags &= ~EnterFlags.NO_IOWAIT;
+        }
+    }
+
     /** Enters with GETEVENTS only: runs deferred task work and flushes overflowed CQEs into the CQ. */
     public int getEvents() throws ErrnoException {
         checkOpen();

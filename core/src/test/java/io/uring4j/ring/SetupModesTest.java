@@ -239,4 +239,32 @@ class SetupModesTest {
             return KERNEL.close(ringFd);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void sqRingWaitReturnsOnceTheSqpollThreadMadeRoom() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(4).sqpoll(1000).build()) {
+            for (int i = 0; i < 4; i++) {
+                ring.sq().next().prepNop().userData(i);
+            }
+            ring.submit();
+            ring.sqRingWait();
+            org.assertj.core.api.Assertions.assertThat(ring.sq().spaceLeft()).isPositive();
+            ring.waitCqes(4, -1);
+            org.assertj.core.api.Assertions.assertThat(ring.cq().ready()).isEqualTo(4);
+        }
+        try (IoUring plain = IoUring.open(4)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(plain::sqRingWait)
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("SQPOLL");
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void waitsCanLeaveIowaitAccounting() throws Exception {
+        try (IoUring ring = IoUring.open(4)) {
+            ring.iowait(false);
+            ring.sq().next().prepNop().userData(1);
+            ring.submitAndWait(1);
+            org.assertj.core.api.Assertions.assertThat(ring.waitCqe().userData()).isEqualTo(1);
+        }
+    }
 }
