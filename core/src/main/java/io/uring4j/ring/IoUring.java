@@ -40,6 +40,8 @@ public final class IoUring implements AutoCloseable {
     private final int sqEntries;
     private final int cqEntries;
     private final Arena arena;
+    /** The ring memory (SQ ring, CQ ring if separate, SQE array), for madvise. */
+    private final MemorySegment[] mappings;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
     private final Registrar registrar;
@@ -65,6 +67,8 @@ public final class IoUring implements AutoCloseable {
             MemorySegment cqRing, MemorySegment sqeArray, boolean registeredIndexOnly) {
         this.engine = engine;
         this.arena = arena;
+        this.mappings = sqRing.equals(cqRing) ? new MemorySegment[] {sqRing, sqeArray}
+                : new MemorySegment[] {sqRing, cqRing, sqeArray};
         this.setupFlags = params.get(JAVA_INT, ParamsLayout.FLAGS);
         this.features = params.get(JAVA_INT, ParamsLayout.FEATURES);
         this.sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
@@ -197,6 +201,20 @@ public final class IoUring implements AutoCloseable {
             enterFlags |= EnterFlags.NO_IOWAIT;
         } else {
             enterFlags &= ~EnterFlags.NO_IOWAIT;
+        }
+    }
+
+    /**
+     * Keeps the ring memory out of child processes ({@code MADV_DONTFORK}, liburing's
+     * {@code io_uring_ring_dontfork}): a forked child sharing the rings could corrupt them.
+     */
+    public void dontFork() throws ErrnoException {
+        checkOpen();
+        for (MemorySegment mapping : mappings) {
+            int ret = io.uring4j.sys.LibC.madvise(mapping.address(), mapping.byteSize(), io.uring4j.sys.LibC.MADV_DONTFORK);
+            if (ret < 0) {
+                throw new ErrnoException("madvise(MADV_DONTFORK)", ret);
+            }
         }
     }
 

@@ -259,6 +259,18 @@ class SetupModesTest {
     }
 
     @org.junit.jupiter.api.Test
+    void dontForkAdvisesEveryMappingAndTheRingStillWorks() throws Exception {
+        for (IoUringBuilder builder : java.util.List.of(IoUring.builder().entries(8), IoUring.builder().entries(8).noMmap())) {
+            try (IoUring ring = builder.build()) {
+                ring.dontFork();
+                ring.sq().next().prepNop().userData(3);
+                ring.submitAndWait(1);
+                org.assertj.core.api.Assertions.assertThat(ring.waitCqe().userData()).isEqualTo(3);
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
     void waitsCanLeaveIowaitAccounting() throws Exception {
         try (IoUring ring = IoUring.open(4)) {
             ring.iowait(false);
