@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -150,8 +151,30 @@ public final class Registrar {
     /** Registers a file table; -1 marks an empty slot. */
     public void files(int... fds) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            call(REGISTER_FILES, ints(arena, fds).address(), fds.length);
+            callRaisingFileLimit(REGISTER_FILES, ints(arena, fds).address(), fds.length, fds.length);
         }
+    }
+
+    private void callRaisingFileLimit(int opcode, long arg, int nrArgs, int slots) throws ErrnoException {
+        int ret = ring.registerRaw(opcode, arg, nrArgs);
+        if (ret == -Errno.EMFILE && raiseFileLimit(slots)) {
+            ret = ring.registerRaw(opcode, arg, nrArgs);
+        }
+        if (ret < 0) {
+            throw failure(opcode, ret);
+        }
+    }
+
+    /**
+     * liburing's answer to EMFILE from a file-table registration: the table counts against RLIMIT_NOFILE, so
+     * raise the soft limit by the table size (up to the hard limit) once and retry.
+     */
+    private static boolean raiseFileLimit(int slots) {
+        long[] limit = LibC.getrlimit(LibC.RLIMIT_NOFILE);
+        if (limit == null || limit[0] >= limit[1]) {
+            return false;
+        }
+        return LibC.setrlimit(LibC.RLIMIT_NOFILE, Math.min(limit[1], limit[0] + slots), limit[1]) == 0;
     }
 
     /** Registers a table of {@code count} empty slots (for direct descriptors). */
@@ -165,7 +188,7 @@ public final class Registrar {
             MemorySegment reg = arena.allocate(32, 8);
             reg.set(JAVA_INT, 0, count);
             reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            call(opcode, reg.address(), 32);
+            callRaisingFileLimit(opcode, reg.address(), 32, opcode == REGISTER_FILES2 ? count : 0);
         }
     }
 

@@ -58,6 +58,13 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle OPEN = Native.libcWithErrno("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle SETRLIMIT = Native.libcWithErrno("setrlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    public static final int RLIMIT_NOFILE = 7;
+    public static final int RLIMIT_MEMLOCK = 8;
+
     private static final MethodHandle SYSCONF = Native.LINKER.downcallHandle(Native.symbol("sysconf"),
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT), Linker.Option.critical(false));
 
@@ -156,6 +163,31 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             return (int) Native.result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code getrlimit}: {soft, hard}, or null if the call failed. */
+    public static long[] getrlimit(int resource) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment limit = arena.allocate(JAVA_LONG, 2);
+            int ret = (int) Native.result((int) GETRLIMIT.invokeExact(state, resource, limit), state);
+            return ret < 0 ? null : new long[] {limit.getAtIndex(JAVA_LONG, 0), limit.getAtIndex(JAVA_LONG, 1)};
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code setrlimit}: 0 or {@code -errno}. */
+    public static int setrlimit(int resource, long soft, long hard) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment limit = arena.allocate(JAVA_LONG, 2);
+            limit.setAtIndex(JAVA_LONG, 0, soft);
+            limit.setAtIndex(JAVA_LONG, 1, hard);
+            return (int) Native.result((int) SETRLIMIT.invokeExact(state, resource, limit), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -189,4 +189,18 @@ class RegistrationTest {
             closeAll(pipe);
         }
     }
+
+    /** liburing raises RLIMIT_NOFILE once when a file table hits EMFILE; so does Registrar. */
+    @org.junit.jupiter.api.Test
+    void aFileTableBeyondTheSoftFdLimitRaisesTheLimitOnce() throws Exception {
+        long[] limit = io.uring4j.sys.LibC.getrlimit(io.uring4j.sys.LibC.RLIMIT_NOFILE);
+        org.junit.jupiter.api.Assumptions.assumeTrue(limit != null && limit[1] > 4096, "hard fd limit too low to test");
+        assertThat(io.uring4j.sys.LibC.setrlimit(io.uring4j.sys.LibC.RLIMIT_NOFILE, 1024, limit[1])).isZero();
+        try (IoUring ring = IoUring.open(4)) {
+            ring.register().filesSparse(2048);
+            assertThat(io.uring4j.sys.LibC.getrlimit(io.uring4j.sys.LibC.RLIMIT_NOFILE)[0]).isGreaterThanOrEqualTo(2048);
+        } finally {
+            io.uring4j.sys.LibC.setrlimit(io.uring4j.sys.LibC.RLIMIT_NOFILE, limit[0], limit[1]);
+        }
+    }
 }
