@@ -1,7 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,8 +9,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-import static io.uring4j.ring.UringTestKit.reap;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

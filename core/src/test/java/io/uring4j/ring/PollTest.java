@@ -1,7 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,9 +9,9 @@ import java.util.Map;
 
 import static io.uring4j.ring.OpFlags.Poll.POLLIN;
 import static io.uring4j.ring.OpFlags.Poll.POLLOUT;
-import static io.uring4j.ring.UringTestKit.onPlatformThread;
-import static io.uring4j.ring.UringTestKit.reap;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.Rings.onPlatformThread;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -52,12 +50,12 @@ class PollTest {
             assertThat(ring.peekCqe()).as("nothing to read yet").isNull();
 
             Thread writer = Thread.ofPlatform().start(() -> pipe.write((byte) 1));
-            List<Completion> cqes = reap(ring, 1);
+            Completion cqe = reap(ring);
             writer.join();
 
-            assertThat(cqes.getFirst().userData()).isEqualTo(1);
-            assertThat(cqes.getFirst().res() & POLLIN).isEqualTo(POLLIN);
-            assertThat(cqes.getFirst().hasMore()).as("a one-shot poll has no F_MORE").isFalse();
+            assertThat(cqe.userData()).isEqualTo(1);
+            assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
+            assertThat(cqe.hasMore()).as("a one-shot poll has no F_MORE").isFalse();
         }
     }
 
@@ -80,7 +78,7 @@ class PollTest {
 
             for (int round = 0; round < 3; round++) {
                 pipe.write((byte) round);
-                Completion cqe = reap(ring, 1).getFirst();
+                Completion cqe = reap(ring);
                 assertThat(cqe.userData()).isEqualTo(1);
                 assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
                 assertThat(cqe.hasMore()).as("round %d", round).isTrue();
@@ -113,7 +111,7 @@ class PollTest {
             assertThat(ring.peekCqe()).isNull();
 
             pipe.write((byte) 1);
-            Completion fired = reap(ring, 1).getFirst();
+            Completion fired = reap(ring);
             assertThat(fired.userData()).as("the poll now answers to its new user_data").isEqualTo(2);
             assertThat(fired.res() & POLLIN).isEqualTo(POLLIN);
         }
@@ -153,7 +151,7 @@ class PollTest {
 
             for (int round = 0; round < 2; round++) {
                 pipe.write((byte) round);
-                Completion cqe = reap(ring, 1).getFirst();
+                Completion cqe = reap(ring);
                 assertThat(cqe.userData()).isEqualTo(1);
                 assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
                 assertThat(cqe.hasMore()).as("round %d", round).isTrue();
@@ -180,7 +178,7 @@ class PollTest {
             assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, 0));
 
             pipe.write((byte) 1);
-            Completion cqe = reap(ring, 1).getFirst();
+            Completion cqe = reap(ring);
             assertThat(cqe.userData()).isEqualTo(1);
             assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
             assertThat(cqe.hasMore()).isFalse();

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
@@ -11,13 +10,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.only;
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing recv-multishot.c: one multishot RECV with provided buffers posts a CQE per message — each with
@@ -46,7 +46,7 @@ class RecvMultishotTest {
             if (legacy) {
                 ring = null;
                 uring.sq().next().prepProvideBuffers(memory, BUF_LEN, count, GROUP, 0).userData(99);
-                assertThat(submitAndReap(uring, 1).getFirst().res()).as("PROVIDE_BUFFERS").isZero();
+                assertThat(submitAndReap(uring).res()).as("PROVIDE_BUFFERS").isZero();
             } else {
                 ring = uring.register().bufferRing(count, GROUP, 0);
                 for (int bid = 0; bid < count; bid++) {
@@ -75,12 +75,12 @@ class RecvMultishotTest {
 
     private static void assumeProvidedBuffers(IoUring ring, boolean legacy) throws ErrnoException {
         if (legacy) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.PROVIDE_BUFFERS), "no PROVIDE_BUFFERS");
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
         }
     }
 
     private static byte[] message(int i) {
-        return NetFixture.pattern(10 + 5 * i, i);        // 10..50 bytes: fits a buffer, lengths differ
+        return pattern(i, 10 + 5 * i);        // 10..50 bytes: fits a buffer, lengths differ
     }
 
     /** A data CQE: armed still, a buffer used, holding message {@code i}. */
@@ -141,12 +141,12 @@ class RecvMultishotTest {
                 ring.submit();
                 for (int i = 0; i < 3; i++) {
                     net.write(pair[0], message(i));
-                    assertMessage(reap(ring, 1).getFirst(), i, provided);
+                    assertMessage(reap(ring), i, provided);
                 }
 
                 net.close(pair[0]);
 
-                assertTerminal(reap(ring, 1).getFirst(), 0);
+                assertTerminal(reap(ring), 0);
             }
         }
     }
@@ -199,7 +199,7 @@ class RecvMultishotTest {
             for (int i = 0; i < 3; i++) {
                 byte[] expected = message(i);
                 net.write(sender, expected);
-                Completion cqe = reap(ring, 1).getFirst();
+                Completion cqe = reap(ring);
                 assertThat(cqe.hasMore()).as("%s", cqe).isTrue();
                 assertThat(cqe.hasBuffer()).isTrue();
                 // io_uring_recvmsg_out (16 bytes), the name area (msg_namelen), no control, then the payload.
@@ -231,7 +231,7 @@ class RecvMultishotTest {
             // Multishot receive needs provided buffers (liburing issue #1331).
             ring.sq().next().prepRecvMultishot(pair[1], 0).userData(RECV);
 
-            assertTerminal(submitAndReap(ring, 1).getFirst(), -Errno.EINVAL);
+            assertTerminal(submitAndReap(ring), -Errno.EINVAL);
         }
     }
 }
