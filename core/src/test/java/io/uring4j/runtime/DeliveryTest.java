@@ -1,6 +1,6 @@
 package io.uring4j.runtime;
 
-import io.uring4j.sys.Errno;
+import io.uring4j.ring.Pipe;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
@@ -89,21 +89,19 @@ class DeliveryTest {
     @Test
     void closingWithTenThousandPendingReadsLeaksNoFdAndFailsEveryFuture() throws Exception {
         long fdsBefore = openFds();
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        Arena arena = Arena.ofShared();
-        Uring uring = Uring.builder().loops(2).build();
         CompletableFuture<?>[] reads = new CompletableFuture<?>[10_000];
-        try {
-            MemorySegment buffer = arena.allocate(8);
-            for (int i = 0; i < reads.length; i++) {
-                reads[i] = uring.submitAsync(Ops.read(pipe[0], buffer, -1));
+        try (Pipe pipe = Pipe.open()) {
+            Arena arena = Arena.ofShared();
+            Uring uring = Uring.builder().loops(2).build();
+            try {
+                MemorySegment buffer = arena.allocate(8);
+                for (int i = 0; i < reads.length; i++) {
+                    reads[i] = uring.submitAsync(Ops.read(pipe.readFd(), buffer, -1));
+                }
+            } finally {
+                uring.close();
+                arena.close();          // safe only because close waited for every CQE
             }
-        } finally {
-            uring.close();
-            arena.close();          // safe only because close waited for every CQE
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
         for (CompletableFuture<?> read : reads) {
             assertThat(read).isCompletedExceptionally();
