@@ -45,8 +45,7 @@ class AcceptTest {
             assertThat(peerLen.get(JAVA_INT, 0)).isEqualTo((int) Sockets.SOCKADDR_IN_SIZE);
             assertThat(Sockets.ipv4Address(peer)).isEqualTo(Sockets.INADDR_LOOPBACK);
             assertThat(Sockets.port(peer)).isEqualTo(NetFixture.port(client));
-            net.write(client, "hello");
-            assertThat(net.read(server, 16)).isEqualTo("hello".getBytes());
+            net.assertCarries(client, server, "hello");
         }
     }
 
@@ -117,8 +116,7 @@ class AcceptTest {
                 assertThat(accept.hasMore()).as("connection %d keeps the request armed", i).isTrue();
                 int server = net.track(accept.res());
                 // Each CQE is a distinct, working connection.
-                net.write(client, "c" + i);
-                assertThat(net.read(server, 8)).isEqualTo(("c" + i).getBytes());
+                net.assertCarries(client, server, "c" + i);
             }
 
             ring.sq().next().prepCancel(7, 0).userData(8);

@@ -129,6 +129,16 @@ final class NetFixture implements AutoCloseable {
         write(fd, text.getBytes(StandardCharsets.US_ASCII));
     }
 
+    /**
+     * Writes {@code text} to {@code from} and checks that one read(2) of {@code to} returns exactly it: the two
+     * are the ends of one working connection.
+     */
+    void assertCarries(int from, int to, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        write(from, bytes);
+        assertThat(read(to, bytes.length + 16)).as("%d -> %d", from, to).isEqualTo(bytes);
+    }
+
     /** One read(2) of at most {@code max} bytes. */
     byte[] read(int fd, int max) {
         MemorySegment buf = arena.allocate(max);

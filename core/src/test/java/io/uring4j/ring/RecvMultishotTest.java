@@ -102,6 +102,19 @@ class RecvMultishotTest {
         assertThat(cqe.hasBuffer()).as("terminal CQE with res <= 0 has F_BUFFER: %s", cqe).isFalse();
     }
 
+    /** The request under test: a multishot RECV of {@code fd} into buffers from {@link #GROUP}. */
+    private static void prepMultishotRecv(IoUring ring, int fd) {
+        ring.sq().next().prepRecvMultishot(fd, 0).bufferSelect(GROUP).userData(RECV);
+    }
+
+    /** Cancels the multishot request: the cancel succeeds and the request posts its terminal -ECANCELED. */
+    private static void cancelAndAssertTheTerminalCqe(IoUring ring) throws ErrnoException {
+        ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
+        List<Completion> end = submitAndReap(ring, 2);
+        assertThat(only(end, CANCEL).res()).isZero();
+        assertTerminal(only(end, RECV), -Errno.ECANCELED);
+    }
+
     @ParameterizedTest(name = "DEFER_TASKRUN {0}, legacy buffers {1}")
     @CsvSource({"false, false", "false, true", "true, false", "true, true"})
     void runningOutOfBuffersEndsTheRequestWithEnobufs(boolean deferTaskrun, boolean legacy) throws Exception {
@@ -114,7 +127,7 @@ class RecvMultishotTest {
                 for (int i = 0; i <= buffers; i++) {
                     net.write(pair[0], message(i));      // one message more than there are buffers
                 }
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
 
                 List<Completion> cqes = submitAndReap(ring, buffers + 1);
 
@@ -137,7 +150,7 @@ class RecvMultishotTest {
             try (Provided provided = new Provided(ring, arena, 8, legacy)) {
                 int[] pair = net.unixPair(Sockets.SOCK_SEQPACKET);
                 // Armed before any data: the one request keeps receiving across waits.
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
                 ring.submit();
                 for (int i = 0; i < 3; i++) {
                     net.write(pair[0], message(i));
@@ -159,7 +172,7 @@ class RecvMultishotTest {
             assumeProvidedBuffers(ring, legacy);
             try (Provided provided = new Provided(ring, arena, 8, legacy)) {
                 int[] pair = net.unixPair(Sockets.SOCK_SEQPACKET);
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
                 ring.submit();
                 net.write(pair[0], message(0));
                 net.write(pair[0], message(1));
@@ -167,11 +180,7 @@ class RecvMultishotTest {
                 assertMessage(data.get(0), 0, provided);
                 assertMessage(data.get(1), 1, provided);
 
-                ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
-                List<Completion> end = submitAndReap(ring, 2);
-
-                assertThat(only(end, CANCEL).res()).isZero();
-                assertTerminal(only(end, RECV), -Errno.ECANCELED);
+                cancelAndAssertTheTerminalCqe(ring);
             }
         }
     }
@@ -188,9 +197,9 @@ class RecvMultishotTest {
                 br.add(memory.asSlice((long) bid * bufLen, bufLen), bid, bid);
             }
             br.advance(count);
-            int receiver = net.udpSocket();
-            int sender = net.udpSocket();
-            assertThat(Sockets.connect(sender, net.loopback(NetFixture.port(receiver)))).isZero();
+            int[] udp = net.udpPair();
+            int sender = udp[0];
+            int receiver = udp[1];
             // The msghdr is only a template: msg_namelen and msg_controllen size the areas in each buffer.
             MemorySegment template = Sockets.msghdr(arena, arena.allocate(Sockets.SOCKADDR_IN_SIZE));
             ring.sq().next().prepRecvmsgMultishot(receiver, template, 0).bufferSelect(GROUP).userData(RECV);
@@ -215,10 +224,7 @@ class RecvMultishotTest {
                 assertThat(buf.asSlice(32, expected.length).toArray(JAVA_BYTE)).isEqualTo(expected);
             }
 
-            ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
-            List<Completion> end = submitAndReap(ring, 2);
-            assertThat(only(end, CANCEL).res()).isZero();
-            assertTerminal(only(end, RECV), -Errno.ECANCELED);
+            cancelAndAssertTheTerminalCqe(ring);
         }
     }
 

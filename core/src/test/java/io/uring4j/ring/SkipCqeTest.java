@@ -57,9 +57,13 @@ class SkipCqeTest {
         arena.close();
     }
 
-    /** A request that is submitted fine but fails when it runs: a 100-byte write from address NULL (-EFAULT). */
-    private Sqe prepFailingWrite(Sqe sqe) {
-        return sqe.prepRw(Opcode.WRITE, pipe.writeFd(), 0, 100, 0);
+    /**
+     * Chain member {@code i} (its user_data): a NOP, or at {@code failIndex} a request that is submitted fine but
+     * fails when it runs, a 100-byte write from address NULL (-EFAULT).
+     */
+    private Sqe prepMember(int i, int failIndex) {
+        Sqe sqe = ring.sq().next();
+        return (i == failIndex ? sqe.prepRw(Opcode.WRITE, pipe.writeFd(), 0, 100, 0) : sqe.prepNop()).userData(i);
     }
 
     @ParameterizedTest(name = "length {0}, last skips too {1}")
@@ -83,16 +87,10 @@ class SkipCqeTest {
     @CsvSource({MID + "", LAST + ""})
     void failedMemberPostsItsErrorAndTheCancelledRestPostsNothing(int failIndex) throws Exception {
         for (int i = 0; i < LINK_SIZE; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
+            Sqe sqe = prepMember(i, failIndex);
             if (i != LINK_SIZE - 1) {
                 sqe.addFlags(SqeFlags.IO_LINK | SqeFlags.CQE_SKIP_SUCCESS);
             }
-            sqe.userData(i);
         }
         assertThat(ring.submit()).isEqualTo(LINK_SIZE);
 
@@ -119,13 +117,7 @@ class SkipCqeTest {
             throws Exception {
         MemorySegment ts = Timespec.allocate(arena, Duration.ofSeconds(1).toNanos());
         for (int i = 0; i < length; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
-            sqe.userData(i).addFlags(SqeFlags.IO_LINK | (async ? SqeFlags.ASYNC : 0));
+            Sqe sqe = prepMember(i, failIndex).addFlags(SqeFlags.IO_LINK | (async ? SqeFlags.ASYNC : 0));
             if (i != length - 1) {
                 sqe.addFlags(SqeFlags.CQE_SKIP_SUCCESS);
             }
@@ -188,19 +180,13 @@ class SkipCqeTest {
             throws Exception {
         final int length = 7;
         for (int i = 0; i < length; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
+            Sqe sqe = prepMember(i, failIndex);
             if (i != length - 1 || hardLinkLast) {
                 sqe.addFlags(SqeFlags.IO_HARDLINK);
             }
             if (i == skipIndex) {
                 sqe.addFlags(SqeFlags.CQE_SKIP_SUCCESS);
             }
-            sqe.userData(i);
         }
         assertThat(ring.submit()).isEqualTo(length);
 

@@ -95,8 +95,7 @@ class SocketOpsTest {
             int client = net.connect(listener);
             int server = net.track(Sockets.accept4(listener, Sockets.SOCK_CLOEXEC));
             assertThat(Sockets.localPort(server)).isEqualTo(port);
-            net.write(client, "up");
-            assertThat(net.read(server, 8)).isEqualTo("up".getBytes());
+            net.assertCarries(client, server, "up");
 
             // The same address again is taken.
             int second = net.tcpSocket(0);
@@ -128,8 +127,7 @@ class SocketOpsTest {
             ring.sq().next().prepAccept(0, MemorySegment.NULL, MemorySegment.NULL, Sockets.SOCK_CLOEXEC)
                     .addFlags(SqeFlags.FIXED_FILE).userData(5);
             int server = net.track(submitAndReap(ring).res());
-            net.write(server, "hi");
-            assertThat(net.read(client, 8)).isEqualTo("hi".getBytes());
+            net.assertCarries(server, client, "hi");
         }
     }
 
@@ -142,8 +140,7 @@ class SocketOpsTest {
             ring.sq().next().prepConnect(client, net.loopback(NetFixture.port(listener))).userData(1);
             assertThat(submitAndReap(ring).res()).isZero();
             int server = net.track(Sockets.accept4(listener, Sockets.SOCK_CLOEXEC));
-            net.write(client, "abc");
-            assertThat(net.read(server, 8)).isEqualTo("abc".getBytes());
+            net.assertCarries(client, server, "abc");
 
             // Bound but not listening: loopback refuses at once.
             int closedPort = net.tcpSocket(0);
@@ -173,8 +170,7 @@ class SocketOpsTest {
             assertThat(only(cqes, 1).res()).isZero();
             assertThat(only(cqes, 2).res()).as("recv after the peer's SHUT_WR: EOF").isZero();
             // The other direction still works.
-            net.write(server, "still here");
-            assertThat(net.read(client, 16)).isEqualTo("still here".getBytes());
+            net.assertCarries(server, client, "still here");
 
             try (Pipe pipe = Pipe.open()) {
                 ring.sq().next().prepShutdown(pipe.readFd(), Sockets.SHUT_RDWR).userData(3);
