@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 import org.junit.jupiter.api.Test;
@@ -11,9 +10,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.only;
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +37,7 @@ class AcceptTest {
             assertThat(ring.cq().ready()).as("nobody has connected yet").isZero();
 
             int client = net.connect(listener);
-            Completion accept = reap(ring, 1).getFirst();
+            Completion accept = reap(ring);
 
             assertThat(accept.userData()).isEqualTo(1);
             int server = net.track(accept.res());
@@ -45,8 +45,7 @@ class AcceptTest {
             assertThat(peerLen.get(JAVA_INT, 0)).isEqualTo((int) Sockets.SOCKADDR_IN_SIZE);
             assertThat(Sockets.ipv4Address(peer)).isEqualTo(Sockets.INADDR_LOOPBACK);
             assertThat(Sockets.port(peer)).isEqualTo(NetFixture.port(client));
-            net.write(client, "hello");
-            assertThat(net.read(server, 16)).isEqualTo("hello".getBytes());
+            net.assertCarries(client, server, "hello");
         }
     }
 
@@ -61,7 +60,7 @@ class AcceptTest {
             assertThat(ring.cq().ready()).isZero();
 
             net.connect(listener);
-            Completion accept = reap(ring, 1).getFirst();
+            Completion accept = reap(ring);
 
             assertThat(accept.userData()).isEqualTo(2);
             net.track(accept.res());
@@ -77,12 +76,12 @@ class AcceptTest {
             int client = net.connect(listener);
 
             ring.sq().next().prepAcceptDirect(listener, MemorySegment.NULL, MemorySegment.NULL, 0, 0).userData(1);
-            Completion accept = submitAndReap(ring, 1).getFirst();
+            Completion accept = submitAndReap(ring);
             assertThat(accept.res()).as("an explicit slot: res is 0, not an fd").isZero();
 
             // Server (fixed slot 0) -> client, then client -> server (fixed slot 0), 128 bytes each.
-            byte[] down = NetFixture.pattern(MESSAGE, 1);
-            byte[] up = NetFixture.pattern(MESSAGE, 2);
+            byte[] down = pattern(1, MESSAGE);
+            byte[] up = pattern(2, MESSAGE);
             MemorySegment downBuf = arena.allocateFrom(JAVA_BYTE, down);
             MemorySegment upBuf = arena.allocateFrom(JAVA_BYTE, up);
             MemorySegment clientIn = arena.allocate(MESSAGE);
@@ -112,13 +111,12 @@ class AcceptTest {
 
             for (int i = 0; i < 4; i++) {
                 int client = net.connect(listener);
-                Completion accept = reap(ring, 1).getFirst();
+                Completion accept = reap(ring);
                 assertThat(accept.userData()).isEqualTo(7);
                 assertThat(accept.hasMore()).as("connection %d keeps the request armed", i).isTrue();
                 int server = net.track(accept.res());
                 // Each CQE is a distinct, working connection.
-                net.write(client, "c" + i);
-                assertThat(net.read(server, 8)).isEqualTo(("c" + i).getBytes());
+                net.assertCarries(client, server, "c" + i);
             }
 
             ring.sq().next().prepCancel(7, 0).userData(8);
@@ -158,7 +156,7 @@ class AcceptTest {
 
             // A connection with no free slot ends the multishot request.
             net.connect(listener);
-            Completion full = reap(ring, 1).getFirst();
+            Completion full = reap(ring);
             assertThat(full.userData()).isEqualTo(9);
             assertThat(full.res()).isEqualTo(-Errno.ENFILE);
             assertThat(full.hasMore()).isFalse();
@@ -170,7 +168,7 @@ class AcceptTest {
             }
             MemorySegment in = arena.allocate(8);
             ring.sq().next().prepRecv(0, in, 0).addFlags(SqeFlags.FIXED_FILE).userData(10);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(1);
+            assertThat(submitAndReap(ring).res()).isEqualTo(1);
         }
     }
 
@@ -184,7 +182,7 @@ class AcceptTest {
             ring.sq().next().prepMultishotAccept(listener, MemorySegment.NULL, MemorySegment.NULL, 0)
                     .directSlot(0).userData(3);
 
-            Completion accept = submitAndReap(ring, 1).getFirst();
+            Completion accept = submitAndReap(ring);
 
             assertThat(accept.res()).isEqualTo(-Errno.EINVAL);
             assertThat(accept.hasMore()).isFalse();

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reapResults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -185,7 +185,7 @@ class ApiErrorsTest {
 
     @Test
     void registerFailuresNameTheRegisterOpcodeAndTheErrno() throws Exception {
-        try (IoUring ring = IoUring.open(8); UringTestKit.EventFd efd = UringTestKit.EventFd.open(0)) {
+        try (IoUring ring = IoUring.open(8); EventFd efd = EventFd.open(0)) {
             assertThatThrownBy(() -> ring.register().eventfd(-1)).isInstanceOfSatisfying(ErrnoException.class, e -> {
                 assertThat(e.errno()).isEqualTo(Errno.EBADF);
                 assertThat(e.operation()).isEqualTo("io_uring_register(REGISTER_EVENTFD)");

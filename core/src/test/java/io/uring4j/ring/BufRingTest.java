@@ -1,9 +1,7 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -13,9 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,11 +68,11 @@ class BufRingTest {
     void provideBuffersIntoARingBackedGroupFails() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4);
              BufferRing br = ring.register().bufferRing(4, 1, 0)) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.PROVIDE_BUFFERS), "no PROVIDE_BUFFERS");
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
             MemorySegment buffers = arena.allocate(4 * BUF_LEN);
             ring.sq().next().prepProvideBuffers(buffers, BUF_LEN, 4, br.groupId(), 0).userData(1);
 
-            Completion provide = submitAndReap(ring, 1).getFirst();
+            Completion provide = submitAndReap(ring);
 
             assertThat(provide.res()).isIn(-Errno.EEXIST, -Errno.EINVAL);
         }
@@ -83,10 +81,10 @@ class BufRingTest {
     @Test
     void aRingForALegacyGroupFails() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.PROVIDE_BUFFERS), "no PROVIDE_BUFFERS");
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
             MemorySegment buffers = arena.allocate(4 * BUF_LEN);
             ring.sq().next().prepProvideBuffers(buffers, BUF_LEN, 4, 2, 0).userData(1);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isZero();
+            assertThat(submitAndReap(ring).res()).isZero();
 
             assertThatThrownBy(() -> ring.register().bufferRing(4, 2, 0))
                     .isInstanceOfSatisfying(ErrnoException.class,
@@ -94,7 +92,7 @@ class BufRingTest {
 
             // Give the legacy buffers back before the arena frees them.
             ring.sq().next().prepRemoveBuffers(4, 2).userData(2);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(4);
+            assertThat(submitAndReap(ring).res()).isEqualTo(4);
         }
     }
 
@@ -104,36 +102,31 @@ class BufRingTest {
         int groupId = 1;
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(1024);
              BufferRing br = ring.register().bufferRing(entries, groupId,
-                     kernelAllocated ? Registrar.PBUF_RING_MMAP : 0)) {
-            int zero = LibC.open("/dev/zero", LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
-            assertThat(zero).isNotNegative();
-            try {
-                MemorySegment buffers = arena.allocate((long) entries * BUF_LEN);
-                buffers.fill(FILL);
-                boolean status = supportsBufferStatus(br);
-                for (int round = 1; round <= 3; round++) {
-                    for (int bid = 0; bid < entries; bid++) {
-                        br.add(buffer(buffers, bid), bid, bid);
-                    }
-                    br.advance(entries);
-                    if (status) {
-                        assertThat(br.available()).isEqualTo(entries);
-                    }
-
-                    BitSet used = readOneByteIntoEachBuffer(ring, zero, groupId, entries, buffers);
-                    assertThat(used.cardinality()).as("round %d: distinct buffer ids", round).isEqualTo(entries);
-
-                    ring.sq().next().prepReadSelect(zero, 1, 0, groupId).userData(-1);
-                    Completion dry = submitAndReap(ring, 1).getFirst();
-                    assertThat(dry.res()).as("round %d: one read too many", round).isEqualTo(-Errno.ENOBUFS);
-                    assertThat(dry.hasBuffer()).isFalse();
-                    if (status) {
-                        assertThat(br.available()).isZero();
-                        assertThat(br.head()).isEqualTo((round * entries) & 0xffff);
-                    }
+                     kernelAllocated ? Registrar.PBUF_RING_MMAP : 0);
+             Fd zero = Fd.devZero()) {
+            MemorySegment buffers = arena.allocate((long) entries * BUF_LEN);
+            buffers.fill(FILL);
+            boolean status = supportsBufferStatus(br);
+            for (int round = 1; round <= 3; round++) {
+                for (int bid = 0; bid < entries; bid++) {
+                    br.add(buffer(buffers, bid), bid, bid);
                 }
-            } finally {
-                LibC.close(zero);
+                br.advance(entries);
+                if (status) {
+                    assertThat(br.available()).isEqualTo(entries);
+                }
+
+                BitSet used = readOneByteIntoEachBuffer(ring, zero.fd(), groupId, entries, buffers);
+                assertThat(used.cardinality()).as("round %d: distinct buffer ids", round).isEqualTo(entries);
+
+                ring.sq().next().prepReadSelect(zero.fd(), 1, 0, groupId).userData(-1);
+                Completion dry = submitAndReap(ring);
+                assertThat(dry.res()).as("round %d: one read too many", round).isEqualTo(-Errno.ENOBUFS);
+                assertThat(dry.hasBuffer()).isFalse();
+                if (status) {
+                    assertThat(br.available()).isZero();
+                    assertThat(br.head()).isEqualTo((round * entries) & 0xffff);
+                }
             }
         }
     }
@@ -155,7 +148,7 @@ class BufRingTest {
             ring.submit();
             int reaped = 0;
             while (reaped < batch) {
-                assertThat(ring.waitCqes(1, TimeUnit.SECONDS.toNanos(30))).as("CQE within 30 s").isNotNull();
+                assertThat(ring.waitCqes(1, Reap.PATIENCE_NANOS)).as("a CQE within the patience").isNotNull();
                 reaped += ring.cq().drain(cqe -> {
                     int bid = cqe.bufferId();
                     if (cqe.res() != 1 || !cqe.hasBuffer() || bid >= count || used.get(bid)) {
@@ -197,53 +190,41 @@ class BufRingTest {
     @Test
     void bufferStatusTracksTheKernelHead() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8);
-             BufferRing br = ring.register().bufferRing(8, 3, 0)) {
+             BufferRing br = ring.register().bufferRing(8, 3, 0); Fd zero = Fd.devZero()) {
             assumeTrue(supportsBufferStatus(br), "kernel without IORING_REGISTER_PBUF_STATUS (6.8)");
-            int zero = LibC.open("/dev/zero", LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
-            assertThat(zero).isNotNegative();
-            try {
-                MemorySegment buffers = arena.allocate(8 * BUF_LEN);
-                for (int bid = 0; bid < 5; bid++) {
-                    br.add(buffer(buffers, bid), bid, bid);
-                }
-                br.advance(5);
-                assertThat(br.available()).isEqualTo(5);
-
-                ring.sq().next().prepReadSelect(zero, 1, 0, 3).userData(1);
-                ring.sq().next().prepReadSelect(zero, 1, 0, 3).userData(2);
-                assertThat(submitAndReap(ring, 2)).allSatisfy(c -> assertThat(c.res()).isEqualTo(1));
-
-                assertThat(br.head()).isEqualTo(2);
-                assertThat(br.available()).isEqualTo(3);
-            } finally {
-                LibC.close(zero);
+            MemorySegment buffers = arena.allocate(8 * BUF_LEN);
+            for (int bid = 0; bid < 5; bid++) {
+                br.add(buffer(buffers, bid), bid, bid);
             }
+            br.advance(5);
+            assertThat(br.available()).isEqualTo(5);
+
+            ring.sq().next().prepReadSelect(zero.fd(), 1, 0, 3).userData(1);
+            ring.sq().next().prepReadSelect(zero.fd(), 1, 0, 3).userData(2);
+            assertThat(submitAndReap(ring, 2)).allSatisfy(c -> assertThat(c.res()).isEqualTo(1));
+
+            assertThat(br.head()).isEqualTo(2);
+            assertThat(br.available()).isEqualTo(3);
         }
     }
 
     @Test
     void buffersAreTakenInRingOrder() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8);
-             BufferRing br = ring.register().bufferRing(4, 4, 0)) {
-            int zero = LibC.open("/dev/zero", LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
-            assertThat(zero).isNotNegative();
-            try {
-                // Buffer ids need not follow ring positions: the CQE reports the id written into the entry.
-                MemorySegment buffers = arena.allocate(4 * BUF_LEN);
-                int[] ids = {42, 7, 1000, 3};
-                for (int i = 0; i < ids.length; i++) {
-                    br.add(buffer(buffers, i), ids[i], i);
-                }
-                br.advance(ids.length);
-                for (int i = 0; i < ids.length; i++) {
-                    // One at a time, so completion order is the order the kernel took the buffers.
-                    ring.sq().next().prepReadSelect(zero, 1, 0, 4).userData(i);
-                    Completion read = submitAndReap(ring, 1).getFirst();
-                    assertThat(read.res()).isEqualTo(1);
-                    assertThat(read.bufferId()).isEqualTo(ids[i]);
-                }
-            } finally {
-                LibC.close(zero);
+             BufferRing br = ring.register().bufferRing(4, 4, 0); Fd zero = Fd.devZero()) {
+            // Buffer ids need not follow ring positions: the CQE reports the id written into the entry.
+            MemorySegment buffers = arena.allocate(4 * BUF_LEN);
+            int[] ids = {42, 7, 1000, 3};
+            for (int i = 0; i < ids.length; i++) {
+                br.add(buffer(buffers, i), ids[i], i);
+            }
+            br.advance(ids.length);
+            for (int i = 0; i < ids.length; i++) {
+                // One at a time, so completion order is the order the kernel took the buffers.
+                ring.sq().next().prepReadSelect(zero.fd(), 1, 0, 4).userData(i);
+                Completion read = submitAndReap(ring);
+                assertThat(read.res()).isEqualTo(1);
+                assertThat(read.bufferId()).isEqualTo(ids[i]);
             }
         }
     }

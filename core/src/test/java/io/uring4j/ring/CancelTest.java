@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static io.uring4j.ring.UringTestKit.onPlatformThread;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.Rings.onPlatformThread;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 

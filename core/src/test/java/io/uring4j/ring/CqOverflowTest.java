@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +15,8 @@ import java.util.List;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import static io.uring4j.ring.Reap.drainReady;
+import static io.uring4j.ring.Reap.reap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -68,7 +69,7 @@ class CqOverflowTest {
     @Test
     void theOverflowFlagStaysUntilAnEnterFlushesAndGetEventsFlushes() throws Exception {
         try (IoUring ring = overflowedRing()) {
-            assertThat(UringTestKit.drainReady(ring)).extracting(Completion::userData)
+            assertThat(drainReady(ring)).extracting(Completion::userData)
                     .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
             // Reaping frees slots but moves nothing: the overflowed CQEs wait in the kernel.
             assertThat(ring.cq().ready()).isZero();
@@ -77,7 +78,7 @@ class CqOverflowTest {
 
             assertThat(ring.getEvents()).isZero();
             assertThat(overflowFlag(ring)).isFalse();
-            assertThat(UringTestKit.drainReady(ring)).extracting(Completion::userData)
+            assertThat(drainReady(ring)).extracting(Completion::userData)
                     .containsExactly(8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L);
         }
     }
@@ -85,7 +86,7 @@ class CqOverflowTest {
     @Test
     void peekCqeEntersToFlushWhenTheCqIsEmptyButTheFlagIsSet() throws Exception {
         try (IoUring ring = overflowedRing()) {
-            UringTestKit.drainReady(ring);
+            drainReady(ring);
             Cqe cqe = ring.peekCqe();
             assertThat(cqe).isNotNull();
             assertThat(cqe.userData()).isEqualTo(8);
@@ -95,7 +96,7 @@ class CqOverflowTest {
     @Test
     void waitCqeFlushesTheOverflowList() throws Exception {
         try (IoUring ring = overflowedRing()) {
-            UringTestKit.drainReady(ring);
+            drainReady(ring);
             assertThat(ring.waitCqe().userData()).isEqualTo(8);
         }
     }
@@ -109,7 +110,7 @@ class CqOverflowTest {
             assertThat(ring.submit()).isEqualTo(1);
             List<Long> order = new ArrayList<>();
             for (int i = 0; i < 17; i++) {
-                order.add(UringTestKit.reap(ring, 1).getFirst().userData());
+                order.add(reap(ring).userData());
             }
             assertThat(order).containsExactlyElementsOf(LongStream.rangeClosed(0, 16).boxed().toList());
         }
@@ -158,7 +159,7 @@ class CqOverflowTest {
                 }
                 ring.waitCqe();
                 List<Completion> reaped = new ArrayList<>();
-                ring.cq().drain(c -> reaped.add(new Completion(c.userData(), c.res(), c.flags())), batch ? 2 : 1);
+                ring.cq().drain(c -> reaped.add(Completion.of(c)), batch ? 2 : 1);
                 for (Completion c : reaped) {
                     assertThat(c.res()).isZero();
                     completions[(int) c.userData()]++;
@@ -173,7 +174,7 @@ class CqOverflowTest {
                 if (ring.cq().ready() == 0) {
                     ring.waitCqe();
                 }
-                outstanding -= UringTestKit.drainReady(ring).size();
+                outstanding -= drainReady(ring).size();
             }
             assertThat(outstanding).isZero();
             assertThat(ring.cq().overflow()).as("dropped CQEs").isZero();

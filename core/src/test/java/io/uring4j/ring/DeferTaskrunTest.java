@@ -1,7 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.EventFd;
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -14,11 +12,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 import static io.uring4j.ring.OpFlags.Poll.POLLIN;
-import static io.uring4j.ring.UringTestKit.onPlatformThread;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.Rings.onPlatformThread;
+import static io.uring4j.ring.Rings.openOrSkip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing defer-taskrun.c: on a SINGLE_ISSUER|DEFER_TASKRUN ring, completions that need task work (a poll that
@@ -28,11 +26,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(30)
 class DeferTaskrunTest {
     @BeforeAll
-    static void kernelHasDeferTaskrun() {
-        try (IoUring ring = IoUring.builder().entries(2).deferTaskrun().build()) {
+    static void kernelHasDeferTaskrun() throws ErrnoException {
+        try (IoUring ring = openOrSkip(2, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN)) {
             assertThat(ring.setupFlags() & SetupFlags.DEFER_TASKRUN).isNotZero();
-        } catch (ErrnoException e) {
-            assumeTrue(e.errno() != Errno.EINVAL, "kernel lacks IORING_SETUP_DEFER_TASKRUN (6.1)");
         }
     }
 

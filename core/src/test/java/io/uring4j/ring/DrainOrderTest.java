@@ -15,9 +15,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.FileKit.iovecs;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.userDataOf;
+import static io.uring4j.ring.Rings.assumeSupported;
+import static io.uring4j.ring.Rings.openOrSkip;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing test/defer.c and test/link_drain.c: IOSQE_IO_DRAIN and links order completions. A drained request
@@ -31,16 +35,6 @@ class DrainOrderTest {
     @TempDir
     Path dir;
 
-    private static IoUring openOrSkip(int entries, int setupFlags) throws ErrnoException {
-        try {
-            return IoUring.builder().entries(entries).flags(setupFlags).build();
-        } catch (ErrnoException e) {
-            // Setup flags have no probe: a kernel that predates one answers EINVAL (liburing.md §6.4).
-            assumeTrue(e.errno() != Errno.EINVAL, "kernel refuses setup flags " + SetupFlags.toString(setupFlags));
-            throw e;
-        }
-    }
-
     @ParameterizedTest(name = "setup flags {0}")
     @ValueSource(ints = {0, SetupFlags.IOPOLL})
     void hundredLinkedNopsCompleteInOrder(int setupFlags) throws Exception {
@@ -53,7 +47,7 @@ class DrainOrderTest {
             }
             assertThat(ring.submit()).isEqualTo(100);
 
-            assertThat(ReapedCqe.userDataOf(ReapedCqe.next(ring, 100)))
+            assertThat(userDataOf(reap(ring, 100)))
                     .containsExactlyElementsOf(LongStream.range(0, 100).boxed().toList());
         }
     }
@@ -62,7 +56,7 @@ class DrainOrderTest {
     @ValueSource(ints = {0, SetupFlags.SQPOLL | SetupFlags.IOPOLL})
     void hundredLinkedFailuresFailOnceAndCancelTheRest(int setupFlags) throws Exception {
         try (IoUring ring = openOrSkip(128, setupFlags)) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.REMOVE_BUFFERS), "REMOVE_BUFFERS not supported");
+            assumeSupported(ring, Opcode.REMOVE_BUFFERS);
             for (int i = 0; i < 100; i++) {
                 Sqe sqe = ring.sq().next().prepRemoveBuffers(10, 1).userData(i);
                 if (i < 99) {
@@ -71,7 +65,7 @@ class DrainOrderTest {
             }
             assertThat(ring.submit()).isEqualTo(100);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, 100);
+            List<Completion> cqes = reap(ring, 100);
             assertThat(cqes.getFirst()).isEqualTo(cqe(0, -Errno.ENOENT));
             assertThat(cqes.subList(1, 100)).allSatisfy(c -> assertThat(c.res()).isEqualTo(-Errno.ECANCELED));
         }
@@ -91,7 +85,7 @@ class DrainOrderTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(6);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, 6);
+            List<Completion> cqes = reap(ring, 6);
             long elapsed = System.nanoTime() - start;
             for (int pair = 0; pair < 3; pair++) {
                 assertThat(cqes.subList(2 * pair, 2 * pair + 2)).as("pair %d in %s", pair, cqes)
@@ -112,26 +106,21 @@ class DrainOrderTest {
             }
             assertThat(ring.submit()).isEqualTo(10);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, 10);
+            List<Completion> cqes = reap(ring, 10);
             assertThat(cqes).allSatisfy(c -> assertThat(c.res()).isZero());
-            assertThat(ReapedCqe.userDataOf(cqes)).containsExactlyElementsOf(LongStream.range(0, 10).boxed().toList());
+            assertThat(userDataOf(cqes)).containsExactlyElementsOf(LongStream.range(0, 10).boxed().toList());
         }
     }
 
     @ParameterizedTest(name = "setup flags {0}")
     @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
     void drainInsideALinkKeepsSubmissionOrder(int setupFlags) throws Exception {
-        try (Arena arena = Arena.ofConfined(); IoUring ring = openOrSkip(100, setupFlags)) {
-            int fd = LibC.open(dir.resolve("testfile").toString(), LibC.O_WRONLY | LibC.O_CREAT, 0644);
-            assertThat(fd).as("open").isNotNegative();
-            try {
-                MemorySegment iov = PipeFds.iovec(arena, arena.allocate(4096));
-                for (int round = 0; round < ROUNDS; round++) {
-                    linkDrainOne(ring, fd, iov);
-                    linkDrainMulti(ring, fd, iov);
-                }
-            } finally {
-                LibC.close(fd);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = openOrSkip(100, setupFlags);
+             Fd file = Fd.open(dir.resolve("testfile"), LibC.O_WRONLY | LibC.O_CREAT)) {
+            MemorySegment iov = iovecs(arena, arena.allocate(4096));
+            for (int round = 0; round < ROUNDS; round++) {
+                linkDrainOne(ring, file.fd(), iov);
+                linkDrainMulti(ring, file.fd(), iov);
             }
         }
     }
@@ -145,7 +134,7 @@ class DrainOrderTest {
         ring.sq().next().prepNop().userData(4);
         assertThat(ring.submit()).isEqualTo(5);
 
-        assertThat(ReapedCqe.userDataOf(ReapedCqe.next(ring, 5))).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(userDataOf(reap(ring, 5))).containsExactly(0L, 1L, 2L, 3L, 4L);
     }
 
     /** Two chains, each with a drained member, between heavier writes: completions exactly 0..8. */
@@ -161,7 +150,7 @@ class DrainOrderTest {
         ring.sq().next().prepNop().userData(8);
         assertThat(ring.submit()).isEqualTo(9);
 
-        assertThat(ReapedCqe.userDataOf(ReapedCqe.next(ring, 9)))
+        assertThat(userDataOf(reap(ring, 9)))
                 .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
     }
 }

@@ -1,7 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
-import io.uring4j.ring.UringTestKit.EventFd;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
@@ -14,9 +12,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
+import static io.uring4j.ring.FileKit.iovecs;
 import static io.uring4j.ring.OpFlags.Poll.POLLIN;
-import static io.uring4j.ring.UringTestKit.reap;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +34,7 @@ class EventfdTest {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8); EventFd efd = EventFd.open(0)) {
             ring.register().eventfd(efd.fd());
             MemorySegment counter = arena.allocate(JAVA_LONG);
-            MemorySegment iov = iovec(arena, counter);
+            MemorySegment iov = iovecs(arena, counter);
 
             ring.sq().next().prepPollAdd(efd.fd(), POLLIN).userData(1).link();
             ring.sq().next().prepReadv(efd.fd(), iov, 1, 0, 0).userData(2);
@@ -76,7 +75,7 @@ class EventfdTest {
             ring.register().eventfd(efd.fd());
             ring.cq().eventfdEnabled(false);
             MemorySegment counter = arena.allocate(JAVA_LONG);
-            ring.sq().next().prepReadv(efd.fd(), iovec(arena, counter), 1, 0, 0).userData(1);
+            ring.sq().next().prepReadv(efd.fd(), iovecs(arena, counter), 1, 0, 0).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
             for (int i = 0; i < 63; i++) {
@@ -127,12 +126,5 @@ class EventfdTest {
             assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(1L, 0));
             assertThat(efd.read()).isEqualTo(-Errno.EAGAIN);
         }
-    }
-
-    private static MemorySegment iovec(Arena arena, MemorySegment buffer) {
-        MemorySegment iov = arena.allocate(16, 8);
-        iov.set(JAVA_LONG, 0, buffer.address());
-        iov.set(JAVA_LONG, 8, buffer.byteSize());
-        return iov;
     }
 }

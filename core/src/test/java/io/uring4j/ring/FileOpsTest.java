@@ -12,9 +12,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.List;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.fillPattern;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -52,59 +57,50 @@ class FileOpsTest {
     @Test
     void fallocateExtendsTheFileUnlessKeepSize() throws Exception {
         assumeSupported(ring, Opcode.FALLOCATE);
-        Path file = dir.resolve("falloc.dat");
-        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR);
-        try {
-            ring.sq().next().prepFallocate(fd, 0, 0, 1 << 20);
+        Path path = dir.resolve("falloc.dat");
+        try (Fd file = Fd.open(path, LibC.O_CREAT | LibC.O_RDWR)) {
+            ring.sq().next().prepFallocate(file.fd(), 0, 0, 1 << 20);
             assertThat(run(ring)).isZero();
-            assertThat(Files.size(file)).isEqualTo(1 << 20);
+            assertThat(Files.size(path)).isEqualTo(1 << 20);
 
-            ring.sq().next().prepFallocate(fd, FALLOC_FL_KEEP_SIZE, 1 << 20, 1 << 20);
+            ring.sq().next().prepFallocate(file.fd(), FALLOC_FL_KEEP_SIZE, 1 << 20, 1 << 20);
             assertThat(run(ring)).isZero();
-            assertThat(Files.size(file)).isEqualTo(1 << 20);
+            assertThat(Files.size(path)).isEqualTo(1 << 20);
 
-            ring.sq().next().prepFallocate(fd, 0, 0, 0);
+            ring.sq().next().prepFallocate(file.fd(), 0, 0, 0);
             assertThat(run(ring)).as("zero length").isEqualTo(-Errno.EINVAL);
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void fadviseAcceptsKnownAdviceAndRejectsUnknown() throws Exception {
         assumeSupported(ring, Opcode.FADVISE);
-        Path file = Files.write(dir.resolve("fadvise.dat"), pattern(1, 8192));
-        int fd = open(file, LibC.O_RDONLY);
-        try {
-            ring.sq().next().prepFadvise(fd, 0, 8192, POSIX_FADV_WILLNEED);
+        Path path = Files.write(dir.resolve("fadvise.dat"), pattern(1, 8192));
+        try (Fd file = Fd.open(path, LibC.O_RDONLY)) {
+            ring.sq().next().prepFadvise(file.fd(), 0, 8192, POSIX_FADV_WILLNEED);
             assertThat(run(ring)).isZero();
-            ring.sq().next().prepFadvise(fd, 0, 8192, POSIX_FADV_DONTNEED);
+            ring.sq().next().prepFadvise(file.fd(), 0, 8192, POSIX_FADV_DONTNEED);
             assertThat(run(ring)).isZero();
-            ring.sq().next().prepFadvise(fd, 0, 8192, 999);
+            ring.sq().next().prepFadvise(file.fd(), 0, 8192, 999);
             assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void ftruncateShrinksAndGrowsTheFile() throws Exception {
         assumeSupported(ring, Opcode.FTRUNCATE);
-        Path file = Files.write(dir.resolve("trunc.dat"), pattern(2, 4096));
-        int fd = open(file, LibC.O_RDWR);
-        try {
-            ring.sq().next().prepFtruncate(fd, 123);
+        Path path = Files.write(dir.resolve("trunc.dat"), pattern(2, 4096));
+        try (Fd file = Fd.open(path, LibC.O_RDWR)) {
+            ring.sq().next().prepFtruncate(file.fd(), 123);
             assertThat(run(ring)).isZero();
-            assertThat(Files.readAllBytes(file)).isEqualTo(pattern(2, 123));
+            assertThat(Files.readAllBytes(path)).isEqualTo(pattern(2, 123));
 
-            ring.sq().next().prepFtruncate(fd, 10_000);
+            ring.sq().next().prepFtruncate(file.fd(), 10_000);
             assertThat(run(ring)).isZero();
-            assertThat(Files.size(file)).isEqualTo(10_000);
+            assertThat(Files.size(path)).isEqualTo(10_000);
 
-            ring.sq().next().prepFtruncate(fd, -1);
+            ring.sq().next().prepFtruncate(file.fd(), -1);
             assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
-        } finally {
-            LibC.close(fd);
         }
     }
 
@@ -194,17 +190,12 @@ class FileOpsTest {
         int len = 16 * 1024;
         Path source = Files.write(dir.resolve("source"), pattern(7, len));
         Path target = dir.resolve("target");
-        int in = open(source, LibC.O_RDONLY);
-        int out = open(target, LibC.O_CREAT | LibC.O_WRONLY);
-        int[] pipe = pipe();
-        try {
+        try (Fd in = Fd.open(source, LibC.O_RDONLY); Fd out = Fd.open(target, LibC.O_CREAT | LibC.O_WRONLY);
+             Pipe pipe = Pipe.open()) {
             // file → pipe, then (linked, so only after it) pipe → file; -1: pipes have no offset.
-            ring.sq().next().prepSplice(in, 0, pipe[1], -1, len, 0).userData(1).link();
-            ring.sq().next().prepSplice(pipe[0], -1, out, 0, len, 0).userData(2);
-            List<FileTestKit.Completion> completions = submitAndReap(ring, 2);
-            assertThat(completions).extracting(FileTestKit.Completion::res).containsExactly(len, len);
-        } finally {
-            closeAll(in, out, pipe[0], pipe[1]);
+            ring.sq().next().prepSplice(in.fd(), 0, pipe.writeFd(), -1, len, 0).userData(1).link();
+            ring.sq().next().prepSplice(pipe.readFd(), -1, out.fd(), 0, len, 0).userData(2);
+            assertThat(submitAndReap(ring, 2)).containsExactly(cqe(1, len), cqe(2, len));
         }
         assertThat(Files.readAllBytes(target)).isEqualTo(pattern(7, len));
     }
@@ -212,50 +203,38 @@ class FileOpsTest {
     @Test
     void spliceOfABadFdFailsWithEbadf() throws Exception {
         assumeSupported(ring, Opcode.SPLICE);
-        int[] pipe = pipe();
-        try {
-            ring.sq().next().prepSplice(-1, 0, pipe[1], -1, 10, 0);
+        try (Pipe pipe = Pipe.open()) {
+            ring.sq().next().prepSplice(-1, 0, pipe.writeFd(), -1, 10, 0);
             assertThat(run(ring)).isEqualTo(-Errno.EBADF);
-        } finally {
-            closeAll(pipe);
         }
     }
 
     @Test
     void teeDuplicatesPipeDataWithoutConsumingIt() throws Exception {
         assumeSupported(ring, Opcode.TEE);
-        int[] first = pipe();
-        int[] second = pipe();
-        try {
+        try (Pipe first = Pipe.open(); Pipe second = Pipe.open()) {
             MemorySegment data = arena.allocate(1000);
             fillPattern(data, 8);
-            assertThat(LibC.write(first[1], data)).isEqualTo(1000);
+            first.write(data);
 
-            ring.sq().next().prepTee(first[0], second[1], 1000, 0);
+            ring.sq().next().prepTee(first.readFd(), second.writeFd(), 1000, 0);
             assertThat(run(ring)).isEqualTo(1000);
 
-            MemorySegment copy = arena.allocate(1000);
-            assertThat(LibC.read(second[0], copy)).isEqualTo(1000);
-            assertThat(bytes(copy)).isEqualTo(pattern(8, 1000));
-            MemorySegment original = arena.allocate(1000);
-            assertThat(LibC.read(first[0], original)).as("tee left the source pipe's data").isEqualTo(1000);
-            assertThat(bytes(original)).isEqualTo(pattern(8, 1000));
-        } finally {
-            closeAll(first[0], first[1], second[0], second[1]);
+            assertThat(second.read(1000)).isEqualTo(pattern(8, 1000));
+            assertThat(first.read(1000)).as("tee left the source pipe's data").isEqualTo(pattern(8, 1000));
         }
     }
 
     @Test
     void fixedFdInstallGivesANormalFdForTheSlot() throws Exception {
         assumeSupported(ring, Opcode.FIXED_FD_INSTALL);
-        Path file = Files.write(dir.resolve("install.dat"), pattern(9, 512));
-        int fd = open(file, LibC.O_RDONLY);
-        try {
-            ring.register().files(fd, -1);
+        Path path = Files.write(dir.resolve("install.dat"), pattern(9, 512));
+        try (Fd file = Fd.open(path, LibC.O_RDONLY)) {
+            ring.register().files(file.fd(), -1);
 
             ring.sq().next().prepFixedFdInstall(0, 0);
             int installed = run(ring);
-            assertThat(installed).isGreaterThanOrEqualTo(0).isNotEqualTo(fd);
+            assertThat(installed).isGreaterThanOrEqualTo(0).isNotEqualTo(file.fd());
             try {
                 assertThat(fdinfoFlags(installed) & FDINFO_CLOEXEC).as("O_CLOEXEC by default").isNotZero();
                 MemorySegment buf = arena.allocate(512);
@@ -273,17 +252,14 @@ class FileOpsTest {
             } finally {
                 LibC.close(installed);
             }
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void fixedFdInstallErrorCases() throws Exception {
         assumeSupported(ring, Opcode.FIXED_FD_INSTALL);
-        int[] pipe = pipe();
-        try {
-            ring.register().files(pipe[0], -1);
+        try (Pipe pipe = Pipe.open()) {
+            ring.register().files(pipe.readFd(), -1);
             ring.sq().next().prepFixedFdInstall(1, 0);
             assertThat(run(ring)).as("empty slot").isEqualTo(-Errno.EBADF);
 
@@ -292,8 +268,6 @@ class FileOpsTest {
 
             ring.sq().next().prepFixedFdInstall(0, 0x80);
             assertThat(run(ring)).as("unknown install flags").isEqualTo(-Errno.EINVAL);
-        } finally {
-            closeAll(pipe);
         }
     }
 

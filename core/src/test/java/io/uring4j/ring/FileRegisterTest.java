@@ -14,7 +14,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.fillPattern;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Rings.errnoOf;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,8 +45,8 @@ class FileRegisterTest {
     void setUp() throws Exception {
         fileA = dir.resolve("a.dat");
         fileB = dir.resolve("b.dat");
-        fdA = open(fileA, LibC.O_CREAT | LibC.O_RDWR);
-        fdB = open(fileB, LibC.O_CREAT | LibC.O_RDWR);
+        fdA = Fd.open(fileA, LibC.O_CREAT | LibC.O_RDWR).fd();
+        fdB = Fd.open(fileB, LibC.O_CREAT | LibC.O_RDWR).fd();
         arena = Arena.ofConfined();
         ring = IoUring.open(8);
     }
@@ -51,7 +55,8 @@ class FileRegisterTest {
     void tearDown() {
         ring.close();
         arena.close();
-        closeAll(fdA, fdB);
+        LibC.close(fdA);
+        LibC.close(fdB);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
@@ -12,13 +11,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
-import java.util.Random;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.assertEveryBlockTransferred;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.fillPattern;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.FileKit.shuffledBlocks;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.errnoOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -36,10 +38,9 @@ class FixedBufferTest {
     @ParameterizedTest(name = "O_DIRECT={0} ASYNC={1}")
     @CsvSource({"false,false", "false,true", "true,false", "true,true"})
     void writeFixedThenReadFixedAtRandomOffsets(boolean direct, boolean async) throws Exception {
-        Path file = dir.resolve("fixed.dat");
-        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR | (direct ? LibC.O_DIRECT : 0));
         int sqeFlags = async ? SqeFlags.ASYNC : 0;
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(BLOCKS)) {
+        try (Fd file = Fd.open(dir.resolve("fixed.dat"), LibC.O_CREAT | LibC.O_RDWR | (direct ? LibC.O_DIRECT : 0));
+             Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(BLOCKS)) {
             // Buffers 0..BLOCKS-1 are written from, BLOCKS..2*BLOCKS-1 read into.
             MemorySegment[] bufs = new MemorySegment[2 * BLOCKS];
             for (int i = 0; i < bufs.length; i++) {
@@ -50,112 +51,78 @@ class FixedBufferTest {
             }
             ring.register().buffers(bufs);
 
-            for (int block : shuffled(3)) {
-                ring.sq().next().prepWriteFixed(fd, bufs[block], (long) block * BS, block)
+            for (int block : shuffledBlocks(BLOCKS, 3)) {
+                ring.sq().next().prepWriteFixed(file.fd(), bufs[block], (long) block * BS, block)
                         .userData(block).addFlags(sqeFlags);
             }
-            assertAllFull(submitAndReap(ring, BLOCKS));
+            assertEveryBlockTransferred(submitAndReap(ring, BLOCKS), BLOCKS, BS);
 
-            for (int block : shuffled(4)) {
-                ring.sq().next().prepReadFixed(fd, bufs[BLOCKS + block], (long) block * BS, BLOCKS + block)
+            for (int block : shuffledBlocks(BLOCKS, 4)) {
+                ring.sq().next().prepReadFixed(file.fd(), bufs[BLOCKS + block], (long) block * BS, BLOCKS + block)
                         .userData(block).addFlags(sqeFlags);
             }
-            assertAllFull(submitAndReap(ring, BLOCKS));
+            assertEveryBlockTransferred(submitAndReap(ring, BLOCKS), BLOCKS, BS);
 
             for (int i = 0; i < BLOCKS; i++) {
                 assertThat(bytes(bufs[BLOCKS + i])).as("block %d", i).isEqualTo(pattern(i, BS));
             }
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void fixedReadIntoPartOfARegisteredBufferFillsOnlyThatPart() throws Exception {
-        Path file = dir.resolve("part.dat");
-        Files.write(file, pattern(5, BS));
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd file = patternFile(5); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment buf = arena.allocate(BS, BS);
-            fill(buf, (byte) 0x7f);
+            buf.fill((byte) 0x7f);
             ring.register().buffers(buf);
 
             // A slice in the middle of the registered buffer: the kernel maps the address into it.
-            ring.sq().next().prepReadFixed(fd, buf.asSlice(1000, 100), 0, 0);
-            assertThat(run(ring)).isEqualTo(100);
+            assertThat(readFixed(ring, file, buf.asSlice(1000, 100), 0)).isEqualTo(100);
 
-            byte[] got = bytes(buf);
             byte[] expected = new byte[BS];
             Arrays.fill(expected, (byte) 0x7f);
             System.arraycopy(pattern(5, 100), 0, expected, 1000, 100);
-            assertThat(got).isEqualTo(expected);
-        } finally {
-            LibC.close(fd);
+            assertThat(bytes(buf)).isEqualTo(expected);
         }
     }
 
     @Test
     void fixedReadOutsideTheRegisteredBufferFailsWithEfault() throws Exception {
-        Path file = dir.resolve("outside.dat");
-        Files.write(file, pattern(1, BS));
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd file = patternFile(1); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment whole = arena.allocate(2 * BS, BS);
             ring.register().buffers(whole.asSlice(0, BS));
 
             // The second page was never registered: the range check must refuse it.
-            ring.sq().next().prepReadFixed(fd, whole.asSlice(BS, BS), 0, 0);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
+            assertThat(readFixed(ring, file, whole.asSlice(BS, BS), 0)).isEqualTo(-Errno.EFAULT);
             // Straddling the end of the registered buffer.
-            ring.sq().next().prepReadFixed(fd, whole.asSlice(BS / 2, BS), 0, 0);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
-        } finally {
-            LibC.close(fd);
+            assertThat(readFixed(ring, file, whole.asSlice(BS / 2, BS), 0)).isEqualTo(-Errno.EFAULT);
         }
     }
 
     @Test
     void fixedReadWithAnUnknownBufferIndexFailsWithEfault() throws Exception {
-        Path file = dir.resolve("index.dat");
-        Files.write(file, pattern(1, BS));
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd file = patternFile(1); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment buf = arena.allocate(BS, BS);
             ring.register().buffers(buf);
-            ring.sq().next().prepReadFixed(fd, buf, 0, 1);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
+            assertThat(readFixed(ring, file, buf, 1)).isEqualTo(-Errno.EFAULT);
 
             ring.register().unregisterBuffers();
-            ring.sq().next().prepReadFixed(fd, buf, 0, 0);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
-        } finally {
-            LibC.close(fd);
+            assertThat(readFixed(ring, file, buf, 0)).isEqualTo(-Errno.EFAULT);
         }
     }
 
     @Test
     void sparseBufferTableAcceptsAnUpdateThenReadFixedUsesTheUpdatedSlot() throws Exception {
-        Path file = dir.resolve("sparse.dat");
-        Files.write(file, pattern(7, BS));
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd file = patternFile(7); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment buf = arena.allocate(BS, BS);
             ring.register().buffersSparse(8);
-
-            // Slot 3 is still empty.
-            ring.sq().next().prepReadFixed(fd, buf, 0, 3);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
+            assertThat(readFixed(ring, file, buf, 3)).as("slot 3 is still empty").isEqualTo(-Errno.EFAULT);
 
             assertThat(ring.register().updateBuffers(3, buf)).isEqualTo(1);
-            ring.sq().next().prepReadFixed(fd, buf, 0, 3);
-            assertThat(run(ring)).isEqualTo(BS);
+            assertThat(readFixed(ring, file, buf, 3)).isEqualTo(BS);
             assertThat(bytes(buf)).isEqualTo(pattern(7, BS));
 
-            // Other slots stay empty.
-            ring.sq().next().prepReadFixed(fd, buf, 0, 2);
-            assertThat(run(ring)).isEqualTo(-Errno.EFAULT);
-        } finally {
-            LibC.close(fd);
+            assertThat(readFixed(ring, file, buf, 2)).as("other slots stay empty").isEqualTo(-Errno.EFAULT);
         }
     }
 
@@ -168,18 +135,14 @@ class FixedBufferTest {
         }
     }
 
-    private static void assertAllFull(List<Completion> completions) {
-        assertThat(completions).hasSize(BLOCKS)
-                .allSatisfy(c -> assertThat(c.res()).as("block %d", c.userData()).isEqualTo(BS));
-        assertThat(completions).extracting(Completion::userData).doesNotHaveDuplicates();
+    /** A file of one block of pattern {@code seed}, open for reading. */
+    private Fd patternFile(int seed) throws Exception {
+        return Fd.open(Files.write(dir.resolve("pattern-" + seed + ".dat"), pattern(seed, BS)), LibC.O_RDONLY);
     }
 
-    private static List<Integer> shuffled(long seed) {
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < BLOCKS; i++) {
-            order.add(i);
-        }
-        Collections.shuffle(order, new Random(seed));
-        return order;
+    /** READ_FIXED of {@code buf} (registered buffer {@code index}) from offset 0; returns the result. */
+    private static int readFixed(IoUring ring, Fd file, MemorySegment buf, int index) throws Exception {
+        ring.sq().next().prepReadFixed(file.fd(), buf, 0, index);
+        return run(ring);
     }
 }

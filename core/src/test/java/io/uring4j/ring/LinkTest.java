@@ -10,9 +10,12 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.Reap.PATIENCE_NANOS;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.userDataOf;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing test/link.c: soft and hard links. A soft link breaks on the first error and cancels the rest of the
@@ -33,7 +36,7 @@ class LinkTest {
             }
             assertThat(ring.submit()).isEqualTo(length);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, length);
+            List<Completion> cqes = reap(ring, length);
             for (int i = 0; i < length; i++) {
                 assertThat(cqes.get(i)).isEqualTo(cqe(i + 1, 0));
             }
@@ -49,10 +52,10 @@ class LinkTest {
             ring.sq().next().prepNop().userData(4);
             assertThat(ring.submit()).isEqualTo(4);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, 4);
+            List<Completion> cqes = reap(ring, 4);
             assertThat(cqes).containsExactlyInAnyOrder(cqe(1, 0), cqe(2, 0), cqe(3, 0), cqe(4, 0));
             // The two chains may interleave, but each keeps its own order.
-            List<Long> order = ReapedCqe.userDataOf(cqes);
+            List<Long> order = userDataOf(cqes);
             assertThat(order.indexOf(1L)).isLessThan(order.indexOf(2L));
             assertThat(order.indexOf(3L)).isLessThan(order.indexOf(4L));
         }
@@ -67,7 +70,7 @@ class LinkTest {
             assertThat(ring.submit()).isEqualTo(2);
 
             // -ETIME is an error, yet the hard link runs the NOP; it only starts once the timeout has expired.
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, 0));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, 0));
         }
     }
 
@@ -80,7 +83,7 @@ class LinkTest {
             ring.sq().next().prepNop().userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED));
         }
     }
 
@@ -95,7 +98,7 @@ class LinkTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3))
+            assertThat(reap(ring, 3))
                     .containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ETIME), cqe(3, 0));
             // The second timer is armed only when the first has fired: the chain runs its members one by one.
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TEN_MS + Duration.ofMillis(15).toNanos());
@@ -106,13 +109,13 @@ class LinkTest {
     @ValueSource(ints = {0, SetupFlags.IOPOLL})
     void failedHeadCancelsTheLinkedNop(int setupFlags) throws Exception {
         try (IoUring ring = IoUring.builder().entries(8).flags(setupFlags).build()) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.REMOVE_BUFFERS), "REMOVE_BUFFERS not supported");
+            assumeSupported(ring, Opcode.REMOVE_BUFFERS);
             // Buffer group 1 holds no buffers: the removal fails with ENOENT and breaks the link.
             ring.sq().next().prepRemoveBuffers(10, 1).userData(1).link();
             ring.sq().next().prepNop().userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, -Errno.ENOENT), cqe(2, -Errno.ECANCELED));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, -Errno.ENOENT), cqe(2, -Errno.ECANCELED));
         }
     }
 
@@ -124,9 +127,9 @@ class LinkTest {
             ring.sq().next().prepNop().userData(2);
 
             // liburing waits without a bound; the bound here turns a hang into a failure.
-            assertThat(ring.submitAndWait(2, ReapedCqe.PATIENCE_NANOS)).isEqualTo(2);
+            assertThat(ring.submitAndWait(2, PATIENCE_NANOS)).isEqualTo(2);
             assertThat(ring.cq().ready()).as("CQEs ready after submit-and-wait(2)").isEqualTo(2);
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, -Errno.EBADF), cqe(2, -Errno.ECANCELED));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, -Errno.EBADF), cqe(2, -Errno.ECANCELED));
         }
     }
 }

@@ -10,7 +10,10 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Map;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.FileKit.iovecs;
+import static io.uring4j.ring.Reap.byUserData;
+import static io.uring4j.ring.Reap.reap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LinkTimeoutTest {
     private static final long ONE_MS = Duration.ofMillis(1).toNanos();
     private static final long ONE_S = Duration.ofSeconds(1).toNanos();
-    /** For timers that must not fire during a test: far beyond {@link ReapedCqe#PATIENCE_NANOS}. */
+    /** For timers that must not fire during a test: far beyond {@link Reap#PATIENCE_NANOS}. */
     private static final long NEVER = Duration.ofSeconds(30).toNanos();
 
     @Test
@@ -32,7 +35,7 @@ class LinkTimeoutTest {
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_S), 0).userData(1).link();
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.EINVAL));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.EINVAL));
         }
     }
 
@@ -43,21 +46,21 @@ class LinkTimeoutTest {
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_S), 0).userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2)).containsExactlyInAnyOrder(cqe(1, 0), cqe(2, -Errno.ECANCELED));
+            assertThat(reap(ring, 2)).containsExactlyInAnyOrder(cqe(1, 0), cqe(2, -Errno.ECANCELED));
         }
     }
 
     @ParameterizedTest(name = "timeout {0} ns")
     @ValueSource(longs = {10, 100_000, 1_000_000})
     void linkTimeoutCancelsAReadThatNeverCompletes(long timeoutNanos) throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            MemorySegment iov = PipeFds.iovec(arena, arena.allocate(128));
-            ring.sq().next().prepReadv(pipe.readFd, iov, 1, 0, 0).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            MemorySegment iov = iovecs(arena, arena.allocate(128));
+            ring.sq().next().prepReadv(pipe.readFd(), iov, 1, 0, 0).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, timeoutNanos), 0).userData(2);
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(2);
 
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, 2));
+            Map<Long, Completion> cqes = byUserData(reap(ring, 2));
             long elapsed = System.nanoTime() - start;
             assertThat(cqes.get(1L).res()).as("read %s", cqes).isIn(-Errno.EINTR, -Errno.ECANCELED);
             assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ETIME, -Errno.EALREADY, 0);
@@ -68,19 +71,19 @@ class LinkTimeoutTest {
 
     @Test
     void readThatCompletesCancelsItsLinkTimeout() throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
             MemorySegment in = arena.allocate(128);
             MemorySegment out = arena.allocate(128);
             for (int i = 0; i < 128; i++) {
                 out.set(JAVA_BYTE, i, (byte) i);
             }
-            ring.sq().next().prepReadv(pipe.readFd, PipeFds.iovec(arena, in), 1, 0, 0).userData(1).link();
+            ring.sq().next().prepReadv(pipe.readFd(), iovecs(arena, in), 1, 0, 0).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, NEVER), 0).userData(2);
             // Not linked: the write runs right away and feeds the pending read.
-            ring.sq().next().prepWritev(pipe.writeFd, PipeFds.iovec(arena, out), 1, 0, 0).userData(3);
+            ring.sq().next().prepWritev(pipe.writeFd(), iovecs(arena, out), 1, 0, 0).userData(3);
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3))
+            assertThat(reap(ring, 3))
                     .containsExactlyInAnyOrder(cqe(1, 128), cqe(2, -Errno.ECANCELED), cqe(3, 128));
             assertThat(in.mismatch(out)).as("first differing byte").isEqualTo(-1);
         }
@@ -88,14 +91,14 @@ class LinkTimeoutTest {
 
     @Test
     void invalidLinkTimeoutFailsAndCancelsTheRead() throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            MemorySegment iov = PipeFds.iovec(arena, arena.allocate(128));
-            ring.sq().next().prepReadv(pipe.readFd, iov, 1, 0, 0).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            MemorySegment iov = iovecs(arena, arena.allocate(128));
+            ring.sq().next().prepReadv(pipe.readFd(), iov, 1, 0, 0).userData(1).link();
             // A field LINK_TIMEOUT does not use: the kernel refuses the SQE, and with it the whole chain.
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_S), 0).userData(2).ioprio(89);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2))
+            assertThat(reap(ring, 2))
                     .containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED), cqe(2, -Errno.EINVAL));
         }
     }
@@ -103,14 +106,14 @@ class LinkTimeoutTest {
     @Test
     void expiredLinkTimeoutCancelsTheRestOfTheChain() throws Exception {
         // READV -> LINK_TIMEOUT -> NOP: the timeout ends the read, and the broken chain cancels the NOP.
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            MemorySegment iov = PipeFds.iovec(arena, arena.allocate(128));
-            ring.sq().next().prepReadv(pipe.readFd, iov, 1, 0, 0).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            MemorySegment iov = iovecs(arena, arena.allocate(128));
+            ring.sq().next().prepReadv(pipe.readFd(), iov, 1, 0, 0).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_MS), 0).userData(2).link();
             ring.sq().next().prepNop().userData(3);
             assertThat(ring.submit()).isEqualTo(3);
 
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, 3));
+            Map<Long, Completion> cqes = byUserData(reap(ring, 3));
             assertThat(cqes.get(1L).res()).as("read %s", cqes).isIn(-Errno.EINTR, -Errno.ECANCELED);
             assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ETIME, -Errno.EALREADY);
             assertThat(cqes.get(3L)).isEqualTo(cqe(3, -Errno.ECANCELED));
@@ -120,14 +123,14 @@ class LinkTimeoutTest {
     @Test
     void pollWithExpiredLinkTimeoutCancelsTheTrailingNops() throws Exception {
         // POLL -> LINK_TIMEOUT -> NOP -> NOP
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            ring.sq().next().prepPollAdd(pipe.readFd, OpFlags.Poll.POLLIN).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            ring.sq().next().prepPollAdd(pipe.readFd(), OpFlags.Poll.POLLIN).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_MS), 0).userData(2).link();
             ring.sq().next().prepNop().userData(3).link();
             ring.sq().next().prepNop().userData(4);
             assertThat(ring.submit()).isEqualTo(4);
 
-            assertThat(ReapedCqe.next(ring, 4)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED),
+            assertThat(reap(ring, 4)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED),
                     cqe(2, -Errno.ETIME), cqe(3, -Errno.ECANCELED), cqe(4, -Errno.ECANCELED));
         }
     }
@@ -136,16 +139,16 @@ class LinkTimeoutTest {
     void linkTimeoutLaterInAChainIsCancelledWithItAndTheNextChainRuns() throws Exception {
         // POLL -> LINK_TIMEOUT -> NOP -> POLL -> LINK_TIMEOUT, then an unlinked NOP: the first timeout fires and
         // cancels every other member, including the second poll and its timeout; the lone NOP is untouched.
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            ring.sq().next().prepPollAdd(pipe.readFd, OpFlags.Poll.POLLIN).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            ring.sq().next().prepPollAdd(pipe.readFd(), OpFlags.Poll.POLLIN).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_MS), 0).userData(2).link();
             ring.sq().next().prepNop().userData(3).link();
-            ring.sq().next().prepPollAdd(pipe.readFd, OpFlags.Poll.POLLIN).userData(4).link();
+            ring.sq().next().prepPollAdd(pipe.readFd(), OpFlags.Poll.POLLIN).userData(4).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_MS), 0).userData(5);
             ring.sq().next().prepNop().userData(6);
             assertThat(ring.submit()).isEqualTo(6);
 
-            assertThat(ReapedCqe.next(ring, 6)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED),
+            assertThat(reap(ring, 6)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED),
                     cqe(2, -Errno.ETIME), cqe(3, -Errno.ECANCELED), cqe(4, -Errno.ECANCELED),
                     cqe(5, -Errno.ECANCELED), cqe(6, 0));
         }
@@ -154,13 +157,13 @@ class LinkTimeoutTest {
     @Test
     void linkTimeoutBoundsTheRequestRightBeforeIt() throws Exception {
         // NOP -> POLL -> LINK_TIMEOUT: the timeout belongs to the poll, not to the head of the chain.
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
             ring.sq().next().prepNop().userData(1).link();
-            ring.sq().next().prepPollAdd(pipe.readFd, OpFlags.Poll.POLLIN).userData(2).link();
+            ring.sq().next().prepPollAdd(pipe.readFd(), OpFlags.Poll.POLLIN).userData(2).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, ONE_MS), 0).userData(3);
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3))
+            assertThat(reap(ring, 3))
                     .containsExactlyInAnyOrder(cqe(1, 0), cqe(2, -Errno.ECANCELED), cqe(3, -Errno.ETIME));
         }
     }
@@ -175,7 +178,7 @@ class LinkTimeoutTest {
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, 2 * ONE_S), 0).userData(3);
             assertThat(ring.submit()).isEqualTo(3);
 
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, 3));
+            Map<Long, Completion> cqes = byUserData(reap(ring, 3));
             assertThat(cqes.get(1L).res()).as("nop %s", cqes).isIn(0, -Errno.ECANCELED);
             assertThat(cqes.get(2L).res()).as("first link timeout %s", cqes).isIn(0, -Errno.ECANCELED);
             assertThat(cqes.get(3L).res()).as("second link timeout %s", cqes).isIn(-Errno.ECANCELED, -Errno.EINVAL);
@@ -185,16 +188,16 @@ class LinkTimeoutTest {
     @Test
     void failingWriteWithSeveralLinkTimeoutsPostsEveryCqe() throws Exception {
         // WRITEV(NULL iovec) -> LINK_TIMEOUT -> LINK_TIMEOUT -> LINK_TIMEOUT, all linked: nothing may hang.
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
             MemorySegment ts = Timespec.allocate(arena, ONE_S);
-            ring.sq().next().prepRw(Opcode.WRITEV, pipe.writeFd, 0, 1, 0).userData(1).link();
+            ring.sq().next().prepRw(Opcode.WRITEV, pipe.writeFd(), 0, 1, 0).userData(1).link();
             ring.sq().next().prepLinkTimeout(ts, 0).userData(2).link();
             ring.sq().next().prepLinkTimeout(ts, 0).userData(3).link();
             ring.sq().next().prepLinkTimeout(ts, 0).userData(4).link();
             int submitted = ring.submit();
             assertThat(submitted).isBetween(3, 4);
 
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, submitted));
+            Map<Long, Completion> cqes = byUserData(reap(ring, submitted));
             assertThat(cqes.get(1L).res()).as("write %s", cqes).isIn(-Errno.EFAULT, -Errno.ECANCELED);
             assertThat(cqes.get(2L).res()).as("valid link timeout %s", cqes).isEqualTo(-Errno.ECANCELED);
             for (long ud = 3; ud <= submitted; ud++) {
@@ -213,7 +216,7 @@ class LinkTimeoutTest {
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, NEVER), 0).userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2))
+            assertThat(reap(ring, 2))
                     .containsExactlyInAnyOrder(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED));
         }
     }
@@ -221,9 +224,9 @@ class LinkTimeoutTest {
     @ParameterizedTest(name = "async update {0}")
     @ValueSource(booleans = {false, true})
     void linkTimeoutUpdateShortensAPendingLinkTimeout(boolean async) throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
-            MemorySegment iov = PipeFds.iovec(arena, arena.allocate(128));
-            ring.sq().next().prepReadv(pipe.readFd, iov, 1, 0, 0).userData(1).link();
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            MemorySegment iov = iovecs(arena, arena.allocate(128));
+            ring.sq().next().prepReadv(pipe.readFd(), iov, 1, 0, 0).userData(1).link();
             ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, NEVER), 0).userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
@@ -238,7 +241,7 @@ class LinkTimeoutTest {
             assertThat(ring.submit()).isEqualTo(1);
 
             // Completing at all within the patience proves the update: the original timer is 30 s.
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, 3));
+            Map<Long, Completion> cqes = byUserData(reap(ring, 3));
             long elapsed = System.nanoTime() - start;
             assertThat(cqes.get(1L).res()).as("read %s", cqes).isIn(-Errno.EINTR, -Errno.ECANCELED);
             assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ETIME, -Errno.EALREADY);
@@ -259,7 +262,7 @@ class LinkTimeoutTest {
             }
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(0xcafe0000L, -Errno.ENOENT));
+            assertThat(reap(ring)).isEqualTo(cqe(0xcafe0000L, -Errno.ENOENT));
         }
     }
 }

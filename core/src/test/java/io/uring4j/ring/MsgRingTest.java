@@ -1,21 +1,19 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing msg-ring.c, msg-ring-flags.c and msg-ring-fd.c: MSG_RING posts a CQE with chosen user_data and
@@ -24,10 +22,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class MsgRingTest {
     private static final long SOURCE = 1;
-
-    private static void assumeMsgRing(IoUring ring) throws ErrnoException {
-        assumeTrue(ring.register().probe().isSupported(Opcode.MSG_RING), "kernel without IORING_OP_MSG_RING");
-    }
 
     private static IoUring target(boolean deferTaskrun) throws ErrnoException {
         IoUringBuilder builder = IoUring.builder().entries(8);
@@ -38,11 +32,11 @@ class MsgRingTest {
     @ValueSource(booleans = {false, true})
     void dataMessageArrivesAsACqeOnTheTargetRing(boolean deferTaskrun) throws Exception {
         try (IoUring source = IoUring.open(8); IoUring target = target(deferTaskrun)) {
-            assumeMsgRing(source);
+            assumeSupported(source, Opcode.MSG_RING);
             source.sq().next().prepMsgRing(target.fd(), 0x1234, 0xcafeL, 0).userData(SOURCE);
 
-            Completion sent = submitAndReap(source, 1).getFirst();
-            Completion received = reap(target, 1).getFirst();
+            Completion sent = submitAndReap(source);
+            Completion received = reap(target);
 
             assertThat(sent.userData()).isEqualTo(SOURCE);
             assertThat(sent.res()).isZero();
@@ -56,12 +50,12 @@ class MsgRingTest {
     @Test
     void flagsPassSetsTheTargetCqeFlags() throws Exception {
         try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
-            assumeMsgRing(source);
+            assumeSupported(source, Opcode.MSG_RING);
             int flags = CqeFlags.F_MORE | CqeFlags.F_BUFFER | (42 << CqeFlags.BUFFER_SHIFT);
             source.sq().next().prepMsgRingCqeFlags(target.fd(), 7, 0xbeefL, 0, flags).userData(SOURCE);
 
-            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
-            Completion received = reap(target, 1).getFirst();
+            assertThat(submitAndReap(source).res()).isZero();
+            Completion received = reap(target);
 
             assertThat(received.userData()).isEqualTo(0xbeefL);
             assertThat(received.res()).isEqualTo(7);
@@ -74,40 +68,35 @@ class MsgRingTest {
     @Test
     void cqeFlagsWithoutFlagsPassAreInvalid() throws Exception {
         try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
-            assumeMsgRing(source);
+            assumeSupported(source, Opcode.MSG_RING);
             // The flags travel in file_index; without FLAGS_PASS a non-zero value is refused.
             source.sq().next().prepMsgRing(target.fd(), 7, 0xbeefL, 0).fileIndex(CqeFlags.F_MORE).userData(SOURCE);
 
-            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.EINVAL);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.EINVAL);
             assertThat(target.cq().ready()).isZero();
         }
     }
 
     @Test
     void aTargetThatIsNotARingIsEbadfd() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (IoUring source = IoUring.open(8)) {
-            assumeMsgRing(source);
-            source.sq().next().prepMsgRing(pipe[0], 1, 2, 0).userData(SOURCE);
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.sq().next().prepMsgRing(pipe.readFd(), 1, 2, 0).userData(SOURCE);
 
-            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.EBADFD);
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.EBADFD);
         }
     }
 
     @Test
     void messageToItselfLandsOnTheSameRing() throws Exception {
         try (IoUring ring = IoUring.open(8)) {
-            assumeMsgRing(ring);
+            assumeSupported(ring, Opcode.MSG_RING);
             ring.sq().next().prepMsgRing(ring.fd(), 5, 0x5eL, 0).userData(SOURCE);
 
             var cqes = submitAndReap(ring, 2);
 
-            assertThat(NetFixture.only(cqes, SOURCE).res()).isZero();
-            assertThat(NetFixture.only(cqes, 0x5eL).res()).isEqualTo(5);
+            assertThat(only(cqes, SOURCE).res()).isZero();
+            assertThat(only(cqes, 0x5eL).res()).isEqualTo(5);
         }
     }
 
@@ -116,16 +105,14 @@ class MsgRingTest {
     @ParameterizedTest(name = "target slot {0} (-1: ALLOC)")
     @ValueSource(ints = {2, OpFlags.FileIndex.ALLOC})
     void aRegisteredFileCanBePassedToAnotherRing(int targetSlot) throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
-            assumeMsgRing(source);
-            source.register().files(pipe[1]);          // the pipe's write end, as source slot 0
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());          // the pipe's write end, as source slot 0
             target.register().filesSparse(4);
 
             source.sq().next().prepMsgRingFd(target.fd(), 0, targetSlot, 0x77L, 0).userData(SOURCE);
-            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
-            Completion installed = reap(target, 1).getFirst();
+            assertThat(submitAndReap(source).res()).isZero();
+            Completion installed = reap(target);
 
             assertThat(installed.userData()).isEqualTo(0x77L);
             int slot = installed.res();
@@ -135,62 +122,47 @@ class MsgRingTest {
                 assertThat(slot).as("an explicit slot reports 0").isZero();
                 slot = targetSlot;
             }
-            assertWritesThroughSlot(target, slot, arena, pipe[0]);
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
+            assertWritesThroughSlot(target, slot, pipe);
         }
     }
 
     @Test
     void fdPassingWithCqeSkipPostsNothingOnTheTarget() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
-            assumeMsgRing(source);
-            source.register().files(pipe[1]);
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());
             target.register().filesSparse(4);
 
             source.sq().next().prepMsgRingFd(target.fd(), 0, 1, 0x77L, OpFlags.MsgRing.CQE_SKIP).userData(SOURCE);
-            assertThat(submitAndReap(source, 1).getFirst().res()).isZero();
+            assertThat(submitAndReap(source).res()).isZero();
 
             assertThat(target.cq().ready()).isZero();
             // The file did arrive: the slot works.
-            assertWritesThroughSlot(target, 1, arena, pipe[0]);
-        }
-        finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
+            assertWritesThroughSlot(target, 1, pipe);
         }
     }
 
     @Test
     void fdPassingToARingWithoutAFileTableFails() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
-            assumeMsgRing(source);
-            source.register().files(pipe[1]);
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());
 
             source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(SOURCE);
 
-            assertThat(submitAndReap(source, 1).getFirst().res()).isEqualTo(-Errno.ENXIO);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.ENXIO);
             assertThat(target.cq().ready()).isZero();
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 
     /** A fixed-file WRITE on {@code ring}'s {@code slot} shows up on the pipe's read end. */
-    private static void assertWritesThroughSlot(IoUring ring, int slot, Arena arena, int readEnd)
-            throws ErrnoException {
+    private static void assertWritesThroughSlot(IoUring ring, int slot, Pipe pipe) throws ErrnoException {
         byte[] data = "passed".getBytes();
-        ring.sq().next().prepWrite(slot, arena.allocateFrom(JAVA_BYTE, data), 0)
-                .addFlags(SqeFlags.FIXED_FILE).userData(9);
-        assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(data.length);
-        MemorySegment in = arena.allocate(16);
-        assertThat(LibC.read(readEnd, in)).isEqualTo(data.length);
-        assertThat(in.asSlice(0, data.length).toArray(JAVA_BYTE)).isEqualTo(data);
+        try (Arena arena = Arena.ofConfined()) {
+            ring.sq().next().prepWrite(slot, arena.allocateFrom(JAVA_BYTE, data), 0)
+                    .addFlags(SqeFlags.FIXED_FILE).userData(9);
+            assertThat(submitAndReap(ring).res()).isEqualTo(data.length);
+        }
+        assertThat(pipe.read(16)).isEqualTo(data);
     }
 }

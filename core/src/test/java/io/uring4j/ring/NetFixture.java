@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
@@ -8,14 +7,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Loopback sockets for the network tests, and the descriptors to close afterwards: every fd a test opens goes
@@ -23,29 +18,6 @@ import static org.assertj.core.api.Assertions.fail;
  * ephemeral (bind to port 0, then getsockname), so tests never collide with each other or with the machine.
  */
 final class NetFixture implements AutoCloseable {
-    /** A copy of a CQE, safe to keep after the CQ head has moved on. */
-    record Completion(long userData, int res, int flags) {
-        boolean hasMore() {
-            return CqeFlags.hasMore(flags);
-        }
-
-        boolean hasBuffer() {
-            return CqeFlags.hasBuffer(flags);
-        }
-
-        int bufferId() {
-            return CqeFlags.bufferId(flags);
-        }
-
-        boolean isNotification() {
-            return CqeFlags.isNotification(flags);
-        }
-
-        static Completion of(Cqe cqe) {
-            return new Completion(cqe.userData(), cqe.res(), cqe.flags());
-        }
-    }
-
     private final Arena arena;
     private final Deque<Integer> open = new ArrayDeque<>();
 
@@ -157,57 +129,21 @@ final class NetFixture implements AutoCloseable {
         write(fd, text.getBytes(StandardCharsets.US_ASCII));
     }
 
+    /**
+     * Writes {@code text} to {@code from} and checks that one read(2) of {@code to} returns exactly it: the two
+     * are the ends of one working connection.
+     */
+    void assertCarries(int from, int to, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        write(from, bytes);
+        assertThat(read(to, bytes.length + 16)).as("%d -> %d", from, to).isEqualTo(bytes);
+    }
+
     /** One read(2) of at most {@code max} bytes. */
     byte[] read(int fd, int max) {
         MemorySegment buf = arena.allocate(max);
         long n = LibC.read(fd, buf);
         assertThat(n).as("read (negative: -errno)").isGreaterThanOrEqualTo(0);
         return buf.asSlice(0, n).toArray(JAVA_BYTE);
-    }
-
-    /** A deterministic pattern, different for each {@code seed}, so a misplaced buffer shows. */
-    static byte[] pattern(int length, int seed) {
-        byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = (byte) (i * 31 + seed * 17 + 1);
-        }
-        return bytes;
-    }
-
-    static String text(MemorySegment segment, long length) {
-        return new String(segment.asSlice(0, length).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
-    }
-
-    // ---- completions -----------------------------------------------------------------------------------
-
-    /**
-     * Not a deadline for the kernel, only a guard that turns a CQE that never comes (a bug) into a failure
-     * instead of a hung build. Far above anything a loaded machine needs.
-     */
-    private static final long HANG_GUARD_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-    /** Waits for {@code count} CQEs and returns copies of them, in posting order. */
-    static List<Completion> reap(IoUring ring, int count) throws ErrnoException {
-        List<Completion> out = new ArrayList<>(count);
-        while (out.size() < count) {
-            if (ring.waitCqes(1, HANG_GUARD_NANOS) == null) {
-                fail("no CQE in 30 s: got %d of %d: %s", out.size(), count, out);
-            }
-            ring.cq().drain(cqe -> out.add(Completion.of(cqe)), count - out.size());
-        }
-        return out;
-    }
-
-    /** Submits what is prepared, then waits for and returns {@code count} CQEs. */
-    static List<Completion> submitAndReap(IoUring ring, int count) throws ErrnoException {
-        ring.submit();
-        return reap(ring, count);
-    }
-
-    /** The one CQE with {@code userData} among {@code completions}. */
-    static Completion only(List<Completion> completions, long userData) {
-        List<Completion> matching = completions.stream().filter(c -> c.userData() == userData).toList();
-        assertThat(matching).as("CQEs with user_data %d in %s", userData, completions).hasSize(1);
-        return matching.getFirst();
     }
 }

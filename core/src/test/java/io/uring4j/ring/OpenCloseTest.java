@@ -12,7 +12,9 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -63,17 +65,14 @@ class OpenCloseTest {
 
     @Test
     void openatOfARelativePathResolvesAgainstTheDirectoryFd() throws Exception {
-        int dfd = open(dir, LibC.O_RDONLY | O_DIRECTORY);
-        try {
-            ring.sq().next().prepOpenat(dfd, arena.allocateFrom("open.dat"), LibC.O_RDONLY, 0);
+        try (Fd directory = Fd.open(dir, LibC.O_RDONLY | O_DIRECTORY)) {
+            ring.sq().next().prepOpenat(directory.fd(), arena.allocateFrom("open.dat"), LibC.O_RDONLY, 0);
             int fd = run(ring);
             assertThat(fd).isGreaterThanOrEqualTo(0);
             assertThat(LibC.close(fd)).isZero();
 
-            ring.sq().next().prepOpenat(dfd, arena.allocateFrom("missing.dat"), LibC.O_RDONLY, 0);
+            ring.sq().next().prepOpenat(directory.fd(), arena.allocateFrom("missing.dat"), LibC.O_RDONLY, 0);
             assertThat(run(ring)).isEqualTo(-Errno.ENOENT);
-        } finally {
-            LibC.close(dfd);
         }
     }
 
@@ -88,15 +87,14 @@ class OpenCloseTest {
 
     @Test
     void directCloseErrorCasesAndClosingASlot() throws Exception {
-        int[] pipe = pipe();
-        try {
+        try (Pipe pipe = Pipe.open()) {
             ring.sq().next().prepCloseDirect(0);
             assertThat(run(ring)).as("no file table").isEqualTo(-Errno.ENXIO);
 
             ring.sq().next().prepClose(1).directSlot(0);
             assertThat(run(ring)).as("both fd and file_index").isEqualTo(-Errno.EINVAL);
 
-            ring.register().files(pipe);
+            ring.register().files(pipe.readFd(), pipe.writeFd());
             ring.sq().next().prepCloseDirect(2);
             assertThat(run(ring)).as("slot out of range").isEqualTo(-Errno.EINVAL);
 
@@ -109,8 +107,6 @@ class OpenCloseTest {
             assertThat(run(ring)).isZero();
             ring.sq().next().prepCloseDirect(0);
             assertThat(run(ring)).as("empty slot").isEqualTo(-Errno.EBADF);
-        } finally {
-            closeAll(pipe);
         }
     }
 

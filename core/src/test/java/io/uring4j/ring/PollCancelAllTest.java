@@ -1,8 +1,7 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -11,8 +10,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 
-import static io.uring4j.ring.UringTestKit.reap;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -32,9 +31,7 @@ class PollCancelAllTest {
             }
             assertThat(ring.submit()).isEqualTo(8);
 
-            ring.sq().next().prepCancelFd(pipe.readFd(), OpFlags.Cancel.ALL).userData(CANCEL);
-            ring.submit();
-            assertEightCancelled(reapResults(ring, 9));
+            assertCancelsAllEight(ring, ring.sq().next().prepCancelFd(pipe.readFd(), OpFlags.Cancel.ALL));
         }
     }
 
@@ -47,9 +44,7 @@ class PollCancelAllTest {
             }
             assertThat(ring.submit()).isEqualTo(8);
 
-            ring.sq().next().prepCancelFd(0, OpFlags.Cancel.ALL | OpFlags.Cancel.FD_FIXED).userData(CANCEL);
-            ring.submit();
-            assertEightCancelled(reapResults(ring, 9));
+            assertCancelsAllEight(ring, ring.sq().next().prepCancelFd(0, OpFlags.Cancel.ALL | OpFlags.Cancel.FD_FIXED));
         }
     }
 
@@ -63,16 +58,12 @@ class PollCancelAllTest {
             }
             assertThat(ring.submit()).isEqualTo(8);
 
-            ring.sq().next().prepCancelFd(first.readFd(), OpFlags.Cancel.ALL).userData(CANCEL);
-            ring.submit();
-            assertFourCancelled(reap(ring, 5), 0);
+            assertCancelsFour(ring, ring.sq().next().prepCancelFd(first.readFd(), OpFlags.Cancel.ALL), 0);
             // The four polls on the second pipe are untouched: nothing more is posted, even after an enter.
             assertThat(ring.submitAndGetEvents()).isZero();
             assertThat(ring.peekCqe()).isNull();
 
-            ring.sq().next().prepCancelFd(second.readFd(), OpFlags.Cancel.ALL).userData(CANCEL);
-            ring.submit();
-            assertFourCancelled(reap(ring, 5), 1);
+            assertCancelsFour(ring, ring.sq().next().prepCancelFd(second.readFd(), OpFlags.Cancel.ALL), 1);
         }
     }
 
@@ -83,11 +74,9 @@ class PollCancelAllTest {
                 int fd = (i & 1) == 0 ? first.readFd() : second.readFd();
                 ring.sq().next().prepPollAdd(fd, OpFlags.Poll.POLLIN).userData(i);
             }
-            ring.submit();
+            assertThat(ring.submit()).isEqualTo(8);
 
-            ring.sq().next().prepCancel(0, OpFlags.Cancel.ALL | OpFlags.Cancel.ANY).userData(CANCEL);
-            ring.submit();
-            assertEightCancelled(reapResults(ring, 9));
+            assertCancelsAllEight(ring, ring.sq().next().prepCancel(0, OpFlags.Cancel.ALL | OpFlags.Cancel.ANY));
         }
     }
 
@@ -98,11 +87,9 @@ class PollCancelAllTest {
             for (int i = 1; i <= 8; i++) {
                 ring.sq().next().prepRead(pipe.readFd(), bufs.asSlice(32L * (i - 1), 32), 0).userData(i);
             }
-            ring.submit();
+            assertThat(ring.submit()).isEqualTo(8);
 
-            ring.sq().next().prepCancel(0, OpFlags.Cancel.ALL | OpFlags.Cancel.ANY).userData(CANCEL);
-            ring.submit();
-            assertEightCancelled(reapResults(ring, 9));
+            assertCancelsAllEight(ring, ring.sq().next().prepCancel(0, OpFlags.Cancel.ALL | OpFlags.Cancel.ANY));
         }
     }
 
@@ -153,14 +140,22 @@ class PollCancelAllTest {
         }
     }
 
-    private static void assertEightCancelled(Map<Long, Integer> results) {
+    /** Submits {@code cancel}: it reports 8 matches, and requests 1..8 each end with -ECANCELED. */
+    private static void assertCancelsAllEight(IoUring ring, Sqe cancel) throws ErrnoException {
+        cancel.userData(CANCEL);
+        assertThat(ring.submit()).isEqualTo(1);
+        Map<Long, Integer> results = reapResults(ring, 9);
         assertThat(results).containsEntry(CANCEL, 8).hasSize(9);
         for (long i = 1; i <= 8; i++) {
             assertThat(results).containsEntry(i, -Errno.ECANCELED);
         }
     }
 
-    private static void assertFourCancelled(List<Completion> cqes, long pollUserData) {
+    /** Submits {@code cancel}: it reports 4 matches, and 4 polls with {@code pollUserData} end with -ECANCELED. */
+    private static void assertCancelsFour(IoUring ring, Sqe cancel, long pollUserData) throws ErrnoException {
+        cancel.userData(CANCEL);
+        assertThat(ring.submit()).isEqualTo(1);
+        List<Completion> cqes = reap(ring, 5);
         assertThat(cqes).filteredOn(c -> c.userData() == CANCEL).singleElement()
                 .satisfies(c -> assertThat(c.res()).isEqualTo(4));
         assertThat(cqes).filteredOn(c -> c.userData() != CANCEL).hasSize(4)

@@ -1,7 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -9,11 +7,13 @@ import org.junit.jupiter.api.Timeout;
 import java.util.List;
 import java.util.Map;
 
+import static io.uring4j.ring.Completion.cqe;
 import static io.uring4j.ring.OpFlags.Poll.POLLIN;
 import static io.uring4j.ring.OpFlags.Poll.POLLOUT;
-import static io.uring4j.ring.UringTestKit.onPlatformThread;
-import static io.uring4j.ring.UringTestKit.reap;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.onPlatformThread;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -38,8 +38,7 @@ class PollTest {
     void pollRemoveOfAnUnknownUserDataIsENOENT() throws Exception {
         try (IoUring ring = IoUring.open(8)) {
             ring.sq().next().prepPollRemove(77).userData(2);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(2L, -Errno.ENOENT));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(2, -Errno.ENOENT));
         }
     }
 
@@ -52,12 +51,10 @@ class PollTest {
             assertThat(ring.peekCqe()).as("nothing to read yet").isNull();
 
             Thread writer = Thread.ofPlatform().start(() -> pipe.write((byte) 1));
-            List<Completion> cqes = reap(ring, 1);
+            Completion cqe = reap(ring);
             writer.join();
 
-            assertThat(cqes.getFirst().userData()).isEqualTo(1);
-            assertThat(cqes.getFirst().res() & POLLIN).isEqualTo(POLLIN);
-            assertThat(cqes.getFirst().hasMore()).as("a one-shot poll has no F_MORE").isFalse();
+            assertPollin(cqe, 1, false);        // a one-shot poll has no F_MORE
         }
     }
 
@@ -80,10 +77,7 @@ class PollTest {
 
             for (int round = 0; round < 3; round++) {
                 pipe.write((byte) round);
-                Completion cqe = reap(ring, 1).getFirst();
-                assertThat(cqe.userData()).isEqualTo(1);
-                assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
-                assertThat(cqe.hasMore()).as("round %d", round).isTrue();
+                assertPollin(reap(ring), 1, true);
                 assertThat(pipe.read(1)).containsExactly(round);    // empty again: the next write is a new wake-up
             }
             assertThat(ring.peekCqe()).isNull();
@@ -108,14 +102,11 @@ class PollTest {
             ring.submit();
             ring.sq().next().prepPollUpdate(1, 2, POLLIN,
                     OpFlags.Poll.UPDATE_EVENTS | OpFlags.Poll.UPDATE_USER_DATA).userData(3);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, 0));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(3, 0));
             assertThat(ring.peekCqe()).isNull();
 
             pipe.write((byte) 1);
-            Completion fired = reap(ring, 1).getFirst();
-            assertThat(fired.userData()).as("the poll now answers to its new user_data").isEqualTo(2);
-            assertThat(fired.res() & POLLIN).isEqualTo(POLLIN);
+            assertPollin(reap(ring), 2, false);     // the poll now answers to its new user_data
         }
     }
 
@@ -123,8 +114,7 @@ class PollTest {
     void pollUpdateWithANewUserDataButNoUpdateUserDataFlagIsEINVAL() throws Exception {
         try (IoUring ring = IoUring.open(8)) {
             ring.sq().next().prepPollUpdate(41, 42, POLLIN, OpFlags.Poll.UPDATE_EVENTS).userData(3);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, -Errno.EINVAL));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(3, -Errno.EINVAL));
         }
     }
 
@@ -132,8 +122,7 @@ class PollTest {
     void pollUpdateOfAnUnknownUserDataIsENOENT() throws Exception {
         try (IoUring ring = IoUring.open(8)) {
             ring.sq().next().prepPollUpdate(41, 0, POLLIN, OpFlags.Poll.UPDATE_EVENTS).userData(3);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, -Errno.ENOENT));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(3, -Errno.ENOENT));
         }
     }
 
@@ -148,16 +137,12 @@ class PollTest {
             ring.submit();
             // newUserData must stay 0 without UPDATE_USER_DATA: the kernel refuses it with EINVAL.
             ring.sq().next().prepPollUpdate(1, 0, POLLIN, OpFlags.Poll.UPDATE_EVENTS).userData(3);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, 0));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(3, 0));
 
             for (int round = 0; round < 2; round++) {
                 pipe.write((byte) round);
-                Completion cqe = reap(ring, 1).getFirst();
-                assertThat(cqe.userData()).isEqualTo(1);
-                assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
-                assertThat(cqe.hasMore()).as("round %d", round).isTrue();
-                pipe.read(1);
+                assertPollin(reap(ring), 1, true);
+                assertThat(pipe.read(1)).containsExactly(round);
             }
             ring.sq().next().prepPollRemove(1).userData(2);
             ring.submit();
@@ -176,14 +161,10 @@ class PollTest {
             ring.submit();
             ring.sq().next().prepPollUpdate(1, 0, POLLIN, OpFlags.Poll.UPDATE_EVENTS | OpFlags.Poll.ADD_MULTI)
                     .userData(3);
-            ring.submit();
-            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(3L, 0));
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(3, 0));
 
             pipe.write((byte) 1);
-            Completion cqe = reap(ring, 1).getFirst();
-            assertThat(cqe.userData()).isEqualTo(1);
-            assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
-            assertThat(cqe.hasMore()).isFalse();
+            assertPollin(reap(ring), 1, false);
         }
     }
 
@@ -199,5 +180,12 @@ class PollTest {
             pipe.write((byte) 1);
             assertThat(reapResults(ring, 1).get(9L) & POLLIN).isEqualTo(POLLIN);
         }
+    }
+
+    /** The CQE of a poll that fired for POLLIN: its user_data, POLLIN in the mask, and F_MORE or not. */
+    private static void assertPollin(Completion cqe, long userData, boolean more) {
+        assertThat(cqe.userData()).as("%s", cqe).isEqualTo(userData);
+        assertThat(cqe.res() & POLLIN).as("POLLIN in %s", cqe).isEqualTo(POLLIN);
+        assertThat(cqe.hasMore()).as("F_MORE on %s", cqe).isEqualTo(more);
     }
 }

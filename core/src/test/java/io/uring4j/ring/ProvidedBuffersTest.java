@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +19,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.IOVEC_SIZE;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,8 +59,7 @@ class ProvidedBuffersTest {
     @ParameterizedTest(name = "vectored={0}")
     @ValueSource(booleans = {false, true})
     void readWithBufferSelectFillsTheBufferNamedInTheCqe(boolean vectored) throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
             assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
             MemorySegment[] bufs = provide(ring, arena, BS);
 
@@ -64,9 +69,9 @@ class ProvidedBuffersTest {
                     // READV with BUFFER_SELECT takes exactly one iovec; only its length is used.
                     MemorySegment iov = arena.allocate(IOVEC_SIZE, 8);
                     iov.set(JAVA_LONG, 8, BS);
-                    sqe.prepReadv(fd, iov, 1, (long) block * BS, 0).bufferSelect(GROUP);
+                    sqe.prepReadv(in.fd(), iov, 1, (long) block * BS, 0).bufferSelect(GROUP);
                 } else {
-                    sqe.prepReadSelect(fd, BS, (long) block * BS, GROUP);
+                    sqe.prepReadSelect(in.fd(), BS, (long) block * BS, GROUP);
                 }
                 sqe.userData(block);
             }
@@ -81,39 +86,31 @@ class ProvidedBuffersTest {
                 assertThat(bytes(bufs[c.bufferId()])).as("buffer %d holds block %d", c.bufferId(), c.userData())
                         .isEqualTo(pattern((int) c.userData(), BS));
             }
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void readLongerThanTheProvidedBufferIsShortenedToTheBuffer() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
             assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
             MemorySegment[] bufs = provide(ring, arena, BS / 2);
 
-            ring.sq().next().prepReadSelect(fd, BS, 3L * BS, GROUP).userData(3);
-            Completion c = submitAndReap(ring, 1).getFirst();
+            ring.sq().next().prepReadSelect(in.fd(), BS, 3L * BS, GROUP).userData(3);
+            Completion c = submitAndReap(ring);
             assertThat(c.res()).isEqualTo(BS / 2);
             assertThat(c.hasBuffer()).isTrue();
             assertThat(bytes(bufs[c.bufferId()])).isEqualTo(Arrays.copyOf(pattern(3, BS), BS / 2));
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void readWithBufferSelectOnAnEmptyGroupFailsWithEnobufs() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (IoUring ring = IoUring.open(4)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); IoUring ring = IoUring.open(4)) {
             assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
-            ring.sq().next().prepReadSelect(fd, BS, 0, 9);
-            Completion c = submitAndReap(ring, 1).getFirst();
+            ring.sq().next().prepReadSelect(in.fd(), BS, 0, 9);
+            Completion c = submitAndReap(ring);
             assertThat(c.res()).isEqualTo(-Errno.ENOBUFS);
             assertThat(c.hasBuffer()).isFalse();
-        } finally {
-            LibC.close(fd);
         }
     }
 
@@ -147,27 +144,24 @@ class ProvidedBuffersTest {
 
     @Test
     void oneBytePipeReadsWithBufferSelectReturnTheBytesInOrder() throws Exception {
-        int[] pipe = pipe();
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
             assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
             MemorySegment[] bufs = provide(ring, arena, BS);
 
             // Queued before any data exists: each read waits on the pipe, then takes one byte.
             for (int i = 0; i < 5; i++) {
-                ring.sq().next().prepReadSelect(pipe[0], 1, -1, GROUP).userData(i);
+                ring.sq().next().prepReadSelect(pipe.readFd(), 1, -1, GROUP).userData(i);
             }
             assertThat(ring.submit()).isEqualTo(5);
-            assertThat(LibC.write(pipe[1], arena.allocateFrom("01234").asSlice(0, 5))).isEqualTo(5);
+            pipe.write("01234".getBytes(StandardCharsets.US_ASCII));
 
             for (int i = 0; i < 5; i++) {
-                Completion c = next(ring);
+                Completion c = reap(ring);
                 assertThat(c.res()).isEqualTo(1);
                 assertThat(c.hasBuffer()).isTrue();
                 assertThat(bufs[c.bufferId()].get(JAVA_BYTE, 0))
                         .as("byte %d", i).isEqualTo((byte) ('0' + i));
             }
-        } finally {
-            closeAll(pipe);
         }
     }
 
@@ -176,7 +170,7 @@ class ProvidedBuffersTest {
         MemorySegment[] bufs = new MemorySegment[BUFFERS];
         for (int i = 0; i < BUFFERS; i++) {
             bufs[i] = arena.allocate(size, 64);
-            fill(bufs[i], (byte) 0x55);
+            bufs[i].fill((byte) 0x55);
             ring.sq().next().prepProvideBuffers(bufs[i], size, 1, GROUP, i).userData(100 + i);
         }
         // Legacy PROVIDE_BUFFERS completes with 0 on current kernels (older ones returned the count).

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
@@ -16,12 +15,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
-import java.util.Random;
 import java.util.stream.Stream;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.assertEveryBlockTransferred;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.fillPattern;
+import static io.uring4j.ring.FileKit.iovecs;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.FileKit.shuffledBlocks;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -53,10 +58,10 @@ class ReadWriteTest {
     @ParameterizedTest(name = "vectored={0} O_DIRECT={1} ASYNC={2}")
     @MethodSource("modes")
     void writesThenReadsBlocksAtRandomOffsets(boolean vectored, boolean direct, boolean async) throws Exception {
-        Path file = dir.resolve("rw.dat");
-        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR | (direct ? LibC.O_DIRECT : 0));
+        Path path = dir.resolve("rw.dat");
         int sqeFlags = async ? SqeFlags.ASYNC : 0;
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(BLOCKS)) {
+        try (Fd file = Fd.open(path, LibC.O_CREAT | LibC.O_RDWR | (direct ? LibC.O_DIRECT : 0));
+             Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(BLOCKS)) {
             MemorySegment[] out = new MemorySegment[BLOCKS];
             MemorySegment[] in = new MemorySegment[BLOCKS];
             for (int i = 0; i < BLOCKS; i++) {
@@ -66,42 +71,39 @@ class ReadWriteTest {
                 in[i] = arena.allocate(BS, BS);
             }
 
-            for (int block : shuffled(1)) {
-                prep(ring.sq().next(), true, vectored, fd, out[block], (long) block * BS, arena)
+            for (int block : shuffledBlocks(BLOCKS, 1)) {
+                prep(ring.sq().next(), true, vectored, file.fd(), out[block], (long) block * BS, arena)
                         .userData(block).addFlags(sqeFlags);
             }
-            assertEveryBlockTransferredFully(submitAndReap(ring, BLOCKS));
+            assertEveryBlockTransferred(submitAndReap(ring, BLOCKS), BLOCKS, BS);
 
-            for (int block : shuffled(2)) {
-                prep(ring.sq().next(), false, vectored, fd, in[block], (long) block * BS, arena)
+            for (int block : shuffledBlocks(BLOCKS, 2)) {
+                prep(ring.sq().next(), false, vectored, file.fd(), in[block], (long) block * BS, arena)
                         .userData(block).addFlags(sqeFlags);
             }
-            assertEveryBlockTransferredFully(submitAndReap(ring, BLOCKS));
+            assertEveryBlockTransferred(submitAndReap(ring, BLOCKS), BLOCKS, BS);
 
             for (int i = 0; i < BLOCKS; i++) {
                 assertThat(bytes(in[i])).as("block %d read back", i).isEqualTo(pattern(i, BS));
             }
-        } finally {
-            LibC.close(fd);
         }
         // The file as the JDK sees it: the writes really landed at their offsets.
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         for (int i = 0; i < BLOCKS; i++) {
             expected.write(pattern(i, BS));
         }
-        assertThat(Files.readAllBytes(file)).isEqualTo(expected.toByteArray());
+        assertThat(Files.readAllBytes(path)).isEqualTo(expected.toByteArray());
     }
 
     @Test
     void writesThenReadsThroughAnSqpollRingWithARegisteredFile() throws Exception {
-        Path file = dir.resolve("sqpoll.dat");
-        int fd = open(file, LibC.O_CREAT | LibC.O_RDWR);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.builder().entries(BLOCKS).sqpoll(1000).build()) {
+        try (Fd file = Fd.open(dir.resolve("sqpoll.dat"), LibC.O_CREAT | LibC.O_RDWR); Arena arena = Arena.ofConfined();
+             IoUring ring = IoUring.builder().entries(BLOCKS).sqpoll(1000).build()) {
             // As read-write.c does under SQPOLL: the file is slot 0 of the registered table.
-            ring.register().files(fd);
+            ring.register().files(file.fd());
             MemorySegment[] out = new MemorySegment[BLOCKS];
             MemorySegment[] in = new MemorySegment[BLOCKS];
-            for (int block : shuffled(5)) {
+            for (int block : shuffledBlocks(BLOCKS, 5)) {
                 out[block] = arena.allocate(BS);
                 fillPattern(out[block], block);
                 in[block] = arena.allocate(BS);
@@ -109,56 +111,47 @@ class ReadWriteTest {
                         .userData(block);
             }
             ring.submitAndWait(BLOCKS);     // under SQPOLL the count may be short: the thread took some already
-            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+            assertEveryBlockTransferred(reap(ring, BLOCKS), BLOCKS, BS);
 
-            for (int block : shuffled(6)) {
+            for (int block : shuffledBlocks(BLOCKS, 6)) {
                 ring.sq().next().prepRead(0, in[block], (long) block * BS).addFlags(SqeFlags.FIXED_FILE)
                         .userData(block);
             }
             ring.submitAndWait(BLOCKS);
-            assertEveryBlockTransferredFully(next(ring, BLOCKS));
+            assertEveryBlockTransferred(reap(ring, BLOCKS), BLOCKS, BS);
             for (int i = 0; i < BLOCKS; i++) {
                 assertThat(bytes(in[i])).as("block %d read back", i).isEqualTo(pattern(i, BS));
             }
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void readAtOffsetMinusOneUsesAndAdvancesTheFilePosition() throws Exception {
-        Path file = dir.resolve("pos.dat");
-        Files.write(file, pattern(9, 2 * BS));
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        Path path = Files.write(dir.resolve("pos.dat"), pattern(9, 2 * BS));
+        try (Fd file = Fd.open(path, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             assumeTrue(ring.hasFeature(Features.RW_CUR_POS),
                     "kernel lacks FEAT_RW_CUR_POS");
             MemorySegment first = arena.allocate(BS);
             MemorySegment second = arena.allocate(BS);
-            ring.sq().next().prepRead(fd, first, -1);
+            ring.sq().next().prepRead(file.fd(), first, -1);
             assertThat(run(ring)).isEqualTo(BS);
-            ring.sq().next().prepRead(fd, second, -1);
+            ring.sq().next().prepRead(file.fd(), second, -1);
             assertThat(run(ring)).isEqualTo(BS);
 
             byte[] whole = pattern(9, 2 * BS);
             assertThat(bytes(first)).isEqualTo(Arrays.copyOfRange(whole, 0, BS));
             assertThat(bytes(second)).isEqualTo(Arrays.copyOfRange(whole, BS, 2 * BS));
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void readOfAnEventfdReturnsItsEightByteCounter() throws Exception {
-        int efd = LibC.eventfd(5, LibC.EFD_CLOEXEC);
-        assertThat(efd).isGreaterThanOrEqualTo(0);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (EventFd efd = EventFd.open(0); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            efd.add(5);
             MemorySegment counter = arena.allocate(8, 8);
-            ring.sq().next().prepRead(efd, counter, 0);
+            ring.sq().next().prepRead(efd.fd(), counter, 0);
             assertThat(run(ring)).isEqualTo(8);
             assertThat(counter.get(JAVA_LONG, 0)).isEqualTo(5);
-        } finally {
-            LibC.close(efd);
         }
     }
 
@@ -179,29 +172,5 @@ class ReadWriteTest {
         // Two halves, still 512-aligned for O_DIRECT.
         MemorySegment iov = iovecs(arena, buf.asSlice(0, BS / 2), buf.asSlice(BS / 2, BS / 2));
         return write ? sqe.prepWritev(fd, iov, 2, offset, 0) : sqe.prepReadv(fd, iov, 2, offset, 0);
-    }
-
-    private static void assertEveryBlockTransferredFully(List<Completion> completions) {
-        assertThat(completions).allSatisfy(c -> assertThat(c.res()).as("block %d", c.userData()).isEqualTo(BS));
-        assertThat(completions).extracting(Completion::userData)
-                .containsExactlyInAnyOrderElementsOf(blockIds());
-    }
-
-    private static List<Long> blockIds() {
-        List<Long> ids = new ArrayList<>();
-        for (long i = 0; i < BLOCKS; i++) {
-            ids.add(i);
-        }
-        return ids;
-    }
-
-    /** Block numbers 0..BLOCKS-1 in a fixed pseudo-random order. */
-    private static List<Integer> shuffled(long seed) {
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < BLOCKS; i++) {
-            order.add(i);
-        }
-        Collections.shuffle(order, new Random(seed));
-        return order;
     }
 }

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
@@ -11,13 +10,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.only;
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing recv-multishot.c: one multishot RECV with provided buffers posts a CQE per message — each with
@@ -46,7 +46,7 @@ class RecvMultishotTest {
             if (legacy) {
                 ring = null;
                 uring.sq().next().prepProvideBuffers(memory, BUF_LEN, count, GROUP, 0).userData(99);
-                assertThat(submitAndReap(uring, 1).getFirst().res()).as("PROVIDE_BUFFERS").isZero();
+                assertThat(submitAndReap(uring).res()).as("PROVIDE_BUFFERS").isZero();
             } else {
                 ring = uring.register().bufferRing(count, GROUP, 0);
                 for (int bid = 0; bid < count; bid++) {
@@ -75,12 +75,12 @@ class RecvMultishotTest {
 
     private static void assumeProvidedBuffers(IoUring ring, boolean legacy) throws ErrnoException {
         if (legacy) {
-            assumeTrue(ring.register().probe().isSupported(Opcode.PROVIDE_BUFFERS), "no PROVIDE_BUFFERS");
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
         }
     }
 
     private static byte[] message(int i) {
-        return NetFixture.pattern(10 + 5 * i, i);        // 10..50 bytes: fits a buffer, lengths differ
+        return pattern(i, 10 + 5 * i);        // 10..50 bytes: fits a buffer, lengths differ
     }
 
     /** A data CQE: armed still, a buffer used, holding message {@code i}. */
@@ -102,6 +102,19 @@ class RecvMultishotTest {
         assertThat(cqe.hasBuffer()).as("terminal CQE with res <= 0 has F_BUFFER: %s", cqe).isFalse();
     }
 
+    /** The request under test: a multishot RECV of {@code fd} into buffers from {@link #GROUP}. */
+    private static void prepMultishotRecv(IoUring ring, int fd) {
+        ring.sq().next().prepRecvMultishot(fd, 0).bufferSelect(GROUP).userData(RECV);
+    }
+
+    /** Cancels the multishot request: the cancel succeeds and the request posts its terminal -ECANCELED. */
+    private static void cancelAndAssertTheTerminalCqe(IoUring ring) throws ErrnoException {
+        ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
+        List<Completion> end = submitAndReap(ring, 2);
+        assertThat(only(end, CANCEL).res()).isZero();
+        assertTerminal(only(end, RECV), -Errno.ECANCELED);
+    }
+
     @ParameterizedTest(name = "DEFER_TASKRUN {0}, legacy buffers {1}")
     @CsvSource({"false, false", "false, true", "true, false", "true, true"})
     void runningOutOfBuffersEndsTheRequestWithEnobufs(boolean deferTaskrun, boolean legacy) throws Exception {
@@ -114,7 +127,7 @@ class RecvMultishotTest {
                 for (int i = 0; i <= buffers; i++) {
                     net.write(pair[0], message(i));      // one message more than there are buffers
                 }
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
 
                 List<Completion> cqes = submitAndReap(ring, buffers + 1);
 
@@ -137,16 +150,16 @@ class RecvMultishotTest {
             try (Provided provided = new Provided(ring, arena, 8, legacy)) {
                 int[] pair = net.unixPair(Sockets.SOCK_SEQPACKET);
                 // Armed before any data: the one request keeps receiving across waits.
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
                 ring.submit();
                 for (int i = 0; i < 3; i++) {
                     net.write(pair[0], message(i));
-                    assertMessage(reap(ring, 1).getFirst(), i, provided);
+                    assertMessage(reap(ring), i, provided);
                 }
 
                 net.close(pair[0]);
 
-                assertTerminal(reap(ring, 1).getFirst(), 0);
+                assertTerminal(reap(ring), 0);
             }
         }
     }
@@ -159,7 +172,7 @@ class RecvMultishotTest {
             assumeProvidedBuffers(ring, legacy);
             try (Provided provided = new Provided(ring, arena, 8, legacy)) {
                 int[] pair = net.unixPair(Sockets.SOCK_SEQPACKET);
-                ring.sq().next().prepRecvMultishot(pair[1], 0).bufferSelect(GROUP).userData(RECV);
+                prepMultishotRecv(ring, pair[1]);
                 ring.submit();
                 net.write(pair[0], message(0));
                 net.write(pair[0], message(1));
@@ -167,11 +180,7 @@ class RecvMultishotTest {
                 assertMessage(data.get(0), 0, provided);
                 assertMessage(data.get(1), 1, provided);
 
-                ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
-                List<Completion> end = submitAndReap(ring, 2);
-
-                assertThat(only(end, CANCEL).res()).isZero();
-                assertTerminal(only(end, RECV), -Errno.ECANCELED);
+                cancelAndAssertTheTerminalCqe(ring);
             }
         }
     }
@@ -188,9 +197,9 @@ class RecvMultishotTest {
                 br.add(memory.asSlice((long) bid * bufLen, bufLen), bid, bid);
             }
             br.advance(count);
-            int receiver = net.udpSocket();
-            int sender = net.udpSocket();
-            assertThat(Sockets.connect(sender, net.loopback(NetFixture.port(receiver)))).isZero();
+            int[] udp = net.udpPair();
+            int sender = udp[0];
+            int receiver = udp[1];
             // The msghdr is only a template: msg_namelen and msg_controllen size the areas in each buffer.
             MemorySegment template = Sockets.msghdr(arena, arena.allocate(Sockets.SOCKADDR_IN_SIZE));
             ring.sq().next().prepRecvmsgMultishot(receiver, template, 0).bufferSelect(GROUP).userData(RECV);
@@ -199,7 +208,7 @@ class RecvMultishotTest {
             for (int i = 0; i < 3; i++) {
                 byte[] expected = message(i);
                 net.write(sender, expected);
-                Completion cqe = reap(ring, 1).getFirst();
+                Completion cqe = reap(ring);
                 assertThat(cqe.hasMore()).as("%s", cqe).isTrue();
                 assertThat(cqe.hasBuffer()).isTrue();
                 // io_uring_recvmsg_out (16 bytes), the name area (msg_namelen), no control, then the payload.
@@ -215,10 +224,7 @@ class RecvMultishotTest {
                 assertThat(buf.asSlice(32, expected.length).toArray(JAVA_BYTE)).isEqualTo(expected);
             }
 
-            ring.sq().next().prepCancel(RECV, 0).userData(CANCEL);
-            List<Completion> end = submitAndReap(ring, 2);
-            assertThat(only(end, CANCEL).res()).isZero();
-            assertTerminal(only(end, RECV), -Errno.ECANCELED);
+            cancelAndAssertTheTerminalCqe(ring);
         }
     }
 
@@ -231,7 +237,7 @@ class RecvMultishotTest {
             // Multishot receive needs provided buffers (liburing issue #1331).
             ring.sq().next().prepRecvMultishot(pair[1], 0).userData(RECV);
 
-            assertTerminal(submitAndReap(ring, 1).getFirst(), -Errno.EINVAL);
+            assertTerminal(submitAndReap(ring), -Errno.EINVAL);
         }
     }
 }

@@ -1,15 +1,18 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.errnoOf;
+import static io.uring4j.ring.Rings.onPlatformThread;
 import static io.uring4j.ring.SetupModesTest.assertNopBatchesRoundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,11 +47,11 @@ class RegistrationTest {
     // ---- io-wq limits -------------------------------------------------------------------------------------
 
     @Test
+    @Timeout(30)
     void iowqMaxWorkersReturnsThePreviousLimits() throws Exception {
         // io-wq is per thread and shared by all of a thread's rings: use a fresh thread so no other test sees
         // the limits set here.
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread thread = Thread.ofPlatform().start(() -> {
+        onPlatformThread(() -> {
             try (IoUring ring = IoUring.open(8)) {
                 // A request through io-wq makes this thread's worker pool exist.
                 ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC);
@@ -61,17 +64,9 @@ class RegistrationTest {
                 assertThat(ring.register().iowqMaxWorkers(0, 0)).containsExactly(2, 3);
                 assertThat(ring.register().iowqMaxWorkers(0, 5)).as("0 leaves one alone").containsExactly(2, 3);
                 assertThat(ring.register().iowqMaxWorkers(0, 0)).containsExactly(2, 5);
-                outcome.set("ok");
-            } catch (Throwable t) {
-                outcome.set(t);
             }
+            return null;
         });
-        thread.join(30_000);
-        assertThat(thread.isAlive()).isFalse();
-        if (outcome.get() instanceof Throwable t) {
-            throw new AssertionError(t);
-        }
-        assertThat(outcome.get()).isEqualTo("ok");
     }
 
     // ---- personality --------------------------------------------------------------------------------------
@@ -96,16 +91,16 @@ class RegistrationTest {
 
     @Test
     void restrictedRingAllowsOnlyTheListedOpcodesAndRegisterOps() throws Exception {
-        int[] pipe = pipe();
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.builder().entries(8).disabled().build()) {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined();
+             IoUring ring = IoUring.builder().entries(8).disabled().build()) {
             ring.register().restrictions(Restriction.sqeOp(Opcode.NOP), Restriction.sqeOp(Opcode.WRITE),
                     Restriction.registerOp(Registrar.REGISTER_BUFFERS));
             ring.register().enableRings();
 
             MemorySegment data = arena.allocate(8);
             ring.sq().next().prepNop().userData(1);
-            ring.sq().next().prepWrite(pipe[1], data, 0).userData(2);
-            ring.sq().next().prepRead(pipe[0], data, 0).userData(3);
+            ring.sq().next().prepWrite(pipe.writeFd(), data, 0).userData(2);
+            ring.sq().next().prepRead(pipe.readFd(), data, 0).userData(3);
             List<Completion> completions = submitAndReap(ring, 3);
             assertThat(completions).extracting(Completion::userData).containsExactlyInAnyOrder(1L, 2L, 3L);
             for (Completion c : completions) {
@@ -118,10 +113,8 @@ class RegistrationTest {
             }
 
             ring.register().buffers(arena.allocate(4096, 4096));
-            assertThat(errnoOf(() -> ring.register().files(pipe))).isEqualTo(Errno.EACCES);
+            assertThat(errnoOf(() -> ring.register().files(pipe.readFd(), pipe.writeFd()))).isEqualTo(Errno.EACCES);
             assertThat(errnoOf(() -> ring.register().probe())).isEqualTo(Errno.EACCES);
-        } finally {
-            closeAll(pipe);
         }
     }
 
@@ -134,9 +127,7 @@ class RegistrationTest {
             ring.register().enableRings();
             // The refused SQE is still queued and goes in with the next submit.
             assertThat(ring.submitAndWait(1)).isEqualTo(1);
-            Completion c = next(ring);
-            assertThat(c.userData()).isEqualTo(5);
-            assertThat(c.res()).isZero();
+            assertThat(reap(ring)).isEqualTo(Completion.cqe(5, 0));
         }
     }
 
@@ -153,40 +144,34 @@ class RegistrationTest {
 
     @Test
     void syncCancelOfAPendingPipeReadCancelsItBeforeReturning() throws Exception {
-        int[] pipe = pipe();
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
-            ring.sq().next().prepRead(pipe[0], arena.allocate(16), 0).userData(7);
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(7);
             assertThat(ring.submit()).isEqualTo(1);
 
             assertThat(ring.register().syncCancel(7, 0, 0, ONE_SECOND)).isZero();
             // Done synchronously: the CQE is there without waiting.
             assertThat(ring.cq().ready()).isEqualTo(1);
-            Completion c = next(ring);
+            Completion c = reap(ring);
             assertThat(c.userData()).isEqualTo(7);
             assertThat(c.res()).isIn(-Errno.ECANCELED, -Errno.EINTR);
 
             assertThat(errnoOf(() -> ring.register().syncCancel(7, 0, 0, ONE_SECOND))).as("nothing left")
                     .isEqualTo(Errno.ENOENT);
-        } finally {
-            closeAll(pipe);
         }
     }
 
     @Test
     void syncCancelByFdWithAllCancelsEveryMatchAndCountsThem() throws Exception {
-        int[] pipe = pipe();
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
             for (int i = 0; i < 3; i++) {
-                ring.sq().next().prepRead(pipe[0], arena.allocate(16), 0).userData(i);
+                ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(i);
             }
             assertThat(ring.submit()).isEqualTo(3);
 
-            int cancelled = ring.register().syncCancel(0, pipe[0], OpFlags.Cancel.FD | OpFlags.Cancel.ALL, -1);
-            assertThat(cancelled).isEqualTo(3);
-            assertThat(next(ring, 3)).extracting(Completion::res)
+            int flags = OpFlags.Cancel.FD | OpFlags.Cancel.ALL;
+            assertThat(ring.register().syncCancel(0, pipe.readFd(), flags, -1)).as("cancelled").isEqualTo(3);
+            assertThat(reap(ring, 3)).extracting(Completion::res)
                     .allSatisfy(res -> assertThat(res).isIn(-Errno.ECANCELED, -Errno.EINTR));
-        } finally {
-            closeAll(pipe);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
@@ -14,8 +13,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.only;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,7 +63,7 @@ class SendRecvTest {
             ring.submit();
             assertThat(ring.cq().ready()).as("nothing sent yet").isZero();
 
-            byte[] data = NetFixture.pattern(SIZE, 3);
+            byte[] data = pattern(3, SIZE);
             ring.sq().next().prepSend(sender, arena.allocateFrom(JAVA_BYTE, data), 0)
                     .addFlags(sqeFlags).userData(SEND);
             List<Completion> cqes = submitAndReap(ring, 2);
@@ -95,11 +96,11 @@ class SendRecvTest {
 
     private static void assertRecvFindsNoBuffer(IoUring ring, NetFixture net) throws ErrnoException {
         int[] udp = net.udpPair();
-        byte[] data = NetFixture.pattern(100, 4);
+        byte[] data = pattern(4, 100);
         net.write(udp[0], data);
 
         ring.sq().next().prepRw(Opcode.RECV, udp[1], 0, SIZE, 0).bufferSelect(GROUP).userData(RECV);
-        Completion recv = submitAndReap(ring, 1).getFirst();
+        Completion recv = submitAndReap(ring);
 
         assertThat(recv.res()).isEqualTo(-Errno.ENOBUFS);
         // Data is waiting, but nothing was received: the flag is not set on this failure.
@@ -118,7 +119,7 @@ class SendRecvTest {
 
             assertThat(ring.submitAndWait(2)).isEqualTo(2);
 
-            List<Completion> cqes = NetFixture.reap(ring, 2);
+            List<Completion> cqes = reap(ring, 2);
             assertThat(only(cqes, SEND).res()).isEqualTo(-Errno.EFAULT);
             assertThat(only(cqes, RECV).res()).isEqualTo(-Errno.EFAULT);
             assertThat(ring.sq().ready()).isZero();
@@ -137,12 +138,12 @@ class SendRecvTest {
             // posts its CQE), the RECVMSG behind it is left in the SQ.
             assertThat(ring.submit()).isEqualTo(1);
             assertThat(ring.sq().ready()).isEqualTo(1);
-            Completion send = NetFixture.reap(ring, 1).getFirst();
+            Completion send = reap(ring);
             assertThat(send.userData()).isEqualTo(SEND);
             assertThat(send.res()).isEqualTo(-Errno.EFAULT);
 
             assertThat(ring.submit()).isEqualTo(1);
-            Completion recv = NetFixture.reap(ring, 1).getFirst();
+            Completion recv = reap(ring);
             assertThat(recv.userData()).isEqualTo(RECV);
             assertThat(recv.res()).isEqualTo(-Errno.EFAULT);
         }
@@ -154,8 +155,8 @@ class SendRecvTest {
              IoUring ring = IoUring.open(8)) {
             int receiver = net.udpSocket();
             int sender = net.udpSocket();      // not connected: the destination travels in msg_name
-            byte[] head = NetFixture.pattern(30, 5);
-            byte[] tail = NetFixture.pattern(50, 6);
+            byte[] head = pattern(5, 30);
+            byte[] tail = pattern(6, 50);
             MemorySegment sendMsg = Sockets.msghdr(arena, net.loopback(NetFixture.port(receiver)),
                     arena.allocateFrom(JAVA_BYTE, head), arena.allocateFrom(JAVA_BYTE, tail));
             MemorySegment source = arena.allocate(Sockets.SOCKADDR_STORAGE_SIZE, 8);
@@ -189,13 +190,13 @@ class SendRecvTest {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
             int[] udp = net.udpPair();
-            byte[] data = NetFixture.pattern(64, 7);
+            byte[] data = pattern(7, 64);
             net.write(udp[0], data);
             MemorySegment buf = arena.allocate(16);
             MemorySegment msg = Sockets.msghdr(arena, MemorySegment.NULL, buf);
 
             ring.sq().next().prepRecvmsg(udp[1], msg, 0).userData(RECV);
-            Completion recv = submitAndReap(ring, 1).getFirst();
+            Completion recv = submitAndReap(ring);
 
             assertThat(recv.res()).isEqualTo(16);
             assertThat(Sockets.msgFlags(msg) & Sockets.MSG_TRUNC).isEqualTo(Sockets.MSG_TRUNC);

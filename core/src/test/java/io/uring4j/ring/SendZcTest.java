@@ -1,8 +1,6 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
 import org.junit.jupiter.api.Test;
 
@@ -11,11 +9,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * liburing send-zerocopy.c: a SEND_ZC completes twice — first the result, with F_MORE, then a notification
@@ -27,10 +26,6 @@ class SendZcTest {
     private static final int NOTIF_USAGE_ZC_COPIED = 1 << 31;
     private static final long SEND = 1;
     private static final long RECV = 2;
-
-    private static void assumeOpcode(IoUring ring, byte opcode) throws ErrnoException {
-        assumeTrue(ring.register().probe().isSupported(opcode), "kernel without IORING_OP_" + Opcode.name(opcode));
-    }
 
     /** The result CQE: the byte count, F_MORE (a notification follows), not itself a notification. */
     private static void assertResult(Completion cqe, int bytes) {
@@ -51,9 +46,9 @@ class SendZcTest {
     void sendZcPostsTheResultThenANotification() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcode(ring, Opcode.SEND_ZC);
+            assumeSupported(ring, Opcode.SEND_ZC);
             int[] tcp = net.tcpPair();
-            byte[] data = NetFixture.pattern(4096, 8);
+            byte[] data = pattern(8, 4096);
             MemorySegment out = arena.allocateFrom(JAVA_BYTE, data);
 
             ring.sq().next().prepSendZc(tcp[0], out, 0, 0).userData(SEND);
@@ -65,7 +60,7 @@ class SendZcTest {
 
             MemorySegment in = arena.allocate(data.length);
             ring.sq().next().prepRecv(tcp[1], in, Sockets.MSG_WAITALL).userData(RECV);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(data.length);
+            assertThat(submitAndReap(ring).res()).isEqualTo(data.length);
             assertThat(in.toArray(JAVA_BYTE)).isEqualTo(data);
         }
     }
@@ -74,9 +69,9 @@ class SendZcTest {
     void reportUsageSaysLoopbackCopied() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcode(ring, Opcode.SEND_ZC);
+            assumeSupported(ring, Opcode.SEND_ZC);
             int[] tcp = net.tcpPair();
-            MemorySegment out = arena.allocateFrom(JAVA_BYTE, NetFixture.pattern(1000, 9));
+            MemorySegment out = arena.allocateFrom(JAVA_BYTE, pattern(9, 1000));
 
             ring.sq().next().prepSendZc(tcp[0], out, 0, OpFlags.SendRecv.ZC_REPORT_USAGE).userData(SEND);
             List<Completion> cqes = submitAndReap(ring, 2);
@@ -92,11 +87,11 @@ class SendZcTest {
     void sendmsgZcGathersIovecsToAUdpDestination() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcode(ring, Opcode.SENDMSG_ZC);
+            assumeSupported(ring, Opcode.SENDMSG_ZC);
             int receiver = net.udpSocket();
             int sender = net.udpSocket();
-            byte[] first = NetFixture.pattern(100, 10);
-            byte[] second = NetFixture.pattern(200, 11);
+            byte[] first = pattern(10, 100);
+            byte[] second = pattern(11, 200);
             MemorySegment msg = Sockets.msghdr(arena, net.loopback(NetFixture.port(receiver)),
                     arena.allocateFrom(JAVA_BYTE, first), arena.allocateFrom(JAVA_BYTE, second));
 
@@ -116,7 +111,7 @@ class SendZcTest {
     void faultsFailTheSendAndStillEndCleanly() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.builder().entries(8).submitAll().build()) {
-            assumeOpcode(ring, Opcode.SEND_ZC);
+            assumeSupported(ring, Opcode.SEND_ZC);
             int[] tcp = net.tcpPair();
             MemorySegment out = arena.allocate(100);
             // As test_send_faults: a bad buffer address, and zero-copy flags the kernel does not know.
@@ -127,7 +122,7 @@ class SendZcTest {
             int expected = 2;
             int results = 0;
             while (expected > 0) {
-                Completion cqe = reap(ring, 1).getFirst();
+                Completion cqe = reap(ring);
                 expected--;
                 if (cqe.isNotification()) {
                     // A failed send that had set up its notification still posts it, plain.

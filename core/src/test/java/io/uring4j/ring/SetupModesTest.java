@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
@@ -11,7 +10,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.errnoOf;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -140,7 +141,7 @@ class SetupModesTest {
             assertThat(ring.submit()).as("stops after the bad SQE, which is consumed").isEqualTo(3);
             assertThat(ring.sq().ready()).isEqualTo(2);
             assertThat(ring.submitAndWait(5)).isEqualTo(2);
-            assertBadSqeFailedAndNopsCompleted(next(ring, 5));
+            assertBadSqeFailedAndNopsCompleted(reap(ring, 5));
         }
     }
 
@@ -150,7 +151,7 @@ class SetupModesTest {
             prepareNopNopBadNopNop(ring);
             assertThat(ring.submitAndWait(5)).isEqualTo(5);
             assertThat(ring.sq().ready()).isZero();
-            assertBadSqeFailedAndNopsCompleted(next(ring, 5));
+            assertBadSqeFailedAndNopsCompleted(reap(ring, 5));
         }
     }
 
@@ -189,7 +190,7 @@ class SetupModesTest {
             } else {
                 assertThat(submitted).isEqualTo(batch);
             }
-            List<Completion> completions = next(ring, batch);
+            List<Completion> completions = reap(ring, batch);
             assertThat(completions).extracting(Completion::userData).containsExactlyInAnyOrder(expected);
             assertThat(completions).extracting(Completion::res).containsOnly(0);
         }

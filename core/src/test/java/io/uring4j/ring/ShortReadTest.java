@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.FileTestKit.Completion;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,9 +11,12 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
-
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.FileKit.bytes;
+import static io.uring4j.ring.FileKit.iovecs;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -37,39 +39,28 @@ class ShortReadTest {
 
     @Test
     void readvPastEndOfFileReturnsWhatThereIs() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment buf = arena.allocate(READ_SIZE);
-            ring.sq().next().prepReadv(fd, iovecs(arena, buf), 1, 0, 0);
+            ring.sq().next().prepReadv(in.fd(), iovecs(arena, buf), 1, 0, 0);
             assertThat(run(ring)).isEqualTo(FILE_SIZE);
             assertThat(Arrays.copyOf(bytes(buf), FILE_SIZE)).isEqualTo(pattern(6, FILE_SIZE));
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void readAtEndOfFileReturnsZero() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
-            ring.sq().next().prepRead(fd, arena.allocate(READ_SIZE), FILE_SIZE);
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepRead(in.fd(), arena.allocate(READ_SIZE), FILE_SIZE);
             assertThat(run(ring)).isZero();
-        } finally {
-            LibC.close(fd);
         }
     }
 
     @Test
     void aShortReadBreaksTheLinkAfterIt() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
-            ring.sq().next().prepRead(fd, arena.allocate(READ_SIZE), 0).userData(1).link();
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepRead(in.fd(), arena.allocate(READ_SIZE), 0).userData(1).link();
             ring.sq().next().prepNop().userData(2);
-            List<Completion> completions = submitAndReap(ring, 2);
-            assertThat(completions).extracting(Completion::userData).containsExactly(1L, 2L);
-            assertThat(completions).extracting(Completion::res).containsExactly(FILE_SIZE, -Errno.ECANCELED);
-        } finally {
-            LibC.close(fd);
+            assertThat(submitAndReap(ring, 2)).containsExactly(cqe(1, FILE_SIZE), cqe(2, -Errno.ECANCELED));
         }
     }
 }

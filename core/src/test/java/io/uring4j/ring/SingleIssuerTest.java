@@ -7,8 +7,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
 
-import static io.uring4j.ring.UringTestKit.onPlatformThread;
-import static io.uring4j.ring.UringTestKit.reapResults;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.Rings.onPlatformThread;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -93,7 +94,7 @@ class SingleIssuerTest {
     @Test
     void registrationFromAnotherThreadIsRefusedWithEEXIST() throws Exception {
         try (IoUring ring = IoUring.builder().entries(8).singleIssuer().build();
-             UringTestKit.EventFd efd = UringTestKit.EventFd.open(0)) {
+             EventFd efd = EventFd.open(0)) {
             assertThatThrownBy(() -> onPlatformThread(() -> {
                 ring.register().eventfd(efd.fd());
                 return null;
@@ -109,10 +110,8 @@ class SingleIssuerTest {
     private static int trySubmitNop(IoUring ring, long userData) throws Exception {
         ring.sq().next().prepNop().userData(userData);
         assertThat(ring.submit()).isEqualTo(1);
-        Cqe cqe = ring.waitCqe();
+        Completion cqe = reap(ring);
         assertThat(cqe.userData()).isEqualTo(userData);
-        int res = cqe.res();
-        ring.cq().seen(cqe);
-        return res;
+        return cqe.res();
     }
 }

@@ -15,7 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.Reap.assertNoMoreCqes;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.userDataOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -31,13 +34,13 @@ class SkipCqeTest {
     private static final long TIMEOUT_USER_DATA = -1;
 
     private Arena arena;
-    private PipeFds pipe;
+    private Pipe pipe;
     private IoUring ring;
 
     @BeforeEach
     void openRing() throws Exception {
         arena = Arena.ofConfined();
-        pipe = PipeFds.open();
+        pipe = Pipe.open();
         ring = IoUring.open(16);
         assumeTrue(ring.hasFeature(Features.CQE_SKIP), "kernel lacks IORING_FEAT_CQE_SKIP");
     }
@@ -54,9 +57,13 @@ class SkipCqeTest {
         arena.close();
     }
 
-    /** A request that is submitted fine but fails when it runs: a 100-byte write from address NULL (-EFAULT). */
-    private Sqe prepFailingWrite(Sqe sqe) {
-        return sqe.prepRw(Opcode.WRITE, pipe.writeFd, 0, 100, 0);
+    /**
+     * Chain member {@code i} (its user_data): a NOP, or at {@code failIndex} a request that is submitted fine but
+     * fails when it runs, a 100-byte write from address NULL (-EFAULT).
+     */
+    private Sqe prepMember(int i, int failIndex) {
+        Sqe sqe = ring.sq().next();
+        return (i == failIndex ? sqe.prepRw(Opcode.WRITE, pipe.writeFd(), 0, 100, 0) : sqe.prepNop()).userData(i);
     }
 
     @ParameterizedTest(name = "length {0}, last skips too {1}")
@@ -71,30 +78,24 @@ class SkipCqeTest {
         assertThat(ring.submit()).isEqualTo(length);
 
         if (!skipLast) {
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(length - 1, 0));
+            assertThat(reap(ring)).isEqualTo(cqe(length - 1, 0));
         }
-        ReapedCqe.assertNoMoreCqes(ring);
+        assertNoMoreCqes(ring);
     }
 
     @ParameterizedTest(name = "failing member {0}")
     @CsvSource({MID + "", LAST + ""})
     void failedMemberPostsItsErrorAndTheCancelledRestPostsNothing(int failIndex) throws Exception {
         for (int i = 0; i < LINK_SIZE; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
+            Sqe sqe = prepMember(i, failIndex);
             if (i != LINK_SIZE - 1) {
                 sqe.addFlags(SqeFlags.IO_LINK | SqeFlags.CQE_SKIP_SUCCESS);
             }
-            sqe.userData(i);
         }
         assertThat(ring.submit()).isEqualTo(LINK_SIZE);
 
-        assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(failIndex, -Errno.EFAULT));
-        ReapedCqe.assertNoMoreCqes(ring);
+        assertThat(reap(ring)).isEqualTo(cqe(failIndex, -Errno.EFAULT));
+        assertNoMoreCqes(ring);
     }
 
     static Stream<Arguments> linkTimeoutPlacements() {
@@ -116,13 +117,7 @@ class SkipCqeTest {
             throws Exception {
         MemorySegment ts = Timespec.allocate(arena, Duration.ofSeconds(1).toNanos());
         for (int i = 0; i < length; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
-            sqe.userData(i).addFlags(SqeFlags.IO_LINK | (async ? SqeFlags.ASYNC : 0));
+            Sqe sqe = prepMember(i, failIndex).addFlags(SqeFlags.IO_LINK | (async ? SqeFlags.ASYNC : 0));
             if (i != length - 1) {
                 sqe.addFlags(SqeFlags.CQE_SKIP_SUCCESS);
             }
@@ -134,9 +129,9 @@ class SkipCqeTest {
         assertThat(ring.submit()).isEqualTo(length + 1);
 
         // One CQE: the failure if there is one, else the last member (the only one without SKIP).
-        ReapedCqe expected = failIndex >= 0 ? cqe(failIndex, -Errno.EFAULT) : cqe(length - 1, 0);
-        assertThat(ReapedCqe.next(ring)).isEqualTo(expected);
-        ReapedCqe.assertNoMoreCqes(ring);
+        Completion expected = failIndex >= 0 ? cqe(failIndex, -Errno.EFAULT) : cqe(length - 1, 0);
+        assertThat(reap(ring)).isEqualTo(expected);
+        assertNoMoreCqes(ring);
     }
 
     @ParameterizedTest(name = "async {0}, read skips {1}, timeout skips {2}")
@@ -144,7 +139,7 @@ class SkipCqeTest {
         "false, false, true", "true, false, true", "false, true, true", "true, true, true"})
     void firingLinkTimeoutPostsOnlyIfItDoesNotSkip(boolean async, boolean skipRead, boolean skipTimeout)
             throws Exception {
-        Sqe read = ring.sq().next().prepRead(pipe.readFd, arena.allocate(1), 0).userData(0).link();
+        Sqe read = ring.sq().next().prepRead(pipe.readFd(), arena.allocate(1), 0).userData(0).link();
         if (async) {
             read.addFlags(SqeFlags.ASYNC);
         }
@@ -159,13 +154,13 @@ class SkipCqeTest {
         assertThat(ring.submit()).isEqualTo(2);
 
         // The cancelled read failed, so it posts even with SKIP; the timeout firing counts as its success.
-        List<ReapedCqe> cqes = ReapedCqe.next(ring, skipTimeout ? 1 : 2);
-        List<Long> userData = ReapedCqe.userDataOf(cqes);
+        List<Completion> cqes = reap(ring, skipTimeout ? 1 : 2);
+        List<Long> userData = userDataOf(cqes);
         assertThat(userData).as("CQEs %s", cqes).containsExactlyInAnyOrderElementsOf(
                 skipTimeout ? List.of(0L) : List.of(0L, 1L));
-        ReapedCqe readCqe = cqes.get(userData.indexOf(0L));
+        Completion readCqe = cqes.get(userData.indexOf(0L));
         assertThat(readCqe.res()).as("read %s", readCqe).isIn(-Errno.ECANCELED, -Errno.EINTR);
-        ReapedCqe.assertNoMoreCqes(ring);
+        assertNoMoreCqes(ring);
     }
 
     static Stream<Arguments> hardLinkCases() {
@@ -185,23 +180,17 @@ class SkipCqeTest {
             throws Exception {
         final int length = 7;
         for (int i = 0; i < length; i++) {
-            Sqe sqe = ring.sq().next();
-            if (i == failIndex) {
-                prepFailingWrite(sqe);
-            } else {
-                sqe.prepNop();
-            }
+            Sqe sqe = prepMember(i, failIndex);
             if (i != length - 1 || hardLinkLast) {
                 sqe.addFlags(SqeFlags.IO_HARDLINK);
             }
             if (i == skipIndex) {
                 sqe.addFlags(SqeFlags.CQE_SKIP_SUCCESS);
             }
-            sqe.userData(i);
         }
         assertThat(ring.submit()).isEqualTo(length);
 
-        List<ReapedCqe> expected = new ArrayList<>();
+        List<Completion> expected = new ArrayList<>();
         for (int i = 0; i < length; i++) {
             if (i == failIndex) {
                 expected.add(cqe(i, -Errno.EFAULT));    // posts even if it asked to skip: it failed
@@ -209,7 +198,7 @@ class SkipCqeTest {
                 expected.add(cqe(i, 0));                // the hard link carries on past the failure
             }
         }
-        assertThat(ReapedCqe.next(ring, expected.size())).containsExactlyElementsOf(expected);
-        ReapedCqe.assertNoMoreCqes(ring);
+        assertThat(reap(ring, expected.size())).containsExactlyElementsOf(expected);
+        assertNoMoreCqes(ring);
     }
 }

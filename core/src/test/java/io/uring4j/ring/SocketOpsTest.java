@@ -1,9 +1,6 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.NetFixture.Completion;
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 import org.junit.jupiter.api.Test;
 
@@ -11,12 +8,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import static io.uring4j.ring.NetFixture.only;
-import static io.uring4j.ring.NetFixture.reap;
-import static io.uring4j.ring.NetFixture.submitAndReap;
+import static io.uring4j.ring.Reap.only;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.ring.Rings.assumeSupported;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The socket-management opcodes, after liburing socket.c, bind-listen.c, connect.c, shutdown.c, poll.c and
@@ -29,13 +26,6 @@ class SocketOpsTest {
     private static final int SIOCOUTQ = 1;
     private static final int GETSOCKOPT = 2;
     private static final int SETSOCKOPT = 3;
-
-    private static void assumeOpcodes(IoUring ring, byte... opcodes) throws ErrnoException {
-        Probe probe = ring.register().probe();
-        for (byte op : opcodes) {
-            assumeTrue(probe.isSupported(op), "kernel without IORING_OP_" + Opcode.name(op));
-        }
-    }
 
     private static int intOption(int fd, int level, int name) {
         try (Arena arena = Arena.ofConfined()) {
@@ -51,7 +41,7 @@ class SocketOpsTest {
     void socketOpcodeReturnsASocketOfTheRequestedType() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.SOCKET);
+            assumeSupported(ring, Opcode.SOCKET);
             ring.sq().next().prepSocket(Sockets.AF_INET, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0).userData(1);
             ring.sq().next().prepSocket(Sockets.AF_INET, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0).userData(2);
             ring.sq().next().prepSocket(12345, Sockets.SOCK_STREAM, 0).userData(3);
@@ -69,7 +59,7 @@ class SocketOpsTest {
     @Test
     void socketDirectFillsRegisteredSlots() throws Exception {
         try (IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.SOCKET);
+            assumeSupported(ring, Opcode.SOCKET);
             ring.register().filesSparse(4);
             ring.sq().next().prepSocketDirect(Sockets.AF_INET, Sockets.SOCK_STREAM, 0, 2).userData(1);
             ring.sq().next().prepSocketDirect(Sockets.AF_INET, Sockets.SOCK_STREAM, 0, OpFlags.FileIndex.ALLOC)
@@ -92,7 +82,7 @@ class SocketOpsTest {
     void bindAndListenOpcodesMakeAListener() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.BIND, Opcode.LISTEN);
+            assumeSupported(ring, Opcode.BIND, Opcode.LISTEN);
             int listener = net.tcpSocket(0);
             ring.sq().next().prepBind(listener, net.loopback(0)).link().userData(1);
             ring.sq().next().prepListen(listener, 8).userData(2);
@@ -105,13 +95,12 @@ class SocketOpsTest {
             int client = net.connect(listener);
             int server = net.track(Sockets.accept4(listener, Sockets.SOCK_CLOEXEC));
             assertThat(Sockets.localPort(server)).isEqualTo(port);
-            net.write(client, "up");
-            assertThat(net.read(server, 8)).isEqualTo("up".getBytes());
+            net.assertCarries(client, server, "up");
 
             // The same address again is taken.
             int second = net.tcpSocket(0);
             ring.sq().next().prepBind(second, net.loopback(port)).userData(3);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(-Errno.EADDRINUSE);
+            assertThat(submitAndReap(ring).res()).isEqualTo(-Errno.EADDRINUSE);
         }
     }
 
@@ -119,7 +108,7 @@ class SocketOpsTest {
     void socketBindListenChainOnADirectDescriptor() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.SOCKET, Opcode.BIND, Opcode.LISTEN, Opcode.FIXED_FD_INSTALL, Opcode.ACCEPT);
+            assumeSupported(ring, Opcode.SOCKET, Opcode.BIND, Opcode.LISTEN, Opcode.FIXED_FD_INSTALL, Opcode.ACCEPT);
             ring.register().filesSparse(1);
             // As bind-listen.c: the socket exists only as slot 0, so the whole setup is one linked chain.
             ring.sq().next().prepSocketDirect(Sockets.AF_INET, Sockets.SOCK_STREAM, 0, 0).link().userData(1);
@@ -133,13 +122,12 @@ class SocketOpsTest {
 
             // A regular fd for the slot tells us the port; then a client can connect and ACCEPT (fixed) takes it.
             ring.sq().next().prepFixedFdInstall(0, 0).userData(4);
-            int installed = net.track(submitAndReap(ring, 1).getFirst().res());
+            int installed = net.track(submitAndReap(ring).res());
             int client = net.connect(installed);
             ring.sq().next().prepAccept(0, MemorySegment.NULL, MemorySegment.NULL, Sockets.SOCK_CLOEXEC)
                     .addFlags(SqeFlags.FIXED_FILE).userData(5);
-            int server = net.track(submitAndReap(ring, 1).getFirst().res());
-            net.write(server, "hi");
-            assertThat(net.read(client, 8)).isEqualTo("hi".getBytes());
+            int server = net.track(submitAndReap(ring).res());
+            net.assertCarries(server, client, "hi");
         }
     }
 
@@ -150,17 +138,16 @@ class SocketOpsTest {
             int listener = net.tcpListener();
             int client = net.tcpSocket(0);
             ring.sq().next().prepConnect(client, net.loopback(NetFixture.port(listener))).userData(1);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isZero();
+            assertThat(submitAndReap(ring).res()).isZero();
             int server = net.track(Sockets.accept4(listener, Sockets.SOCK_CLOEXEC));
-            net.write(client, "abc");
-            assertThat(net.read(server, 8)).isEqualTo("abc".getBytes());
+            net.assertCarries(client, server, "abc");
 
             // Bound but not listening: loopback refuses at once.
             int closedPort = net.tcpSocket(0);
             assertThat(Sockets.bind(closedPort, net.loopback(0))).isZero();
             int refused = net.tcpSocket(Sockets.SOCK_NONBLOCK);
             ring.sq().next().prepConnect(refused, net.loopback(NetFixture.port(closedPort))).userData(2);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(-Errno.ECONNREFUSED);
+            assertThat(submitAndReap(ring).res()).isEqualTo(-Errno.ECONNREFUSED);
         }
     }
 
@@ -170,7 +157,7 @@ class SocketOpsTest {
     void shutdownForWritingIsEofForThePeerOnly() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.SHUTDOWN);
+            assumeSupported(ring, Opcode.SHUTDOWN);
             int[] tcp = net.tcpPair();
             int client = tcp[0];
             int server = tcp[1];
@@ -183,15 +170,12 @@ class SocketOpsTest {
             assertThat(only(cqes, 1).res()).isZero();
             assertThat(only(cqes, 2).res()).as("recv after the peer's SHUT_WR: EOF").isZero();
             // The other direction still works.
-            net.write(server, "still here");
-            assertThat(net.read(client, 16)).isEqualTo("still here".getBytes());
+            net.assertCarries(server, client, "still here");
 
-            int[] pipe = new int[2];
-            assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-            net.track(pipe[0]);
-            net.track(pipe[1]);
-            ring.sq().next().prepShutdown(pipe[0], Sockets.SHUT_RDWR).userData(3);
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isEqualTo(-Errno.ENOTSOCK);
+            try (Pipe pipe = Pipe.open()) {
+                ring.sq().next().prepShutdown(pipe.readFd(), Sockets.SHUT_RDWR).userData(3);
+                assertThat(submitAndReap(ring).res()).isEqualTo(-Errno.ENOTSOCK);
+            }
         }
     }
 
@@ -205,14 +189,14 @@ class SocketOpsTest {
 
             // A fresh connection can be written to at once.
             ring.sq().next().prepPollAdd(client, OpFlags.Poll.POLLOUT).userData(1);
-            assertThat(submitAndReap(ring, 1).getFirst().res() & OpFlags.Poll.POLLOUT).isNotZero();
+            assertThat(submitAndReap(ring).res() & OpFlags.Poll.POLLOUT).isNotZero();
 
             // Nothing to read yet: the poll waits until the peer writes.
             ring.sq().next().prepPollAdd(server, OpFlags.Poll.POLLIN).userData(2);
             ring.submit();
             assertThat(ring.cq().ready()).isZero();
             net.write(client, "x");
-            Completion readable = reap(ring, 1).getFirst();
+            Completion readable = reap(ring);
             assertThat(readable.userData()).isEqualTo(2);
             assertThat(readable.res() & OpFlags.Poll.POLLIN).isNotZero();
             assertThat(net.read(server, 8)).isEqualTo("x".getBytes());
@@ -221,7 +205,7 @@ class SocketOpsTest {
             ring.sq().next().prepPollAdd(server, OpFlags.Poll.POLLRDHUP).userData(3);
             ring.submit();
             net.close(client);
-            Completion hangup = reap(ring, 1).getFirst();
+            Completion hangup = reap(ring);
             assertThat(hangup.userData()).isEqualTo(3);
             assertThat(hangup.res() & OpFlags.Poll.POLLRDHUP).isNotZero();
         }
@@ -233,7 +217,7 @@ class SocketOpsTest {
     void uringCmdGetsockoptReadsAnOption() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.URING_CMD);
+            assumeSupported(ring, Opcode.URING_CMD);
             int fd = net.tcpSocket(0);
             assertThat(Sockets.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1)).isZero();
             MemorySegment reuse = arena.allocate(JAVA_INT);
@@ -255,13 +239,13 @@ class SocketOpsTest {
     void uringCmdSetsockoptWritesAnOption() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.URING_CMD);
+            assumeSupported(ring, Opcode.URING_CMD);
             int fd = net.tcpSocket(0);
             assertThat(intOption(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE)).isZero();
             MemorySegment on = arena.allocateFrom(JAVA_INT, 1);
             ring.sq().next().prepCmdSock(SETSOCKOPT, fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE, on).userData(1);
 
-            assertThat(submitAndReap(ring, 1).getFirst().res()).isZero();
+            assertThat(submitAndReap(ring).res()).isZero();
 
             assertThat(intOption(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE)).isEqualTo(1);
         }
@@ -271,7 +255,7 @@ class SocketOpsTest {
     void uringCmdQueueSizes() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
-            assumeOpcodes(ring, Opcode.URING_CMD);
+            assumeSupported(ring, Opcode.URING_CMD);
             int[] tcp = net.tcpPair();
             int client = tcp[0];
             int server = tcp[1];

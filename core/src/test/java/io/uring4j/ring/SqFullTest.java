@@ -1,11 +1,12 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Completion;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static io.uring4j.ring.Reap.drainReady;
+import static io.uring4j.ring.Reap.reap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,7 +57,7 @@ class SqFullTest {
             assertThat(first.raw().toArray(JAVA_BYTE)).containsOnly((byte) 0);
             first.prepNop().userData(99).addr(0xdead).off(0xbeef).addr3(0xcafe);   // fields a NOP ignores
             ring.submitAndWait(1);
-            assertThat(UringTestKit.drainReady(ring)).singleElement().satisfies(c -> assertThat(c.res()).isZero());
+            assertThat(drainReady(ring)).singleElement().satisfies(c -> assertThat(c.res()).isZero());
 
             Sqe again = ring.sq().next();
             assertThat(again.index()).isEqualTo(first.index());
@@ -76,7 +77,7 @@ class SqFullTest {
             assertThat(ring.submit()).isEqualTo(8);
             assertThat(ring.sq().ready()).isZero();
 
-            assertCompletions(UringTestKit.reap(ring, 17));
+            assertCompletions(reap(ring, 17));
         }
     }
 
@@ -87,7 +88,7 @@ class SqFullTest {
             queueNopsAroundABadOpcode(ring);
             assertThat(ring.submit()).isEqualTo(17);
             assertThat(ring.sq().ready()).isZero();
-            assertCompletions(UringTestKit.reap(ring, 17));
+            assertCompletions(reap(ring, 17));
         }
     }
 

@@ -13,7 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 
-import static io.uring4j.ring.FileTestKit.*;
+import static io.uring4j.ring.FileKit.pattern;
+import static io.uring4j.ring.Reap.run;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -53,14 +54,11 @@ class StatxTest {
 
     @Test
     void statxOfAnFdWithEmptyPathMatchesTheJdkView() throws Exception {
-        int fd = open(file, LibC.O_RDONLY);
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             MemorySegment stx = arena.allocate(STATX_SIZE, 8);
-            ring.sq().next().prepStatx(fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_ALL, stx);
+            ring.sq().next().prepStatx(in.fd(), arena.allocateFrom(""), AT_EMPTY_PATH, STATX_ALL, stx);
             assertThat(run(ring)).isZero();
             assertMatchesJdk(stx, file);
-        } finally {
-            LibC.close(fd);
         }
     }
 

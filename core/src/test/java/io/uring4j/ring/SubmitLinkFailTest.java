@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static io.uring4j.ring.Reap.byUserData;
+import static io.uring4j.ring.Reap.reap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,13 +43,13 @@ class SubmitLinkFailTest {
     void submitTimeFailureCancelsEveryOtherMember(int length, int failIndex, boolean hardlink, boolean drain,
                                                   boolean lastUnlinked) throws Exception {
         int linkFlags = SqeFlags.IO_LINK | (hardlink ? SqeFlags.IO_HARDLINK : 0) | (drain ? SqeFlags.IO_DRAIN : 0);
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = IoUring.open(8)) {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = IoUring.open(8)) {
             MemorySegment buffer = arena.allocate(1);
             int total = length;
             if (drain) {
                 // A read of the empty pipe that everything after it must wait for: the chain sits in the
                 // drain queue when it fails, the path where kernels once crashed or posted bad results.
-                ring.sq().next().prepRead(pipe.readFd, buffer, 0).userData(CLOG).addFlags(SqeFlags.IO_DRAIN);
+                ring.sq().next().prepRead(pipe.readFd(), buffer, 0).userData(CLOG).addFlags(SqeFlags.IO_DRAIN);
                 total++;
             }
             for (int i = 0; i < length; i++) {
@@ -69,7 +71,7 @@ class SubmitLinkFailTest {
                 pipe.write(arena.allocate(1));
             }
 
-            Map<Long, ReapedCqe> cqes = ReapedCqe.byUserData(ReapedCqe.next(ring, total));
+            Map<Long, Completion> cqes = byUserData(reap(ring, total));
             if (drain) {
                 assertThat(cqes.get(CLOG).res()).as("clog read %s", cqes).isEqualTo(1);
             }

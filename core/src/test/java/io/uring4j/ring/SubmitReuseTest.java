@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.ring.UringTestKit.Pipe;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,6 +16,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,32 +58,26 @@ class SubmitReuseTest {
     @ParameterizedTest(name = "{0} iovecs, IOSQE_ASYNC {1}")
     @CsvSource({"1, false", "1, true", "16, false", "16, true"})
     void aReadvSucceedsAfterItsIovecsAreZeroedRightAfterSubmit(int iovecs, boolean async) throws Exception {
-        int fd = LibC.open(file.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
-        assertThat(fd).isNotNegative();
-        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY | LibC.O_CLOEXEC); Arena arena = Arena.ofConfined();
+             IoUring ring = IoUring.open(8)) {
             MemorySegment data = arena.allocate((long) iovecs * BLOCK, BLOCK);
-            MemorySegment iov = arena.allocate(16L * iovecs, 8);
+            MemorySegment[] blocks = new MemorySegment[iovecs];
             for (int i = 0; i < iovecs; i++) {
-                iov.set(JAVA_LONG, 16L * i, data.address() + (long) i * BLOCK);
-                iov.set(JAVA_LONG, 16L * i + 8, BLOCK);
+                blocks[i] = data.asSlice((long) i * BLOCK, BLOCK);
             }
+            MemorySegment iov = FileKit.iovecs(arena, blocks);
 
             // liburing evicts the page cache so the read cannot complete inline during submit and must be retried
             // later (from io-wq or task work), after the iovecs below are gone.
-            ring.sq().next().prepFadvise(fd, 0, 0, POSIX_FADV_DONTNEED).userData(0);
-            ring.submitAndWait(1);
-            assertThat(UringTestKit.reapResults(ring, 1)).containsEntry(0L, 0);
+            ring.sq().next().prepFadvise(in.fd(), 0, 0, POSIX_FADV_DONTNEED).userData(0);
+            assertThat(submitAndReap(ring)).isEqualTo(cqe(0, 0));
 
-            ring.sq().next().prepReadv(fd, iov, iovecs, 0, 0).userData(1).addFlags(async ? SqeFlags.ASYNC : 0);
+            ring.sq().next().prepReadv(in.fd(), iov, iovecs, 0, 0).userData(1).addFlags(async ? SqeFlags.ASYNC : 0);
             assertThat(ring.submit()).isEqualTo(1);
             iov.fill((byte) 0);     // a re-read of the array now would read nothing (len 0) or fault (base NULL)
 
-            Cqe cqe = ring.waitCqe();
-            assertThat(cqe.res()).isEqualTo(iovecs * BLOCK);
-            ring.cq().seen(cqe);
+            assertThat(reap(ring).res()).isEqualTo(iovecs * BLOCK);
             assertThat(data.toArray(JAVA_BYTE)).isEqualTo(Arrays.copyOf(content, iovecs * BLOCK));
-        } finally {
-            LibC.close(fd);
         }
     }
 
@@ -95,22 +91,20 @@ class SubmitReuseTest {
         try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open();
              IoUring ring = IoUring.builder().entries(8).deferTaskrun().taskrunFlag().build()) {
             MemorySegment bytes = arena.allocate(n);
-            MemorySegment iov = arena.allocate(16L * n, 8);
+            MemorySegment[] oneByteEach = new MemorySegment[n];
             for (int i = 0; i < n; i++) {
                 bytes.set(JAVA_BYTE, i, (byte) i);
-                iov.set(JAVA_LONG, 16L * i, bytes.address() + i);
-                iov.set(JAVA_LONG, 16L * i + 8, 1);
+                oneByteEach[i] = bytes.asSlice(i, 1);
             }
+            MemorySegment iov = FileKit.iovecs(arena, oneByteEach);
 
             ring.sq().next().prepWritev(pipe.writeFd(), iov, n, 0, 0).userData(1).addFlags(SqeFlags.IO_DRAIN);
             assertThat(ring.submit()).isEqualTo(1);
             for (int i = 0; i < n; i++) {
-                iov.set(JAVA_LONG, 16L * i, 0L);
+                iov.set(JAVA_LONG, FileKit.IOVEC_SIZE * i, 0L);       // iov_base
             }
 
-            Cqe cqe = ring.waitCqe();
-            assertThat(cqe.res()).isEqualTo(n);
-            ring.cq().seen(cqe);
+            assertThat(reap(ring).res()).isEqualTo(n);
             assertThat(pipe.read(n)).isEqualTo(bytes.toArray(JAVA_BYTE));
         }
     }

@@ -14,7 +14,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Reap.userDataOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,12 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * -ETIME when its time runs out, or with 0 once {@code count} other completions were posted (other timeouts'
  * CQEs do not count); an expired timeout is an error that breaks a soft link unless it carries ETIME_SUCCESS;
  * a multishot timeout fires repeatedly. Timing is asserted as lower bounds (never fired early); "fired at all"
- * within the patience of {@link ReapedCqe} stands in for "fired early" where an update shortened a 30 s timer.
+ * within the patience of {@link Reap} stands in for "fired early" where an update shortened a 30 s timer.
  */
 class TimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
     private static final long SHORT = Duration.ofMillis(50).toNanos();
-    /** For timers that must not fire during a test: far beyond {@link ReapedCqe#PATIENCE_NANOS}. */
+    /** For timers that must not fire during a test: far beyond {@link Reap#PATIENCE_NANOS}. */
     private static final long NEVER = Duration.ofSeconds(30).toNanos();
 
     @Test
@@ -37,7 +39,7 @@ class TimeoutTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.ETIME));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.ETIME));
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
         }
     }
@@ -57,7 +59,7 @@ class TimeoutTest {
             Cqe cqe = ring.waitCqes(4, waitBound);
             long end = System.nanoTime();
             assertThat(cqe).isNotNull();
-            assertThat(ReapedCqe.of(cqe)).isEqualTo(cqe(1, -Errno.ETIME));
+            assertThat(Completion.of(cqe)).isEqualTo(cqe(1, -Errno.ETIME));
             ring.cq().seen(cqe);
             assertThat(end - submitted).as("fired after its time").isGreaterThanOrEqualTo(TIMEOUT);
             assertThat(end - waitStart).as("woken by the timeout").isLessThan(waitBound / 2);
@@ -73,9 +75,9 @@ class TimeoutTest {
             ring.sq().next().prepNop().userData(2);
             assertThat(ring.submit()).isEqualTo(3);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, 3);
+            List<Completion> cqes = reap(ring, 3);
             assertThat(cqes).containsExactlyInAnyOrder(cqe(0, 0), cqe(1, 0), cqe(2, 0));
-            assertThat(ReapedCqe.userDataOf(cqes).indexOf(0L)).as("timeout's place in %s", cqes)
+            assertThat(userDataOf(cqes).indexOf(0L)).as("timeout's place in %s", cqes)
                     .isGreaterThanOrEqualTo(count);
         }
     }
@@ -89,9 +91,9 @@ class TimeoutTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(2, -Errno.ETIME));
+            assertThat(reap(ring)).isEqualTo(cqe(2, -Errno.ETIME));
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(SHORT);
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.ETIME));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.ETIME));
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * SHORT);
         }
     }
@@ -106,7 +108,7 @@ class TimeoutTest {
             assertThat(ring.submit()).isEqualTo(3);
 
             // The NOP satisfies count 1; the second timeout's own completion does not count towards count 2.
-            assertThat(ReapedCqe.next(ring, 3)).containsExactly(cqe(3, 0), cqe(2, 0), cqe(1, -Errno.ETIME));
+            assertThat(reap(ring, 3)).containsExactly(cqe(3, 0), cqe(2, 0), cqe(1, -Errno.ETIME));
         }
     }
 
@@ -120,7 +122,7 @@ class TimeoutTest {
             assertThat(ring.submit()).isEqualTo(1);
 
             // Usually the remove completes first, but a slow first run may let the timer beat its submission.
-            assertThat(ReapedCqe.next(ring, 2))
+            assertThat(reap(ring, 2))
                     .containsExactlyInAnyOrder(cqe(2, -Errno.ENOENT), cqe(1, -Errno.ETIME));
         }
     }
@@ -133,7 +135,7 @@ class TimeoutTest {
             ring.sq().next().prepTimeoutRemove(1, 0).userData(2);
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring, 2)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED), cqe(2, 0));
+            assertThat(reap(ring, 2)).containsExactlyInAnyOrder(cqe(1, -Errno.ECANCELED), cqe(2, 0));
         }
     }
 
@@ -145,7 +147,7 @@ class TimeoutTest {
             ring.sq().next().prepTimeout(Timespec.allocate(arena, deadline), 0, OpFlags.Timeout.ABS).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.ETIME));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.ETIME));
             assertThat(System.nanoTime()).isGreaterThanOrEqualTo(deadline);
         }
     }
@@ -162,7 +164,7 @@ class TimeoutTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3))
+            assertThat(reap(ring, 3))
                     .containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED), cqe(3, -Errno.ETIME));
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * SHORT);
         }
@@ -178,7 +180,7 @@ class TimeoutTest {
             ring.sq().next().prepTimeout(ts, 0, 0).userData(3);
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED),
+            assertThat(reap(ring, 3)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ECANCELED),
                     cqe(3, -Errno.ECANCELED));
         }
     }
@@ -194,7 +196,7 @@ class TimeoutTest {
             long start = System.nanoTime();
             assertThat(ring.submit()).isEqualTo(3);
 
-            assertThat(ReapedCqe.next(ring, 3))
+            assertThat(reap(ring, 3))
                     .containsExactly(cqe(1, -Errno.ETIME), cqe(2, -Errno.ETIME), cqe(3, -Errno.ECANCELED));
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * SHORT);
         }
@@ -208,7 +210,7 @@ class TimeoutTest {
             ring.sq().next().prepNop().userData(2);
             assertThat(ring.submit()).isEqualTo(2);
 
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, 0));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, -Errno.ETIME), cqe(2, 0));
         }
     }
 
@@ -220,7 +222,7 @@ class TimeoutTest {
             assertThat(ring.submit()).isEqualTo(1);
 
             for (int i = 0; i < 2; i++) {
-                assertThat(ReapedCqe.next(ring)).isEqualTo(new ReapedCqe(1, -Errno.ETIME, CqeFlags.F_MORE));
+                assertThat(reap(ring)).isEqualTo(new Completion(1, -Errno.ETIME, CqeFlags.F_MORE));
             }
             assertThat(System.nanoTime() - start).as("two periods").isGreaterThanOrEqualTo(2 * SHORT);
 
@@ -228,14 +230,14 @@ class TimeoutTest {
             assertThat(ring.submit()).isEqualTo(1);
 
             // Another period may end between the last CQE and the remove: such a CQE is one more -ETIME.
-            ReapedCqe removed = null;
-            ReapedCqe last = null;
+            Completion removed = null;
+            Completion last = null;
             while (removed == null || last == null) {
-                ReapedCqe cqe = ReapedCqe.next(ring);
+                Completion cqe = reap(ring);
                 if (cqe.userData() == 2) {
                     removed = cqe;
                 } else if (cqe.hasMore()) {
-                    assertThat(cqe).isEqualTo(new ReapedCqe(1, -Errno.ETIME, CqeFlags.F_MORE));
+                    assertThat(cqe).isEqualTo(new Completion(1, -Errno.ETIME, CqeFlags.F_MORE));
                 } else {
                     last = cqe;
                 }
@@ -260,12 +262,12 @@ class TimeoutTest {
             int[] expiries = new int[3];
             int updates = 0;
             while (expiries[1] < 2 || expiries[2] < 2 || updates < 2) {
-                ReapedCqe cqe = ReapedCqe.next(ring);
+                Completion cqe = reap(ring);
                 if (cqe.userData() >= 3) {
                     assertThat(cqe.res()).as("update %s", cqe).isZero();
                     updates++;
                 } else {
-                    assertThat(cqe).isEqualTo(new ReapedCqe(cqe.userData(), -Errno.ETIME, CqeFlags.F_MORE));
+                    assertThat(cqe).isEqualTo(new Completion(cqe.userData(), -Errno.ETIME, CqeFlags.F_MORE));
                     expiries[(int) cqe.userData()]++;
                 }
             }
@@ -276,7 +278,7 @@ class TimeoutTest {
             int removes = 0;
             Set<Long> ended = new HashSet<>();
             while (removes < 2 || ended.size() < 2) {
-                ReapedCqe cqe = ReapedCqe.next(ring);
+                Completion cqe = reap(ring);
                 if (cqe.userData() >= 5) {
                     assertThat(cqe.res()).as("remove %s", cqe).isZero();
                     removes++;
@@ -296,8 +298,8 @@ class TimeoutTest {
             ring.sq().next().prepTimeout(Timespec.allocate(arena, SHORT), 3, OpFlags.Timeout.MULTISHOT).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring, 3)).containsExactly(new ReapedCqe(1, -Errno.ETIME, CqeFlags.F_MORE),
-                    new ReapedCqe(1, -Errno.ETIME, CqeFlags.F_MORE), cqe(1, -Errno.ETIME));
+            assertThat(reap(ring, 3)).containsExactly(new Completion(1, -Errno.ETIME, CqeFlags.F_MORE),
+                    new Completion(1, -Errno.ETIME, CqeFlags.F_MORE), cqe(1, -Errno.ETIME));
             assertThat(ring.waitCqes(1, 2 * SHORT)).as("a fourth expiry").isNull();
         }
     }
@@ -331,9 +333,9 @@ class TimeoutTest {
             }
             assertThat(ring.submit()).isEqualTo(expected);
 
-            List<ReapedCqe> cqes = ReapedCqe.next(ring, expected);
+            List<Completion> cqes = reap(ring, expected);
             long elapsed = System.nanoTime() - start;
-            List<ReapedCqe> wanted = new ArrayList<>(List.of(cqe(1, -Errno.ETIME), cqe(2, 0)));
+            List<Completion> wanted = new ArrayList<>(List.of(cqe(1, -Errno.ETIME), cqe(2, 0)));
             if (linked) {
                 wanted.add(cqe(3, 0));
             }
@@ -348,7 +350,7 @@ class TimeoutTest {
             ring.sq().next().prepTimeoutUpdate(Timespec.allocate(arena, 0), 42, 0).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.ENOENT));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.ENOENT));
         }
     }
 
@@ -358,7 +360,7 @@ class TimeoutTest {
             ring.sq().next().prepTimeoutRemove(0, OpFlags.Timeout.ABS).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, -Errno.EINVAL));
+            assertThat(reap(ring)).isEqualTo(cqe(1, -Errno.EINVAL));
         }
     }
 

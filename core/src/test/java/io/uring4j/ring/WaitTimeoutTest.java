@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,7 +8,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.lang.foreign.Arena;
 import java.time.Duration;
 
-import static io.uring4j.ring.ReapedCqe.cqe;
+import static io.uring4j.ring.Completion.cqe;
+import static io.uring4j.ring.Reap.PATIENCE_NANOS;
+import static io.uring4j.ring.Reap.reap;
+import static io.uring4j.ring.Rings.openOrSkip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,14 +25,7 @@ class WaitTimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
 
     private static IoUring openWithExtArg(int setupFlags) throws ErrnoException {
-        IoUring ring;
-        try {
-            ring = IoUring.builder().entries(8).flags(setupFlags).build();
-        } catch (ErrnoException e) {
-            // Setup flags have no probe: a kernel that predates one answers EINVAL (liburing.md §6.4).
-            assumeTrue(e.errno() != Errno.EINVAL, "kernel refuses setup flags " + SetupFlags.toString(setupFlags));
-            throw e;
-        }
+        IoUring ring = openOrSkip(8, setupFlags);
         if (!ring.hasFeature(Features.EXT_ARG)) {
             ring.close();
             assumeTrue(false, "kernel lacks IORING_FEAT_EXT_ARG");
@@ -46,9 +41,9 @@ class WaitTimeoutTest {
             assertThat(ring.submit()).isEqualTo(1);
 
             // A generous bound: an SQPOLL thread may take a while to be scheduled on a loaded machine.
-            Cqe cqe = ring.waitCqes(1, ReapedCqe.PATIENCE_NANOS);
+            Cqe cqe = ring.waitCqes(1, PATIENCE_NANOS);
             assertThat(cqe).isNotNull();
-            assertThat(ReapedCqe.of(cqe)).isEqualTo(cqe(7, 0));
+            assertThat(Completion.of(cqe)).isEqualTo(cqe(7, 0));
             ring.cq().seen(cqe);
         }
     }
@@ -65,14 +60,14 @@ class WaitTimeoutTest {
 
     @Test
     void timedOutWaitLeavesThePendingReadInFlight() throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = openWithExtArg(0)) {
-            ring.sq().next().prepRead(pipe.readFd, arena.allocate(16), 0).userData(1);
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(1);
             assertThat(ring.submit()).isEqualTo(1);
 
             assertThat(ring.waitCqes(1, TIMEOUT)).as("a CQE for a read of an empty pipe").isNull();
             // The read is still pending: closing the write end completes it with EOF.
             pipe.closeWriteEnd();
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, 0));
+            assertThat(reap(ring)).isEqualTo(cqe(1, 0));
         }
     }
 
@@ -86,7 +81,7 @@ class WaitTimeoutTest {
             // Both ready: returns at once with the first.
             Cqe first = ring.waitCqes(2, TIMEOUT);
             assertThat(first).isNotNull();
-            assertThat(ReapedCqe.of(first)).isEqualTo(cqe(1, 0));
+            assertThat(Completion.of(first)).isEqualTo(cqe(1, 0));
             ring.cq().seen(first);
 
             // One of two ready: waits out the timeout, then hands over what there is.
@@ -94,7 +89,7 @@ class WaitTimeoutTest {
             Cqe second = ring.waitCqes(2, TIMEOUT);
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
             assertThat(second).isNotNull();
-            assertThat(ReapedCqe.of(second)).isEqualTo(cqe(2, 0));
+            assertThat(Completion.of(second)).isEqualTo(cqe(2, 0));
             ring.cq().seen(second);
 
             start = System.nanoTime();
@@ -105,8 +100,8 @@ class WaitTimeoutTest {
 
     @Test
     void submitAndWaitWithTimeoutReturnsTheNumberSubmittedWhenTheWaitTimesOut() throws Exception {
-        try (Arena arena = Arena.ofConfined(); PipeFds pipe = PipeFds.open(); IoUring ring = openWithExtArg(0)) {
-            ring.sq().next().prepRead(pipe.readFd, arena.allocate(16), 0).userData(1);
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = openWithExtArg(0)) {
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(1);
             long start = System.nanoTime();
 
             assertThat(ring.submitAndWait(1, TIMEOUT)).as("submitted").isEqualTo(1);
@@ -114,7 +109,7 @@ class WaitTimeoutTest {
             assertThat(ring.cq().ready()).as("CQEs ready").isZero();
 
             pipe.closeWriteEnd();
-            assertThat(ReapedCqe.next(ring)).isEqualTo(cqe(1, 0));
+            assertThat(reap(ring)).isEqualTo(cqe(1, 0));
         }
     }
 
@@ -124,9 +119,9 @@ class WaitTimeoutTest {
             ring.sq().next().prepNop().userData(1);
             ring.sq().next().prepNop().userData(2);
 
-            assertThat(ring.submitAndWait(2, ReapedCqe.PATIENCE_NANOS)).as("submitted").isEqualTo(2);
+            assertThat(ring.submitAndWait(2, PATIENCE_NANOS)).as("submitted").isEqualTo(2);
             assertThat(ring.cq().ready()).as("CQEs ready").isEqualTo(2);
-            assertThat(ReapedCqe.next(ring, 2)).containsExactly(cqe(1, 0), cqe(2, 0));
+            assertThat(reap(ring, 2)).containsExactly(cqe(1, 0), cqe(2, 0));
         }
     }
 }

@@ -33,13 +33,7 @@ class ZeroAllocationTest {
     @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.COOP_TASKRUN})
     void millionNopsAllocateNothing(int flags) throws Exception {
         try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
-            warmUp(ring, false);
-            long tid = Thread.currentThread().threadId();
-            long before = THREADS.getThreadAllocatedBytes(tid);
-            run(ring, 1_000_000, false);
-            long after = THREADS.getThreadAllocatedBytes(tid);
-            assertThat(errors).isZero();
-            assertThat(after - before).as("bytes allocated for 1,000,000 NOPs").isZero();
+            assertWarmRunAllocatesNothing(ring, 1_000_000, false);
         }
     }
 
@@ -48,14 +42,20 @@ class ZeroAllocationTest {
     void timedWaitsAndRegisteredRingFdAllocateNothing(int flags) throws Exception {
         try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
             ring.register().ringFd();
-            warmUp(ring, true);
-            long tid = Thread.currentThread().threadId();
-            long before = THREADS.getThreadAllocatedBytes(tid);
-            run(ring, 300_000, true);
-            long after = THREADS.getThreadAllocatedBytes(tid);
-            assertThat(errors).isZero();
-            assertThat(after - before).as("bytes allocated for 300,000 NOPs with timed waits").isZero();
+            assertWarmRunAllocatesNothing(ring, 300_000, true);
         }
+    }
+
+    /** Warms the hot path up, then runs {@code ops} NOPs and asserts they all succeeded and allocated 0 bytes. */
+    private void assertWarmRunAllocatesNothing(IoUring ring, long ops, boolean timedWait) throws Exception {
+        warmUp(ring, timedWait);
+        long tid = Thread.currentThread().threadId();
+        long before = THREADS.getThreadAllocatedBytes(tid);
+        run(ring, ops, timedWait);
+        long after = THREADS.getThreadAllocatedBytes(tid);
+        assertThat(errors).isZero();
+        assertThat(after - before).as("bytes allocated for %,d NOPs%s", ops, timedWait ? " with timed waits" : "")
+                .isZero();
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 
 import java.io.InterruptedIOException;
@@ -44,16 +44,11 @@ class ChainTest {
 
     @Test
     void aLinkTimeoutCancelsAReadThatNeverCompletes() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
-            ChainResult r = uring.loop().chain(Ops.read(pipe[0], arena.allocate(16), -1))
+        try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            ChainResult r = uring.loop().chain(Ops.read(pipe.readFd(), arena.allocate(16), -1))
                     .timeout(Duration.ofMillis(10)).call();
             assertThat(r.result(0)).isIn(-Errno.ECANCELED, -Errno.EINTR);
             assertThat(r.result(1)).isEqualTo(-Errno.ETIME);
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 
@@ -68,14 +63,12 @@ class ChainTest {
 
     @Test
     void interruptingABlockedChainCancelsItAndWaitsForEveryStep() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+        try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
             MemorySegment buffer = arena.allocate(16);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread t = Thread.ofVirtual().start(() -> {
                 try {
-                    uring.loop().chain(Ops.read(pipe[0], buffer, -1)).then(Ops.nop()).call();
+                    uring.loop().chain(Ops.read(pipe.readFd(), buffer, -1)).then(Ops.nop()).call();
                 } catch (Throwable e) {
                     thrown.set(e);
                 }
@@ -87,37 +80,27 @@ class ChainTest {
             t.join();
             assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
             assertThat(uring.loop(0).stats().inFlight()).isZero();
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 
     @Test
     void aTimeoutRacingItsReadsCompletionHasExactlyOneWinner() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
-            MemorySegment one = arena.allocateFrom("x");
+        try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
             for (int i = 0; i < 300; i++) {
                 MemorySegment buffer = arena.allocate(8);
-                var chain = uring.loop().chain(Ops.read(pipe[0], buffer, -1))
+                var chain = uring.loop().chain(Ops.read(pipe.readFd(), buffer, -1))
                         .timeout(Duration.ofNanos(20_000L * (i % 50))).submitAsync();
-                LibC.write(pipe[1], one.asSlice(0, 1));
+                pipe.write((byte) 'x');
                 ChainResult r = chain.get(10, TimeUnit.SECONDS);
                 if (r.result(0) == 1) {
                     assertThat(r.result(1)).as("%s", r).isIn(-Errno.ECANCELED, -Errno.EALREADY, -Errno.ENOENT, -Errno.ETIME, 0);
                 } else {
                     assertThat(r.result(0)).as("%s", r).isIn(-Errno.ECANCELED, -Errno.EINTR);
                     assertThat(r.result(1)).as("%s", r).isIn(-Errno.ETIME, -Errno.EALREADY, 0);
-                    MemorySegment drain = arena.allocate(8);
-                    assertThat(LibC.read(pipe[0], drain)).isEqualTo(1);   // the byte is still there
+                    assertThat(pipe.read(8)).containsExactly('x');   // the byte is still there
                 }
             }
             assertThat(uring.loop(0).stats().stale()).isZero();
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 }

@@ -1,13 +1,14 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -84,14 +85,12 @@ class UringTest {
 
     @Test
     void interruptCancelsABlockedReadAndWaitsForItsCompletion() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        try (Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+        try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
             MemorySegment buffer = arena.allocate(64);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread reader = Thread.ofVirtual().start(() -> {
                 try {
-                    uring.call(Ops.read(pipe[0], buffer, -1));
+                    uring.call(Ops.read(pipe.readFd(), buffer, -1));
                 } catch (Throwable t) {
                     thrown.set(t);
                 }
@@ -104,28 +103,21 @@ class UringTest {
             assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class).hasMessageContaining("READ");
             assertThat(uring.loop(0).stats().inFlight()).isZero();
             // The read is gone from the kernel: data written now stays in the pipe, the buffer stays untouched.
-            MemorySegment data = arena.allocateFrom("late");
-            assertThat(LibC.write(pipe[1], data)).isEqualTo(data.byteSize());
-            MemorySegment drained = arena.allocate(64);
-            assertThat(LibC.read(pipe[0], drained)).isEqualTo(data.byteSize());
+            byte[] late = "late".getBytes(StandardCharsets.US_ASCII);
+            pipe.write(late);
+            assertThat(pipe.read(64)).isEqualTo(late);
             assertThat(buffer.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 
     @Test
     void closeCancelsWhatIsInFlightAndRefusesNewWork() throws Exception {
-        int[] pipe = new int[2];
-        assertThat(LibC.pipe2(pipe, LibC.O_CLOEXEC)).isZero();
-        Arena arena = Arena.ofShared();
-        Uring uring = Uring.builder().loops(2).build();
-        try {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofShared()) {
+            Uring uring = Uring.builder().loops(2).build();
             MemorySegment buffer = arena.allocate(64);
             CompletableFuture<?>[] reads = new CompletableFuture<?>[1000];
             for (int i = 0; i < reads.length; i++) {
-                reads[i] = uring.submitAsync(Ops.read(pipe[0], buffer, -1));
+                reads[i] = uring.submitAsync(Ops.read(pipe.readFd(), buffer, -1));
             }
             uring.close();
             for (CompletableFuture<?> read : reads) {
@@ -138,10 +130,6 @@ class UringTest {
             assertThatThrownBy(() -> uring.submitAsync(Ops.nop())).isInstanceOf(RejectedExecutionException.class)
                     .hasMessageContaining("closed");
             uring.close();      // idempotent
-        } finally {
-            arena.close();
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
         }
     }
 }
