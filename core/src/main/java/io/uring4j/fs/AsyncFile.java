@@ -236,8 +236,11 @@ public final class AsyncFile implements AutoCloseable {
 
     // ---- plumbing ------------------------------------------------------------------------------------------
 
-    /** Blocking style: the fd is in use until the call returns, which is after the request's CQE. */
-    private int call(Op op) throws IOException {
+    /**
+     * Blocking style: the fd is in use until the call returns, which is after the request's CQE. For callers in
+     * this package that have done their own argument checks (the channels follow the JDK's).
+     */
+    int call(Op op) throws IOException {
         guard.acquire();
         try {
             return uring.loop().call(whileOpen(op));

@@ -50,6 +50,7 @@ public record Statx(int mask, int blockSize, long attributes, int links, int uid
     private static final int S_IFDIR = 0040000;
     private static final int S_IFLNK = 0120000;
     private static final int S_IFIFO = 0010000;
+    private static final int S_IFSOCK = 0140000;
 
     /** Decodes {@code struct statx} (offsets from {@code include/uapi/linux/stat.h}). */
     public static Statx decode(MemorySegment s) {
@@ -94,5 +95,9 @@ public record Statx(int mask, int blockSize, long attributes, int links, int uid
 
     public boolean isFifo() {
         return (mode & S_IFMT) == S_IFIFO;
+    }
+
+    public boolean isSocket() {
+        return (mode & S_IFMT) == S_IFSOCK;
     }
 }

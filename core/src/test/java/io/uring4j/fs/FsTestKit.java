@@ -56,16 +56,27 @@ final class FsTestKit {
     }
 
     /**
-     * Waits until {@code thread} is parked (WAITING), i.e. blocked in the call under test — a state, not a
-     * duration, so the test does not depend on the machine's speed. Fails after a generous bound.
+     * Waits until {@code thread} is blocked in I/O: parked in a uring4j blocking call, or inside a native read
+     * (the JDK's channels). A state, not a duration, so the test does not depend on the machine's speed; the
+     * bound only turns a hang into a failure.
      */
     static void awaitBlocked(Thread thread) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (thread.getState() != Thread.State.WAITING) {
+        while (!blockedInIo(thread)) {
             assertThat(System.nanoTime() - deadline).as("thread never blocked: " + thread.getState()).isNegative();
             assertThat(thread.isAlive()).as("thread ended before blocking").isTrue();
             Thread.sleep(1);
         }
+    }
+
+    private static boolean blockedInIo(Thread thread) {
+        StackTraceElement[] stack = thread.getStackTrace();
+        return switch (thread.getState()) {
+            case WAITING -> java.util.Arrays.stream(stack)
+                    .anyMatch(f -> f.getClassName().equals("io.uring4j.runtime.BlockingCall"));
+            case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().contains("read");
+            default -> false;
+        };
     }
 
     /** A sized heap copy of a file's content, for comparisons. */
