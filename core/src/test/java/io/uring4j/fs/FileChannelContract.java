@@ -360,6 +360,24 @@ abstract class FileChannelContract {
         assertThat(Files.size(path)).isEqualTo(300);
     }
 
+    @Test
+    void aFullDiskShortensAWriteThenFailsTheNext() throws Exception {
+        Path tiny = Files.createDirectory(dir.resolve("tiny"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(mountTmpfs(tiny, "64k"),
+                "cannot mount a small tmpfs here (needs root): no full disk to test with");
+        try {
+            try (FileChannel ch = open(tiny.resolve("f"), WRITE, CREATE)) {
+                int n = ch.write(ByteBuffer.allocateDirect(256 * 1024));
+                assertThat(n).as("a short write").isPositive().isLessThan(256 * 1024);
+                assertThrows(() -> ch.write(heap(new byte[4096])), IOException.class, "No space left on device");
+                assertThat(ch.size()).isEqualTo(n);
+                assertThat(ch.position()).isEqualTo(n);
+            }
+        } finally {
+            unmount(tiny);
+        }
+    }
+
     // ---- transfers, map, lock --------------------------------------------------------------------------------------
 
     @Test

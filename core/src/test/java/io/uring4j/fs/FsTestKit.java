@@ -79,6 +79,28 @@ final class FsTestKit {
         };
     }
 
+    /**
+     * Mounts a tmpfs of {@code size} (e.g. "64k") on {@code dir}; false when that is not allowed here (it needs
+     * root, or CAP_SYS_ADMIN). Unmount with {@link #unmount}.
+     */
+    static boolean mountTmpfs(Path dir, String size) throws InterruptedException {
+        return run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString());
+    }
+
+    static void unmount(Path dir) throws InterruptedException {
+        assertThat(run("umount", dir.toString())).as("umount %s", dir).isTrue();
+    }
+
+    private static boolean run(String... command) throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            return p.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** A sized heap copy of a file's content, for comparisons. */
     static byte[] content(Path path) throws IOException {
         return java.nio.file.Files.readAllBytes(path);
