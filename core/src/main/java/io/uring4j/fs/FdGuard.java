@@ -81,16 +81,23 @@ final class FdGuard {
      * {@code close(2)} reported one.
      */
     CompletableFuture<Void> close() {
-        int s = state.getAndUpdate(v -> v | CLOSING);
-        if ((s & CLOSING) != 0) {
-            return closed;
-        }
+        int loops = uring.loopCount();
+        int s;
+        int next;
+        do {
+            s = state.get();
+            if ((s & CLOSING) != 0) {
+                return closed;
+            }
+            // With users in flight, one more per loop for its cancel — taken in the same step as CLOSING, so the
+            // users cannot all release (and close the fd) before the cancels have looked the fd up.
+            next = s == 0 ? CLOSING : s + loops * ONE_USER | CLOSING;
+        } while (!state.compareAndSet(s, next));
         if (s == 0) {
             closeFd();
             return closed;
         }
-        for (int i = 0; i < uring.loopCount(); i++) {
-            state.addAndGet(ONE_USER);          // the fd is still open: s had users, and they hold it
+        for (int i = 0; i < loops; i++) {
             try {
                 uring.loop(i).submit(Ops.cancelFd(fd), releaseOnCompletion);
             } catch (RejectedExecutionException runtimeClosed) {
