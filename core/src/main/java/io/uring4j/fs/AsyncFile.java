@@ -12,7 +12,6 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.IntFunction;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -229,6 +228,15 @@ public final class AsyncFile implements AutoCloseable {
         return guard.close().copy();
     }
 
+    /**
+     * A path that opens this same file for the JDK channels the uring4j channels delegate map and lock to:
+     * {@code /proc/self/fd/N} — which still reaches the file after a rename or unlink — or, without /proc, the path.
+     */
+    Path reopenPath() {
+        Path self = Path.of("/proc/self/fd/" + fd());
+        return java.nio.file.Files.exists(self) ? self : path;
+    }
+
     @Override
     public String toString() {
         return "AsyncFile[" + path + ", fd " + fd() + (isOpen() ? "" : ", closed") + "]";
@@ -270,8 +278,9 @@ public final class AsyncFile implements AutoCloseable {
         };
     }
 
-    private <T> CompletableFuture<T> submit(Op op, IntFunction<T> result) {
-        return FileRequest.submit(guard, uring.loop(), op, result);
+    /** Future style; the outcome is a plain result mapping here, and more for the channels. */
+    <T> CompletableFuture<T> submit(Op op, FileRequest.Outcome<T> outcome) {
+        return FileRequest.submit(guard, uring.loop(), op, outcome);
     }
 
     private boolean onLoopThread() {

@@ -1,17 +1,24 @@
 package io.uring4j.fs;
 
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 
 /**
- * {@code java.nio.file} open options as open(2) flags, with the JDK's rules ({@code UnixChannelFactory}): no
- * READ nor WRITE means READ (APPEND alone means WRITE); READ + APPEND and APPEND + TRUNCATE_EXISTING are refused;
- * CREATE, CREATE_NEW and TRUNCATE_EXISTING count only when writing; DELETE_ON_CLOSE does not follow links and
- * unlinks right after the open; SPARSE is ignored.
+ * {@code java.nio.file} open options as open(2) flags, with the JDK's rules ({@code UnixChannelFactory}): the
+ * defaults and refusals of each channel kind ({@link #forFileChannel}, {@link #forAsynchronousChannel}); CREATE,
+ * CREATE_NEW and TRUNCATE_EXISTING count only when writing; DELETE_ON_CLOSE does not follow links and unlinks
+ * right after the open; SPARSE is ignored.
  */
 record OpenOptions(boolean read, boolean write, boolean append, boolean truncateExisting, boolean create,
                    boolean createNew, boolean deleteOnClose, boolean sync, boolean dsync, boolean direct,
@@ -48,21 +55,34 @@ record OpenOptions(boolean read, boolean write, boolean append, boolean truncate
                 }
             }
         }
-        if (!read && !write) {
-            if (append) {
-                write = true;
-            } else {
-                read = true;
-            }
-        }
-        if (read && append) {
-            throw new IllegalArgumentException("READ + APPEND not allowed");
-        }
-        if (append && truncate) {
-            throw new IllegalArgumentException("APPEND + TRUNCATE_EXISTING not allowed");
-        }
         return new OpenOptions(read, write, append, truncate, create, createNew, deleteOnClose, sync, dsync, direct,
                 noFollow);
+    }
+
+    /** FileChannel's rules: neither READ nor WRITE means READ, or WRITE with APPEND; two combinations refused. */
+    OpenOptions forFileChannel() {
+        boolean r = read || (!write && !append);
+        boolean w = write || (!read && append);
+        if (r && append) {
+            throw new IllegalArgumentException("READ + APPEND not allowed");
+        }
+        if (append && truncateExisting) {
+            throw new IllegalArgumentException("APPEND + TRUNCATE_EXISTING not allowed");
+        }
+        return with(r, w);
+    }
+
+    /** AsynchronousFileChannel's rules: neither READ nor WRITE means READ; APPEND is not supported. */
+    OpenOptions forAsynchronousChannel() {
+        if (append) {
+            throw new UnsupportedOperationException("APPEND not allowed");
+        }
+        return with(read || !write, write);
+    }
+
+    private OpenOptions with(boolean r, boolean w) {
+        return new OpenOptions(r, w, append, truncateExisting, create, createNew, deleteOnClose, sync, dsync, direct,
+                noFollowLinks);
     }
 
     /**
@@ -105,9 +125,43 @@ record OpenOptions(boolean read, boolean write, boolean append, boolean truncate
         return flags;
     }
 
-    /** Whether symbolic links are not followed (which changes the JDK's ELOOP message). */
-    boolean followsLinks() {
+    /** Whether symbolic links are followed (if not, the JDK's ELOOP message says so). */
+    private boolean followsLinks() {
         return (flags() & OpenFlags.O_NOFOLLOW) == 0;
+    }
+
+    /**
+     * Opens {@code path} with these options as the JDK's channel factory does: CREATE_NEW of "." is EEXIST up
+     * front, CREATE_NEW of a directory is EEXIST rather than EISDIR, ELOOP under NOFOLLOW_LINKS says so, and
+     * DELETE_ON_CLOSE unlinks right after the open (best effort).
+     */
+    AsyncFile open(UringFiles files, Path path, int mode) throws IOException {
+        String name = path.toString();
+        if (write && createNew && (name.equals(".") || name.endsWith("/."))) {
+            throw new FileAlreadyExistsException(name);
+        }
+        AsyncFile file;
+        try {
+            file = files.open(path, flags(), mode);
+        } catch (FileSystemException e) {
+            if (e.getCause() instanceof ErrnoException errno) {
+                if (createNew && errno.errno() == Errno.EISDIR) {
+                    throw FileErrors.translate(new ErrnoException(errno.operation(), Errno.EEXIST), path, null);
+                }
+                if (!followsLinks() && errno.errno() == Errno.ELOOP) {
+                    throw new IOException(Errno.describe(Errno.ELOOP) + " (NOFOLLOW_LINKS specified)", e);
+                }
+            }
+            throw e;
+        }
+        if (deleteOnClose) {
+            try {
+                files.unlink(path);
+            } catch (IOException ignored) {
+                // the file may be gone already; the channel works either way
+            }
+        }
+        return file;
     }
 
     /** The mode of a created file: {@code posix:permissions} from the attributes, else rw for all (minus umask). */

@@ -23,8 +23,6 @@ import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -122,25 +120,9 @@ public final class UringFileChannel extends FileChannel {
     private static UringFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
                                          FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
-        OpenOptions o = OpenOptions.parse(options);
-        int mode = OpenOptions.mode(attrs);
-        if (o.write() && o.createNew() && namesDot(path)) {
-            throw new FileAlreadyExistsException(path.toString());     // as the JDK: clearer than EISDIR
-        }
-        AsyncFile file;
+        OpenOptions o = OpenOptions.parse(options).forFileChannel();
+        AsyncFile file = o.open(files, path, OpenOptions.mode(attrs));
         try {
-            file = files.open(path, o.flags(), mode);
-        } catch (FileSystemException e) {
-            throw refine(e, o, path);
-        }
-        try {
-            if (o.deleteOnClose()) {
-                try {
-                    files.unlink(path);           // best effort, right after the open: the JDK's way
-                } catch (IOException ignored) {
-                    // the file may be gone already; the channel works either way
-                }
-            }
             int alignment = o.direct() ? file.stat().blockSize() : 0;
             return new UringFileChannel(file, path, o, alignment);
         } catch (Throwable t) {
@@ -149,29 +131,10 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    private static Set<OpenOption> toSet(OpenOption... options) {
+    static Set<OpenOption> toSet(OpenOption... options) {
         Set<OpenOption> set = new HashSet<>(options.length);
         Collections.addAll(set, options);
         return set;
-    }
-
-    /** The JDK's open-error adjustments: CREATE_NEW on a directory is EEXIST; ELOOP under NOFOLLOW_LINKS says so. */
-    private static IOException refine(FileSystemException e, OpenOptions o, Path path) {
-        if (!(e.getCause() instanceof ErrnoException errno)) {
-            return e;
-        }
-        if (o.createNew() && errno.errno() == Errno.EISDIR) {
-            return FileErrors.translate(new ErrnoException(errno.operation(), Errno.EEXIST), path, null);
-        }
-        if (!o.followsLinks() && errno.errno() == Errno.ELOOP) {
-            return new IOException(Errno.describe(Errno.ELOOP) + " (NOFOLLOW_LINKS specified)", e);
-        }
-        return e;
-    }
-
-    private static boolean namesDot(Path path) {
-        String s = path.toString();
-        return s.equals(".") || s.endsWith("/.");
     }
 
     // ---- reads and writes ----------------------------------------------------------------------------------
@@ -633,8 +596,7 @@ public final class UringFileChannel extends FileChannel {
                 if (writable) {
                     options.add(StandardOpenOption.WRITE);
                 }
-                Path self = Path.of("/proc/self/fd/" + file.fd());
-                delegate = FileChannel.open(java.nio.file.Files.exists(self) ? self : path, options);
+                delegate = FileChannel.open(file.reopenPath(), options);
             }
             return delegate;
         }
