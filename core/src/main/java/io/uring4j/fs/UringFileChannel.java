@@ -1,6 +1,5 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
@@ -63,7 +62,6 @@ public final class UringFileChannel extends FileChannel {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final AsyncFile file;
-    private final Path path;
     private final boolean readable;
     private final boolean writable;
     private final boolean append;
@@ -83,9 +81,8 @@ public final class UringFileChannel extends FileChannel {
     /** Closes the fd if the channel is dropped unclosed, as the JDK's channels do. */
     private final Cleaner.Cleanable cleanable;
 
-    private UringFileChannel(AsyncFile file, Path path, OpenOptions options, int alignment) {
+    private UringFileChannel(AsyncFile file, OpenOptions options, int alignment) {
         this.file = file;
-        this.path = path;
         this.readable = options.read();
         this.writable = options.write();
         this.append = options.append();
@@ -124,7 +121,7 @@ public final class UringFileChannel extends FileChannel {
         AsyncFile file = o.open(files, path, OpenOptions.mode(attrs));
         try {
             int alignment = o.direct() ? file.stat().blockSize() : 0;
-            return new UringFileChannel(file, path, o, alignment);
+            return new UringFileChannel(file, o, alignment);
         } catch (Throwable t) {
             file.close();
             throw t;

@@ -77,6 +77,20 @@ class UringFilesTest {
     }
 
     @Test
+    void openat2ResolvesBeneathADirectory() throws Exception {
+        Path sub = Files.createDirectory(dir.resolve("jail"));
+        Files.write(sub.resolve("inside"), pattern(4, 8));
+        Files.write(dir.resolve("outside"), pattern(5, 8));
+        try (AsyncFile jail = files.open(sub, O_RDONLY | O_DIRECTORY)) {
+            int fd = uring.call(FileOps.openat2(jail.fd(), Path.of("inside"), O_RDONLY | O_CLOEXEC, 0,
+                    FileOps.RESOLVE_BENEATH));
+            assertThat(io.uring4j.sys.LibC.close(fd)).isZero();
+            assertThatThrownBy(() -> uring.call(FileOps.openat2(jail.fd(), Path.of("../outside"), O_RDONLY, 0,
+                    FileOps.RESOLVE_BENEATH))).isInstanceOf(ErrnoException.class).hasMessageContaining("EXDEV");
+        }
+    }
+
+    @Test
     void pathOperationsMatchTheJdkView() throws Exception {
         Path sub = dir.resolve("sub");
         files.mkdir(sub);
