@@ -229,12 +229,13 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * A path that opens this same file for the JDK channels the uring4j channels delegate map and lock to:
-     * {@code /proc/self/fd/N} — which still reaches the file after a rename or unlink — or, without /proc, the path.
+     * A platform path that opens this same file, for the JDK channels the uring4j channels delegate map and lock
+     * to: {@code /proc/self/fd/N} — which still reaches the file after a rename or unlink — or, without /proc, the
+     * path.
      */
     Path reopenPath() {
-        Path self = Path.of("/proc/self/fd/" + fd());
-        return java.nio.file.Files.exists(self) ? self : path;
+        Path self = PlatformFiles.path("/proc/self/fd/" + fd());
+        return PlatformFiles.provider().exists(self) ? self : PlatformFiles.path(path.toString());
     }
 
     @Override

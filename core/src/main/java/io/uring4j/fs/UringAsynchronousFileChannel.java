@@ -348,7 +348,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 if (writable) {
                     options.add(StandardOpenOption.WRITE);
                 }
-                delegate = AsynchronousFileChannel.open(file.reopenPath(), options, executor);
+                delegate = PlatformFiles.provider().newAsynchronousFileChannel(file.reopenPath(), options, executor);
             }
             return delegate;
         }

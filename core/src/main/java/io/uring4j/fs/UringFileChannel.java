@@ -593,7 +593,7 @@ public final class UringFileChannel extends FileChannel {
                 if (writable) {
                     options.add(StandardOpenOption.WRITE);
                 }
-                delegate = FileChannel.open(file.reopenPath(), options);
+                delegate = PlatformFiles.provider().newFileChannel(file.reopenPath(), options);
             }
             return delegate;
         }

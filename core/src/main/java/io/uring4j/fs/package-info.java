@@ -14,7 +14,13 @@
  *       {@code CompletableFuture}, with typed results ({@link io.uring4j.fs.Statx}) and
  *       {@code java.nio.file} exceptions for path errors.</li>
  *   <li>{@link io.uring4j.fs.UringFileChannel}: {@code FileChannel}'s contract, checked by one conformance suite
- *       that runs against the JDK's FileChannel and this one.</li>
+ *       that runs against the JDK's FileChannel and this one; {@link io.uring4j.fs.UringAsynchronousFileChannel}
+ *       likewise for {@code AsynchronousFileChannel}.</li>
+ *   <li>{@link io.uring4j.fs.UringFileSystemProvider}: the platform's default provider with these channels,
+ *       installable with {@code -Djava.nio.file.spi.DefaultFileSystemProvider}. It wraps the file system and
+ *       the paths as well — {@code FileChannel.open} asks the path's own file system for its provider — and
+ *       unwraps paths for everything it passes to the platform. The JDK channels that map and lock for uring4j's
+ *       are opened through the platform provider ({@code PlatformFiles}), never back through the wrapper.</li>
  * </ul>
  *
  * <h2>The fd's lifetime</h2>
