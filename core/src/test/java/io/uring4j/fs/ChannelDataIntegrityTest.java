@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * heap and direct buffers, positional and relative — each made by the JDK's FileChannel or by uring4j's at
  * random, then random reads by both, all checked against a byte-array model of the file.
  */
-class ChannelDataIntegrityProperties {
+class ChannelDataIntegrityTest {
     private static final int SPAN = 1 << 20;
     private static Uring uring;
 
