@@ -1,12 +1,14 @@
 /**
  * uring4j: io_uring for Java, on the Foreign Function and Memory API.
  *
- * <p>Layers: {@code io.uring4j.sys} (system calls and errno) → {@code io.uring4j.ring} (the ring core).
+ * <p>Layers: {@code io.uring4j.sys} (system calls and errno) → {@code io.uring4j.ring} (the ring core) →
+ * {@code io.uring4j.runtime} (event loops, three API styles) → {@code io.uring4j.fs} (files and drop-in channels).
  */
 module io.uring4j {
     exports io.uring4j.sys;
     exports io.uring4j.ring;
     exports io.uring4j.runtime;
+    exports io.uring4j.fs;
 
     requires jdk.jfr;
 }

@@ -28,15 +28,18 @@ public final class Errno {
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ENOTTY = 25;
+    public static final int ETXTBSY = 26;
     public static final int EFBIG = 27;
     public static final int ENOSPC = 28;
     public static final int ESPIPE = 29;
     public static final int EROFS = 30;
+    public static final int EMLINK = 31;
     public static final int EPIPE = 32;
     public static final int ERANGE = 34;
     public static final int ENAMETOOLONG = 36;
     public static final int ENOSYS = 38;
     public static final int ENOTEMPTY = 39;
+    public static final int ELOOP = 40;
     public static final int ENODATA = 61;
     public static final int ETIME = 62;
     public static final int EOVERFLOW = 75;
@@ -63,6 +66,7 @@ public final class Errno {
     public static final int EHOSTUNREACH = 113;
     public static final int EALREADY = 114;
     public static final int EINPROGRESS = 115;
+    public static final int EDQUOT = 122;
     public static final int ECANCELED = 125;
     public static final int EOWNERDEAD = 130;
 
@@ -96,12 +100,15 @@ public final class Errno {
         name(EFBIG, "EFBIG", "File too large");
         name(ENOSPC, "ENOSPC", "No space left on device");
         name(ESPIPE, "ESPIPE", "Illegal seek");
+        name(ETXTBSY, "ETXTBSY", "Text file busy");
         name(EROFS, "EROFS", "Read-only file system");
+        name(EMLINK, "EMLINK", "Too many links");
         name(EPIPE, "EPIPE", "Broken pipe");
         name(ERANGE, "ERANGE", "Numerical result out of range");
         name(ENAMETOOLONG, "ENAMETOOLONG", "File name too long");
         name(ENOSYS, "ENOSYS", "Function not implemented");
         name(ENOTEMPTY, "ENOTEMPTY", "Directory not empty");
+        name(ELOOP, "ELOOP", "Too many levels of symbolic links");
         name(EBADR, "EBADR", "Invalid request descriptor");
         name(ENODATA, "ENODATA", "No data available");
         name(ETIME, "ETIME", "Timer expired");
@@ -128,6 +135,7 @@ public final class Errno {
         name(EHOSTUNREACH, "EHOSTUNREACH", "No route to host");
         name(EALREADY, "EALREADY", "Operation already in progress");
         name(EINPROGRESS, "EINPROGRESS", "Operation now in progress");
+        name(EDQUOT, "EDQUOT", "Disk quota exceeded");
         name(ECANCELED, "ECANCELED", "Operation canceled");
         name(EOWNERDEAD, "EOWNERDEAD", "Owner died");
     }

@@ -1,0 +1,329 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.Op;
+import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Uring;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
+ * truncation, advice, statx and close — each blocking (virtual threads park; no carrier is held) and as a
+ * {@link CompletableFuture}. Open one with {@link UringFiles#open}.
+ *
+ * <p>Buffers are native memory the caller keeps alive until the request completes: a blocking call returns only
+ * after the kernel is done with the buffer, even when interrupted; with a future, do not free the buffer before
+ * the future completes. One request moves at most {@link #MAX_TRANSFER} bytes (the kernel's limit); larger
+ * buffers are transferred in part, as a short read or write.
+ *
+ * <p>O_DIRECT files check buffer address, length and file position against the file's direct-I/O alignment
+ * before submitting, and say which is wrong; {@link #allocateBuffer} hands out buffers that fit.
+ *
+ * <p>{@link #close()} cancels requests in flight and closes the fd once the kernel has finished with all of
+ * them; requests then fail with {@link AsynchronousCloseException}, and new ones with
+ * {@link java.nio.channels.ClosedChannelException}. Errors of the kernel are
+ * {@link io.uring4j.sys.ErrnoException}s naming the opcode. An interrupted blocking call throws
+ * {@link InterruptedIOException} and leaves the file open.
+ *
+ * <p>The callback style needs no wrapper: {@code uring.submit(Ops.read(file.fd(), buf, pos), handler)} — but
+ * then the caller must not close the file while such requests are in flight.
+ */
+public final class AsyncFile implements AutoCloseable {
+    /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
+    public static final long MAX_TRANSFER = 0x7ffff000L;
+    private static final long PAGE = 4096;
+
+    private final Uring uring;
+    private final FdGuard guard;
+    private final Path path;
+    private final int flags;
+    /** O_DIRECT only (0 otherwise): buffer address alignment, and file offset and length alignment. */
+    private final int memoryAlignment;
+    private final int offsetAlignment;
+
+    AsyncFile(Uring uring, int fd, Path path, int flags, int memoryAlignment, int offsetAlignment) {
+        this.uring = uring;
+        this.guard = new FdGuard(uring, fd);
+        this.path = path;
+        this.flags = flags;
+        this.memoryAlignment = memoryAlignment;
+        this.offsetAlignment = offsetAlignment;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** The flags this file was opened with. */
+    public int flags() {
+        return flags;
+    }
+
+    public Uring runtime() {
+        return uring;
+    }
+
+    /** The file descriptor, for requests of your own; it is closed by {@link #close()}. */
+    public int fd() {
+        return guard.fd();
+    }
+
+    public boolean isOpen() {
+        return !guard.isClosing();
+    }
+
+    public boolean isDirect() {
+        return offsetAlignment != 0;
+    }
+
+    /** O_DIRECT: the alignment of file positions and lengths (0 for buffered files). */
+    public int directAlignment() {
+        return offsetAlignment;
+    }
+
+    /** O_DIRECT: the alignment of buffer addresses (0 for buffered files). */
+    public int directMemoryAlignment() {
+        return memoryAlignment;
+    }
+
+    /**
+     * A buffer from {@code arena} that suits this file: aligned for O_DIRECT (page-aligned in any case).
+     *
+     * @throws IllegalArgumentException if the file is O_DIRECT and {@code size} is not a multiple of
+     *                                  {@link #directAlignment()}
+     */
+    public MemorySegment allocateBuffer(Arena arena, long size) {
+        if (isDirect() && size % offsetAlignment != 0) {
+            throw new IllegalArgumentException("O_DIRECT transfers on " + path + " are multiples of " + offsetAlignment
+                    + " bytes: " + size + " is not");
+        }
+        return arena.allocate(size, Math.max(PAGE, Math.max(memoryAlignment, offsetAlignment)));
+    }
+
+    // ---- reads and writes --------------------------------------------------------------------------------
+
+    /** pread into {@code dst}: the bytes read, 0 at end of file. */
+    public int read(MemorySegment dst, long position) throws IOException {
+        return call(Ops.read(fd(), transfer(dst, position), position));
+    }
+
+    public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
+        return submit(Ops.read(fd(), transfer(dst, position), position), Integer::valueOf);
+    }
+
+    /** preadv into {@code dsts} in order: the bytes read, 0 at end of file. */
+    public int read(MemorySegment[] dsts, long position) throws IOException {
+        return call(FileOps.readv(fd(), transfers(dsts, position), position, 0));
+    }
+
+    public CompletableFuture<Integer> readAsync(MemorySegment[] dsts, long position) {
+        return submit(FileOps.readv(fd(), transfers(dsts, position), position, 0), Integer::valueOf);
+    }
+
+    /** pwrite of {@code src}: the bytes written. */
+    public int write(MemorySegment src, long position) throws IOException {
+        return call(Ops.write(fd(), transfer(src, position), position));
+    }
+
+    public CompletableFuture<Integer> writeAsync(MemorySegment src, long position) {
+        return submit(Ops.write(fd(), transfer(src, position), position), Integer::valueOf);
+    }
+
+    /** pwritev of {@code srcs} in order: the bytes written. */
+    public int write(MemorySegment[] srcs, long position) throws IOException {
+        return call(FileOps.writev(fd(), transfers(srcs, position), position, 0));
+    }
+
+    public CompletableFuture<Integer> writeAsync(MemorySegment[] srcs, long position) {
+        return submit(FileOps.writev(fd(), transfers(srcs, position), position, 0), Integer::valueOf);
+    }
+
+    // ---- the rest ------------------------------------------------------------------------------------------
+
+    /** fsync: data and metadata to stable storage. */
+    public void fsync() throws IOException {
+        call(FileOps.fsync(fd(), false));
+    }
+
+    public CompletableFuture<Void> fsyncAsync() {
+        return submit(FileOps.fsync(fd(), false), AsyncFile::none);
+    }
+
+    /** fdatasync: data, and only the metadata needed to read it back. */
+    public void fdatasync() throws IOException {
+        call(FileOps.fsync(fd(), true));
+    }
+
+    public CompletableFuture<Void> fdatasyncAsync() {
+        return submit(FileOps.fsync(fd(), true), AsyncFile::none);
+    }
+
+    /** fallocate with {@link Fallocate} mode bits (0: allocate, growing the file if needed). */
+    public void allocate(int mode, long offset, long length) throws IOException {
+        call(FileOps.fallocate(fd(), mode, offset, length));
+    }
+
+    public CompletableFuture<Void> allocateAsync(int mode, long offset, long length) {
+        return submit(FileOps.fallocate(fd(), mode, offset, length), AsyncFile::none);
+    }
+
+    /** ftruncate to {@code size} bytes, shrinking or growing (6.9). */
+    public void truncate(long size) throws IOException {
+        call(FileOps.ftruncate(fd(), size));
+    }
+
+    public CompletableFuture<Void> truncateAsync(long size) {
+        return submit(FileOps.ftruncate(fd(), size), AsyncFile::none);
+    }
+
+    /** posix_fadvise over {@code length} bytes from {@code offset} (length 0: to the end). */
+    public void advise(long offset, long length, Advice advice) throws IOException {
+        call(FileOps.fadvise(fd(), offset, length, advice));
+    }
+
+    public CompletableFuture<Void> adviseAsync(long offset, long length, Advice advice) {
+        return submit(FileOps.fadvise(fd(), offset, length, advice), AsyncFile::none);
+    }
+
+    /** statx of the open file. */
+    public Statx stat() throws IOException {
+        StatxOp op = FileOps.statx(fd(), Statx.DEFAULT_MASK);
+        call(op);
+        return op.statx();
+    }
+
+    public CompletableFuture<Statx> statAsync() {
+        StatxOp op = FileOps.statx(fd(), Statx.DEFAULT_MASK);
+        return submit(op, r -> op.statx());
+    }
+
+    /** The file's size in bytes. */
+    public long size() throws IOException {
+        StatxOp op = FileOps.statx(fd(), Statx.SIZE);
+        call(op);
+        return op.statx().size();
+    }
+
+    /**
+     * Closes the file: refuses new requests, cancels those in flight and closes the fd once the kernel has
+     * finished with all of them, waiting for that unless called on an event loop thread. Idempotent.
+     */
+    @Override
+    public void close() throws IOException {
+        CompletableFuture<Void> closed = guard.close();
+        if (!onLoopThread()) {
+            Await.uninterruptibly(closed);
+        }
+    }
+
+    /** Starts closing; the future completes once the fd is closed. */
+    public CompletableFuture<Void> closeAsync() {
+        return guard.close().copy();
+    }
+
+    /**
+     * A platform path that opens this same file, for the JDK channels the uring4j channels delegate map and lock
+     * to: {@code /proc/self/fd/N} — which still reaches the file after a rename or unlink — or, without /proc, the
+     * path.
+     */
+    Path reopenPath() {
+        Path self = PlatformFiles.path("/proc/self/fd/" + fd());
+        return PlatformFiles.provider().exists(self) ? self : PlatformFiles.path(path.toString());
+    }
+
+    @Override
+    public String toString() {
+        return "AsyncFile[" + path + ", fd " + fd() + (isOpen() ? "" : ", closed") + "]";
+    }
+
+    // ---- plumbing ------------------------------------------------------------------------------------------
+
+    /**
+     * Blocking style: the fd is in use until the call returns, which is after the request's CQE. For callers in
+     * this package that have done their own argument checks (the channels follow the JDK's).
+     */
+    int call(Op op) throws IOException {
+        guard.acquire();
+        try {
+            return uring.loop().call(whileOpen(op));
+        } catch (InterruptedIOException e) {
+            throw e;
+        } catch (IOException e) {
+            if (guard.isClosing()) {
+                AsynchronousCloseException closed = new AsynchronousCloseException();
+                closed.initCause(e);
+                throw closed;
+            }
+            throw e;
+        } catch (RejectedExecutionException e) {
+            throw Await.runtimeClosed(e);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** An op that is not issued once the file is closing: a close may have cancelled everything already. */
+    private Op whileOpen(Op op) {
+        return (sqe, scratch) -> {
+            if (guard.isClosing()) {
+                throw new FileRequest.ClosingException();
+            }
+            op.prepare(sqe, scratch);
+        };
+    }
+
+    /** Future style; the outcome is a plain result mapping here, and more for the channels. */
+    <T> CompletableFuture<T> submit(Op op, FileRequest.Outcome<T> outcome) {
+        return FileRequest.submit(guard, uring.loop(), op, outcome);
+    }
+
+    private boolean onLoopThread() {
+        for (int i = 0; i < uring.loopCount(); i++) {
+            if (uring.loop(i).inLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The part of {@code buffer} one request moves, after the O_DIRECT checks. */
+    private MemorySegment transfer(MemorySegment buffer, long position) {
+        FileOps.requireNative(buffer);
+        FileOps.requireOffset(position);
+        checkDirect(buffer, position);
+        return buffer.byteSize() > MAX_TRANSFER ? buffer.asSlice(0, MAX_TRANSFER) : buffer;
+    }
+
+    private MemorySegment[] transfers(MemorySegment[] buffers, long position) {
+        FileOps.requireOffset(position);
+        for (MemorySegment b : buffers) {
+            checkDirect(b, position);
+        }
+        return buffers;
+    }
+
+    private void checkDirect(MemorySegment buffer, long position) {
+        if (offsetAlignment == 0) {
+            return;
+        }
+        if (buffer.address() % memoryAlignment != 0 || buffer.byteSize() % offsetAlignment != 0
+                || position % offsetAlignment != 0) {
+            throw new IllegalArgumentException(String.format(
+                    "O_DIRECT on %s needs buffer addresses aligned to %d bytes, and lengths and file positions that"
+                            + " are multiples of %d: got address 0x%x, length %d, position %d"
+                            + " (AsyncFile.allocateBuffer gives suitable buffers)",
+                    path, memoryAlignment, offsetAlignment, buffer.address(), buffer.byteSize(), position));
+        }
+    }
+
+    private static Void none(int result) {
+        return null;
+    }
+}

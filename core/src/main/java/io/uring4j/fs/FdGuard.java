@@ -1,0 +1,118 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.CompletionHandler;
+import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An open fd and the requests using it. The fd is closed only after the last of them has completed: until a
+ * request's SQE reaches the kernel it names the file by number, and a number closed early can be reused by the
+ * next open — the request would then read or write someone else's file. (The JDK guards the same race with its
+ * NativeThreadSet and a dup2 pre-close.)
+ *
+ * <p>{@link #close()} refuses new users, cancels the requests in flight on every loop (a cancel by fd is itself
+ * a user, so its fd lookup is safe too), and closes the fd when the count drops to zero — at once if idle,
+ * otherwise on the thread that releases last. Requests still waiting to be prepared see {@link #isClosing()}
+ * and fail without reaching the kernel.
+ *
+ * <p>State: one int, {@code users << 1 | closing}; a lock-free acquire is one CAS.
+ */
+final class FdGuard {
+    private static final int CLOSING = 1;
+    private static final int ONE_USER = 2;
+
+    private final Uring uring;
+    private final int fd;
+    private final AtomicInteger state = new AtomicInteger();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private final CompletionHandler releaseOnCompletion = new CompletionHandler() {
+        @Override
+        public void complete(int result, int flags) {
+            release();
+        }
+
+        @Override
+        public void failed(Throwable cause) {
+            release();
+        }
+    };
+
+    FdGuard(Uring uring, int fd) {
+        this.uring = uring;
+        this.fd = fd;
+    }
+
+    /** Registers a user of the fd and returns it; pair with {@link #release()} after the request's final CQE. */
+    int acquire() throws ClosedChannelException {
+        int s;
+        do {
+            s = state.get();
+            if ((s & CLOSING) != 0) {
+                throw new ClosedChannelException();
+            }
+        } while (!state.compareAndSet(s, s + ONE_USER));
+        return fd;
+    }
+
+    void release() {
+        if (state.addAndGet(-ONE_USER) == CLOSING) {
+            closeFd();
+        }
+    }
+
+    boolean isClosing() {
+        return (state.get() & CLOSING) != 0;
+    }
+
+    /** The fd, for reporting and for callers that manage their own requests; it may be closed already. */
+    int fd() {
+        return fd;
+    }
+
+    /**
+     * Starts closing (idempotent) and returns a future completed once the fd is closed — with the close error, if
+     * {@code close(2)} reported one.
+     */
+    CompletableFuture<Void> close() {
+        int loops = uring.loopCount();
+        int s;
+        int next;
+        do {
+            s = state.get();
+            if ((s & CLOSING) != 0) {
+                return closed;
+            }
+            // With users in flight, one more per loop for its cancel — taken in the same step as CLOSING, so the
+            // users cannot all release (and close the fd) before the cancels have looked the fd up.
+            next = s == 0 ? CLOSING : s + loops * ONE_USER | CLOSING;
+        } while (!state.compareAndSet(s, next));
+        if (s == 0) {
+            closeFd();
+            return closed;
+        }
+        for (int i = 0; i < loops; i++) {
+            try {
+                uring.loop(i).submit(Ops.cancelFd(fd), releaseOnCompletion);
+            } catch (RejectedExecutionException runtimeClosed) {
+                release();                      // a closed runtime has cancelled everything itself
+            }
+        }
+        return closed;
+    }
+
+    private void closeFd() {
+        int ret = LibC.close(fd);
+        if (ret < 0) {
+            closed.completeExceptionally(new ErrnoException("close", ret));
+        } else {
+            closed.complete(null);
+        }
+    }
+}

@@ -1,0 +1,389 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.CompletionHandler;
+import java.nio.channels.FileLock;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * An {@link AsynchronousFileChannel} whose reads and writes are io_uring requests in flight — not tasks blocking
+ * pool threads, as in the JDK's implementation — with the JDK's contract: the same argument checks, results
+ * (-1 at end of file), and exceptions ({@link ClosedChannelException} through the future or handler for a closed
+ * channel; {@link java.nio.channels.AsynchronousCloseException} for operations a close cancels).
+ *
+ * <ul>
+ *   <li>The returned futures complete on an event loop thread; cancelling one cancels the request.</li>
+ *   <li>{@link CompletionHandler}s run on the executor given at open, by default on a new virtual thread each —
+ *       never on the event loop, so a handler may block.</li>
+ *   <li>Heap buffers are read into and written from native memory (pooled up to 64 KiB), copied at
+ *       completion; direct buffers go to the kernel as they are. Either must not be touched until the
+ *       operation completes, as with the JDK.</li>
+ *   <li>{@link #lock} and {@link #tryLock} go to a JDK channel on the same open file, as in
+ *       {@link UringFileChannel}.</li>
+ * </ul>
+ */
+public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
+    private static final ExecutorService DEFAULT_HANDLERS =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-file-handler-", 0).factory());
+
+    private final AsyncFile file;
+    private final boolean readable;
+    private final boolean writable;
+    /** False for a FIFO or socket: io_uring would ignore the positions that the JDK's pread/pwrite refuse. */
+    private final boolean seekable;
+    /** The executor given at open, or null: handlers then run on virtual threads, the lock delegate on the JDK's pool. */
+    private final ExecutorService executor;
+    private final Object delegateLock = new Object();
+    private AsynchronousFileChannel delegate;
+
+    private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, boolean seekable,
+                                         ExecutorService executor) {
+        this.file = file;
+        this.readable = options.read();
+        this.writable = options.write();
+        this.seekable = seekable;
+        this.executor = executor;
+    }
+
+    /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}, on the shared runtime. */
+    public static UringAsynchronousFileChannel open(Path path, OpenOption... options) throws IOException {
+        return open(UringFiles.shared(), path, UringFileChannel.toSet(options), null);
+    }
+
+    /** As {@link AsynchronousFileChannel#open(Path, Set, ExecutorService, FileAttribute[])}, on the shared runtime. */
+    public static UringAsynchronousFileChannel open(Path path, Set<? extends OpenOption> options,
+                                                    ExecutorService executor, FileAttribute<?>... attrs)
+            throws IOException {
+        return open(UringFiles.shared(), path, options, executor, attrs);
+    }
+
+    /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}, on {@code uring}. */
+    public static UringAsynchronousFileChannel open(Uring uring, Path path, OpenOption... options) throws IOException {
+        return open(UringFiles.of(uring), path, UringFileChannel.toSet(options), null);
+    }
+
+    /** As {@link AsynchronousFileChannel#open(Path, Set, ExecutorService, FileAttribute[])}, on {@code uring}. */
+    public static UringAsynchronousFileChannel open(Uring uring, Path path, Set<? extends OpenOption> options,
+                                                    ExecutorService executor, FileAttribute<?>... attrs)
+            throws IOException {
+        return open(UringFiles.of(uring), path, options, executor, attrs);
+    }
+
+    private static UringAsynchronousFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
+                                                     ExecutorService executor, FileAttribute<?>... attrs)
+            throws IOException {
+        Objects.requireNonNull(path, "path");
+        OpenOptions o = OpenOptions.parse(options).forAsynchronousChannel();
+        AsyncFile file = o.open(files, path, OpenOptions.mode(attrs));
+        try {
+            Statx st = file.stat();
+            return new UringAsynchronousFileChannel(file, o, !st.isFifo() && !st.isSocket(), executor);
+        } catch (Throwable t) {
+            file.close();
+            throw t;
+        }
+    }
+
+    // ---- reads and writes ----------------------------------------------------------------------------------
+
+    @Override
+    public Future<Integer> read(ByteBuffer dst, long position) {
+        return startRead(dst, position);
+    }
+
+    @Override
+    public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        deliver(startRead(dst, position), attachment, handler);
+    }
+
+    @Override
+    public Future<Integer> write(ByteBuffer src, long position) {
+        return startWrite(src, position);
+    }
+
+    @Override
+    public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        deliver(startWrite(src, position), attachment, handler);
+    }
+
+    private CompletableFuture<Integer> startRead(ByteBuffer dst, long position) {
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        if (!isOpen()) {
+            return CompletableFuture.failedFuture(new ClosedChannelException());
+        }
+        int rem = dst.remaining();
+        if (rem == 0) {
+            return CompletableFuture.completedFuture(0);
+        }
+        if (!seekable) {
+            return CompletableFuture.failedFuture(illegalSeek());
+        }
+        if (dst.isDirect()) {
+            return file.submit(Ops.read(file.fd(), MemorySegment.ofBuffer(dst), position),
+                    new Transfer(dst, null, true));
+        }
+        TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
+        return file.submit(Ops.read(file.fd(), lease.segment(), position), new Transfer(dst, lease, true));
+    }
+
+    private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        if (!isOpen()) {
+            return CompletableFuture.failedFuture(new ClosedChannelException());
+        }
+        int rem = src.remaining();
+        if (rem == 0) {
+            return CompletableFuture.completedFuture(0);
+        }
+        if (!seekable) {
+            return CompletableFuture.failedFuture(illegalSeek());
+        }
+        if (src.isDirect()) {
+            return file.submit(Ops.write(file.fd(), MemorySegment.ofBuffer(src), position),
+                    new Transfer(src, null, false));
+        }
+        TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
+        lease.segment().copyFrom(MemorySegment.ofBuffer(src));
+        return file.submit(Ops.write(file.fd(), lease.segment(), position), new Transfer(src, lease, false));
+    }
+
+    /**
+     * The completion of one read or write, on the loop thread: moves the buffer's position (copying a read into a
+     * heap buffer first), reports end of file as -1, and gives the native stand-in back once the kernel is done.
+     */
+    private record Transfer(ByteBuffer buffer, TempBuffers.Lease lease, boolean read)
+            implements FileRequest.Outcome<Integer> {
+        @Override
+        public Integer value(int n) {
+            if (read && n == 0) {
+                return -1;
+            }
+            if (read && lease != null) {
+                MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(buffer), 0, n);
+            }
+            buffer.position(buffer.position() + n);
+            return n;
+        }
+
+        @Override
+        public Throwable error(Throwable failure) {
+            return ioError(failure);
+        }
+
+        @Override
+        public void done(Throwable failure) {
+            if (lease != null) {
+                lease.releaseAfter(failure);
+            }
+        }
+    }
+
+    private static IOException illegalSeek() {
+        return new IOException(Errno.describe(Errno.ESPIPE), new ErrnoException("pread", Errno.ESPIPE));
+    }
+
+    /** Kernel errors as the JDK reports them: an IOException with the strerror text (the errno is its cause). */
+    private static Throwable ioError(Throwable failure) {
+        return failure instanceof ErrnoException e ? new IOException(Errno.describe(e.errno()), e) : failure;
+    }
+
+    /** Runs the handler on the channel's executor once {@code f} completes (never on the event loop). */
+    private <V, A> void deliver(CompletableFuture<V> f, A attachment, CompletionHandler<V, ? super A> handler) {
+        ExecutorService handlers = executor != null ? executor : DEFAULT_HANDLERS;
+        f.whenComplete((value, failure) -> {
+            Runnable call = failure == null ? () -> handler.completed(value, attachment)
+                    : () -> handler.failed(FileErrors.unwrap(failure), attachment);
+            try {
+                handlers.execute(call);
+            } catch (RejectedExecutionException shutDown) {
+                call.run();
+            }
+        });
+    }
+
+    // ---- size, truncate, force -----------------------------------------------------------------------------------
+
+    @Override
+    public long size() throws IOException {
+        return blocking(file::size);
+    }
+
+    @Override
+    public AsynchronousFileChannel truncate(long size) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        if (!isOpen()) {
+            // The JDK's truncate reports a closed channel so: its end(false) turns ClosedChannelException into this.
+            throw new AsynchronousCloseException();
+        }
+        blocking(() -> {
+            if (size < file.size()) {
+                file.call(FileOps.ftruncate(file.fd(), size));
+            }
+            return 0;
+        });
+        return this;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+        blocking(() -> file.call(FileOps.fsync(file.fd(), !metaData)));
+    }
+
+    @FunctionalInterface
+    private interface Io {
+        long run() throws IOException;
+    }
+
+    private static long blocking(Io io) throws IOException {
+        try {
+            return io.run();
+        } catch (ErrnoException e) {
+            throw new IOException(Errno.describe(e.errno()), e);
+        }
+    }
+
+    // ---- locks: the JDK's --------------------------------------------------------------------------------------
+
+    @Override
+    public Future<FileLock> lock(long position, long size, boolean shared) {
+        checkLockable(shared);
+        AsynchronousFileChannel jdk;
+        try {
+            jdk = delegate();
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<FileLock> result = new CompletableFuture<>();
+        jdk.lock(position, size, shared, null, new CompletionHandler<FileLock, Void>() {
+            @Override
+            public void completed(FileLock lock, Void unused) {
+                result.complete(new UringFileLock(UringAsynchronousFileChannel.this, lock));
+            }
+
+            @Override
+            public void failed(Throwable failure, Void unused) {
+                result.completeExceptionally(failure);
+            }
+        });
+        return result;
+    }
+
+    @Override
+    public <A> void lock(long position, long size, boolean shared, A attachment,
+                         CompletionHandler<FileLock, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        deliver((CompletableFuture<FileLock>) lock(position, size, shared), attachment, handler);
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+        checkLockable(shared);
+        FileLock lock = delegate().tryLock(position, size, shared);
+        return lock == null ? null : new UringFileLock(this, lock);
+    }
+
+    private void checkLockable(boolean shared) {
+        if (shared && !readable) {
+            throw new NonReadableChannelException();
+        }
+        if (!shared && !writable) {
+            throw new NonWritableChannelException();
+        }
+    }
+
+    /** The JDK channel for locks, opened on first use on the same open file (see {@link UringFileChannel}). */
+    private AsynchronousFileChannel delegate() throws IOException {
+        synchronized (delegateLock) {
+            if (!isOpen()) {
+                throw new ClosedChannelException();
+            }
+            if (delegate == null) {
+                Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
+                if (readable) {
+                    options.add(StandardOpenOption.READ);
+                }
+                if (writable) {
+                    options.add(StandardOpenOption.WRITE);
+                }
+                delegate = PlatformFiles.provider().newAsynchronousFileChannel(file.reopenPath(), options, executor);
+            }
+            return delegate;
+        }
+    }
+
+    // ---- close ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public boolean isOpen() {
+        return file.isOpen();
+    }
+
+    /** Closes the lock delegate, cancels operations in flight (they fail with AsynchronousCloseException) and the fd. */
+    @Override
+    public void close() throws IOException {
+        IOException failure = null;
+        synchronized (delegateLock) {
+            if (delegate != null) {
+                try {
+                    delegate.close();
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+        }
+        try {
+            file.close();
+        } catch (IOException e) {
+            if (failure != null) {
+                e.addSuppressed(failure);
+            }
+            failure = e;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

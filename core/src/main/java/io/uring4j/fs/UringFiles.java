@@ -1,0 +1,222 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.Op;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.IntFunction;
+
+import static io.uring4j.fs.FileOps.AT_FDCWD;
+
+/**
+ * Files on a {@link Uring}: opening ({@link AsyncFile}) and the path operations — stat, rename, unlink, mkdir,
+ * link, symlink — each blocking and as a {@link CompletableFuture}. Errors are the {@code java.nio.file}
+ * exceptions the JDK would throw ({@link java.nio.file.NoSuchFileException}, ...), caused by the
+ * {@link ErrnoException} that names the opcode. Paths are relative to the working directory unless absolute.
+ *
+ * <pre>{@code
+ * UringFiles files = UringFiles.of(uring);
+ * try (AsyncFile f = files.open(path, OpenFlags.O_RDWR | OpenFlags.O_CREAT, 0644)) {
+ *     f.write(segment, 0);
+ *     f.fsync();
+ * }
+ * files.rename(path, path.resolveSibling("done"));
+ * }</pre>
+ */
+public final class UringFiles {
+    private static UringFiles shared;
+
+    private final Uring uring;
+
+    private UringFiles(Uring uring) {
+        this.uring = Objects.requireNonNull(uring, "uring");
+    }
+
+    public static UringFiles of(Uring uring) {
+        return new UringFiles(uring);
+    }
+
+    /**
+     * Files on a runtime shared by everything that does not bring its own: created on first use with one loop per
+     * core; its loops are daemon threads, so it needs no closing (and must not be closed).
+     */
+    public static synchronized UringFiles shared() throws IOException {
+        if (shared == null) {
+            shared = new UringFiles(Uring.builder().build());
+        }
+        return shared;
+    }
+
+    public Uring runtime() {
+        return uring;
+    }
+
+    // ---- open ----------------------------------------------------------------------------------------------
+
+    /** Opens {@code path} with {@link OpenFlags} (O_CLOEXEC is always added); new files get {@code mode} & ~umask. */
+    public AsyncFile open(Path path, int flags, int mode) throws IOException {
+        return Await.uninterruptibly(openAsync(path, flags, mode));
+    }
+
+    /** Opens {@code path}; a file it creates gets {@link OpenFlags#DEFAULT_FILE_MODE} & ~umask. */
+    public AsyncFile open(Path path, int flags) throws IOException {
+        return open(path, flags, OpenFlags.DEFAULT_FILE_MODE);
+    }
+
+    /**
+     * Opens {@code path} asynchronously. Cancelling the future does not stop the open in the kernel (an open is
+     * not interruptible), but a file that arrives after the cancel is closed, not leaked.
+     */
+    public CompletableFuture<AsyncFile> openAsync(Path path, int flags, int mode) {
+        Op open = FileOps.openat(AT_FDCWD, path, flags | OpenFlags.O_CLOEXEC, mode);
+        CompletableFuture<AsyncFile> result = new CompletableFuture<>();
+        // The runtime's own future is never handed out, so nobody can cancel it: its completion always comes.
+        submitRaw(open).whenComplete((fd, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(FileErrors.translate(failure, path, null));
+            } else {
+                adopt(fd, path, flags).whenComplete((file, e) -> {
+                    if (e != null) {
+                        result.completeExceptionally(FileErrors.unwrap(e));
+                    } else if (!result.complete(file)) {
+                        file.closeAsync();
+                    }
+                });
+            }
+        });
+        return result;
+    }
+
+    /** The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first. */
+    private CompletableFuture<AsyncFile> adopt(int fd, Path path, int flags) {
+        if ((flags & OpenFlags.O_DIRECT) == 0) {
+            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, 0, 0));
+        }
+        StatxOp stat = FileOps.statx(fd, Statx.DIOALIGN);
+        return submitRaw(stat).handle((r, failure) -> {
+            if (failure != null) {
+                LibC.close(fd);
+                throw new java.util.concurrent.CompletionException(FileErrors.translate(failure, path, null));
+            }
+            Statx s = stat.statx();
+            boolean known = s.has(Statx.DIOALIGN) && s.dioOffsetAlign() > 0;
+            int memory = known ? s.dioMemAlign() : s.blockSize();
+            int offset = known ? s.dioOffsetAlign() : s.blockSize();
+            return new AsyncFile(uring, fd, path, flags, memory, offset);
+        });
+    }
+
+    // ---- path operations -----------------------------------------------------------------------------------
+
+    /** statx of {@code path}, following symbolic links. */
+    public Statx stat(Path path) throws IOException {
+        return Await.uninterruptibly(statAsync(path, 0));
+    }
+
+    /** statx of {@code path} itself, not of what a symbolic link points to. */
+    public Statx lstat(Path path) throws IOException {
+        return Await.uninterruptibly(statAsync(path, FileOps.AT_SYMLINK_NOFOLLOW));
+    }
+
+    public CompletableFuture<Statx> statAsync(Path path) {
+        return statAsync(path, 0);
+    }
+
+    private CompletableFuture<Statx> statAsync(Path path, int atFlags) {
+        StatxOp op = FileOps.statx(AT_FDCWD, path, atFlags, Statx.DEFAULT_MASK);
+        return run(op, path, null, r -> op.statx());
+    }
+
+    /** Renames {@code from} to {@code to}, replacing {@code to} if it exists (renameat2 flags: {@link #rename(Path, Path, int)}). */
+    public void rename(Path from, Path to) throws IOException {
+        rename(from, to, 0);
+    }
+
+    /** Renames with {@link FileOps#RENAME_NOREPLACE} or {@link FileOps#RENAME_EXCHANGE}. */
+    public void rename(Path from, Path to, int flags) throws IOException {
+        Await.uninterruptibly(renameAsync(from, to, flags));
+    }
+
+    public CompletableFuture<Void> renameAsync(Path from, Path to, int flags) {
+        return run(FileOps.renameat(AT_FDCWD, from, AT_FDCWD, to, flags), from, to, UringFiles::none);
+    }
+
+    /** Removes a file (not a directory: {@link #rmdir}). */
+    public void unlink(Path path) throws IOException {
+        Await.uninterruptibly(unlinkAsync(path));
+    }
+
+    public CompletableFuture<Void> unlinkAsync(Path path) {
+        return run(FileOps.unlinkat(AT_FDCWD, path, 0), path, null, UringFiles::none);
+    }
+
+    /** Removes an empty directory. */
+    public void rmdir(Path path) throws IOException {
+        Await.uninterruptibly(rmdirAsync(path));
+    }
+
+    public CompletableFuture<Void> rmdirAsync(Path path) {
+        return run(FileOps.unlinkat(AT_FDCWD, path, FileOps.AT_REMOVEDIR), path, null, UringFiles::none);
+    }
+
+    /** Creates a directory with {@link OpenFlags#DEFAULT_DIRECTORY_MODE} & ~umask. */
+    public void mkdir(Path path) throws IOException {
+        mkdir(path, OpenFlags.DEFAULT_DIRECTORY_MODE);
+    }
+
+    public void mkdir(Path path, int mode) throws IOException {
+        Await.uninterruptibly(mkdirAsync(path, mode));
+    }
+
+    public CompletableFuture<Void> mkdirAsync(Path path, int mode) {
+        return run(FileOps.mkdirat(AT_FDCWD, path, mode), path, null, UringFiles::none);
+    }
+
+    /** Creates the hard link {@code link} to {@code existing} (argument order of {@code Files.createLink}). */
+    public void link(Path link, Path existing) throws IOException {
+        Await.uninterruptibly(linkAsync(link, existing));
+    }
+
+    public CompletableFuture<Void> linkAsync(Path link, Path existing) {
+        return run(FileOps.linkat(AT_FDCWD, existing, AT_FDCWD, link, 0), link, existing, UringFiles::none);
+    }
+
+    /** Creates the symbolic link {@code link} to {@code target} (argument order of {@code Files.createSymbolicLink}). */
+    public void symlink(Path link, Path target) throws IOException {
+        Await.uninterruptibly(symlinkAsync(link, target));
+    }
+
+    public CompletableFuture<Void> symlinkAsync(Path link, Path target) {
+        return run(FileOps.symlinkat(target, AT_FDCWD, link), link, null, UringFiles::none);
+    }
+
+    // ---- plumbing ------------------------------------------------------------------------------------------
+
+    /** The runtime's future for {@code op}: kept internal, so it always completes with the request. */
+    private CompletableFuture<Integer> submitRaw(Op op) {
+        try {
+            return uring.submitAsync(op);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(Await.runtimeClosed(e));
+        }
+    }
+
+    private <T> CompletableFuture<T> run(Op op, Path file, Path other, IntFunction<T> result) {
+        return submitRaw(op).handle((r, failure) -> {
+            if (failure != null) {
+                throw new java.util.concurrent.CompletionException(FileErrors.translate(failure, file, other));
+            }
+            return result.apply(r);
+        });
+    }
+
+    private static Void none(int result) {
+        return null;
+    }
+}

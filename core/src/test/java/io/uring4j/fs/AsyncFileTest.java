@@ -1,0 +1,226 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.ErrnoException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.uring4j.fs.FsTestKit.*;
+import static io.uring4j.fs.OpenFlags.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** AsyncFile: positional and vectored I/O in both styles, the fd operations, O_DIRECT checks, close and interrupt. */
+class AsyncFileTest {
+    private static Uring uring;
+    private static UringFiles files;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        uring = Uring.builder().loops(2).build();
+        files = UringFiles.of(uring);
+    }
+
+    @AfterAll
+    static void stop() {
+        uring.close();
+    }
+
+    @Test
+    void writesAndReadsAtPositionsInBothStyles() throws Exception {
+        Path path = dir.resolve("data");
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR | O_CREAT, 0644)) {
+            assertThat(f.write(nativeCopy(arena, pattern(1, 1000)), 0)).isEqualTo(1000);
+            assertThat(f.writeAsync(nativeCopy(arena, pattern(2, 500)), 5000).get(10, TimeUnit.SECONDS)).isEqualTo(500);
+            assertThat(f.size()).isEqualTo(5500);
+
+            MemorySegment buf = arena.allocate(1000);
+            assertThat(f.read(buf, 0)).isEqualTo(1000);
+            assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(pattern(1, 1000));
+            MemorySegment tail = arena.allocate(1000);
+            assertThat(f.readAsync(tail, 5000).get(10, TimeUnit.SECONDS)).as("short read at EOF").isEqualTo(500);
+            assertThat(tail.asSlice(0, 500).toArray(JAVA_BYTE)).isEqualTo(pattern(2, 500));
+            assertThat(f.read(buf, 5500)).as("at EOF").isZero();
+        }
+        byte[] onDisk = content(path);
+        assertThat(onDisk).hasSize(5500);
+        assertThat(java.util.Arrays.copyOfRange(onDisk, 1000, 5000)).containsOnly(0);
+    }
+
+    @Test
+    void vectoredIoSpreadsOverBuffersInOrder() throws Exception {
+        Path path = dir.resolve("vectored");
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR | O_CREAT, 0644)) {
+            byte[] data = pattern(3, 7 * 100);
+            // Seven buffers: more iovecs than fit the request's scratch memory, so the op allocates its own.
+            MemorySegment[] srcs = new MemorySegment[7];
+            for (int i = 0; i < srcs.length; i++) {
+                srcs[i] = nativeCopy(arena, java.util.Arrays.copyOfRange(data, i * 100, i * 100 + 100));
+            }
+            assertThat(f.write(srcs, 10)).isEqualTo(700);
+            MemorySegment[] two = {arena.allocate(300), arena.allocate(500)};
+            assertThat(f.readAsync(two, 10).get(10, TimeUnit.SECONDS)).isEqualTo(700);
+            assertThat(two[0].toArray(JAVA_BYTE)).isEqualTo(java.util.Arrays.copyOfRange(data, 0, 300));
+            assertThat(two[1].asSlice(0, 400).toArray(JAVA_BYTE)).isEqualTo(java.util.Arrays.copyOfRange(data, 300, 700));
+        }
+    }
+
+    @Test
+    void syncAllocateTruncateAdviseAndStat() throws Exception {
+        Path path = dir.resolve("ops");
+        try (AsyncFile f = files.open(path, O_RDWR | O_CREAT, 0640)) {
+            f.allocate(0, 0, 1 << 20);
+            assertThat(f.size()).isEqualTo(1 << 20);
+            f.allocate(Fallocate.KEEP_SIZE, 1 << 20, 1 << 20);
+            assertThat(f.size()).as("KEEP_SIZE").isEqualTo(1 << 20);
+            f.truncate(12345);
+            f.truncateAsync(12346).get(10, TimeUnit.SECONDS);
+            f.advise(0, 0, Advice.SEQUENTIAL);
+            f.adviseAsync(0, 4096, Advice.DONT_NEED).get(10, TimeUnit.SECONDS);
+            f.fsync();
+            f.fdatasync();
+            f.fsyncAsync().get(10, TimeUnit.SECONDS);
+            f.fdatasyncAsync().get(10, TimeUnit.SECONDS);
+            Statx st = f.statAsync().get(10, TimeUnit.SECONDS);
+            assertThat(st.size()).isEqualTo(12346).isEqualTo(Files.size(path));
+            assertThat(st.isRegularFile()).isTrue();
+            assertThat(st.permissions() & 0700).isEqualTo(0600);
+            assertThat(st.inode()).isEqualTo((long) (Long) Files.getAttribute(path, "unix:ino"));
+            assertThat(st.modified()).isEqualTo(Files.getLastModifiedTime(path).toInstant());
+        }
+    }
+
+    @Test
+    void kernelErrorsNameTheOpcode() throws Exception {
+        Path path = dir.resolve("ro");
+        Files.write(path, pattern(4, 10));
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDONLY)) {
+            assertThatThrownBy(() -> f.write(arena.allocate(10), 0)).isInstanceOf(ErrnoException.class)
+                    .hasMessageContaining("WRITE").hasMessageContaining("EBADF");
+            assertThatThrownBy(() -> f.allocateAsync(0, 0, 10).get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(ErrnoException.class)
+                    .hasMessageContaining("FALLOCATE");
+        }
+    }
+
+    @Test
+    void heapMemoryIsRefused() throws Exception {
+        Path path = dir.resolve("heap");
+        try (AsyncFile f = files.open(path, O_RDWR | O_CREAT)) {
+            assertThatThrownBy(() -> f.read(MemorySegment.ofArray(new byte[16]), 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
+        }
+    }
+
+    @Test
+    void directIoChecksAlignmentAndAllocatesSuitableBuffers() throws Exception {
+        Path path = dir.resolve("direct");
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR | O_CREAT | O_DIRECT, 0644)) {
+            assertThat(f.isDirect()).isTrue();
+            int align = f.directAlignment();
+            assertThat(align).isPositive();
+            MemorySegment buf = f.allocateBuffer(arena, 4L * align);
+            buf.copyFrom(MemorySegment.ofArray(pattern(5, 4 * align)));
+            assertThat(f.write(buf, align)).isEqualTo(4 * align);
+            MemorySegment back = f.allocateBuffer(arena, 4L * align);
+            assertThat(f.read(back, align)).isEqualTo(4 * align);
+            assertThat(back.toArray(JAVA_BYTE)).isEqualTo(pattern(5, 4 * align));
+
+            MemorySegment misplaced = arena.allocate(2L * align + 64, align).asSlice(1, 2L * align);
+            assertThatThrownBy(() -> f.read(misplaced, 0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("O_DIRECT").hasMessageContaining("aligned to " + f.directMemoryAlignment())
+                    .hasMessageContaining(String.format("0x%x", misplaced.address()));
+            assertThatThrownBy(() -> f.read(buf.asSlice(0, align - 1), 0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("length " + (align - 1));
+            assertThatThrownBy(() -> f.writeAsync(buf, 7)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("position 7");
+            assertThatThrownBy(() -> f.allocateBuffer(arena, align + 1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("multiples of " + align);
+        }
+    }
+
+    @Test
+    void aClosedFileRefusesRequests() throws Exception {
+        Path path = dir.resolve("closed");
+        AsyncFile f = files.open(path, O_RDWR | O_CREAT);
+        f.close();
+        f.close();
+        assertThat(f.isOpen()).isFalse();
+        try (Arena arena = Arena.ofShared()) {
+            assertThatThrownBy(() -> f.read(arena.allocate(8), 0)).isInstanceOf(ClosedChannelException.class);
+            assertThatThrownBy(() -> f.fsyncAsync().get()).cause().isInstanceOf(ClosedChannelException.class);
+        }
+        assertThat(f.closeAsync()).succeedsWithin(java.time.Duration.ofSeconds(10));
+    }
+
+    @Test
+    void closeCancelsAReadInFlight() throws Throwable {
+        Path fifo = mkfifo(dir.resolve("fifo"));
+        try (Arena arena = Arena.ofShared()) {
+            // O_RDWR: opening a FIFO for reading alone would wait for a writer.
+            AsyncFile f = files.open(fifo, O_RDWR);
+            MemorySegment buf = arena.allocate(64);
+            CompletableFuture<Integer> pending = f.readAsync(buf, 0);
+            AtomicReference<Throwable> blocking = new AtomicReference<>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    f.read(arena.allocate(64), 0);
+                } catch (Throwable t) {
+                    blocking.set(t);
+                }
+            });
+            awaitBlocked(reader);
+            f.close();          // returns once the kernel has finished with both reads and the fd is closed
+            reader.join();
+            assertThat(blocking.get()).isInstanceOf(AsynchronousCloseException.class);
+            assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(AsynchronousCloseException.class);
+        }
+    }
+
+    @Test
+    void anInterruptedReadThrowsAndLeavesTheFileOpen() throws Throwable {
+        Path fifo = mkfifo(dir.resolve("fifo"));
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(fifo, O_RDWR)) {
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    f.read(arena.allocate(64), 0);
+                } catch (Throwable t) {
+                    failure.set(t);
+                    interruptKept.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            awaitBlocked(reader);
+            reader.interrupt();
+            reader.join();
+            assertThat(failure.get()).isInstanceOf(InterruptedIOException.class);
+            assertThat(interruptKept.get()).isTrue();
+            assertThat(f.isOpen()).isTrue();
+            MemorySegment msg = nativeCopy(arena, pattern(6, 10));
+            assertThat(f.write(msg, 0)).isEqualTo(10);
+            MemorySegment in = arena.allocate(10);
+            assertThat(f.read(in, 0)).as("the interrupted read consumed nothing").isEqualTo(10);
+            assertThat(in.toArray(JAVA_BYTE)).isEqualTo(pattern(6, 10));
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.uring4j.fs;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Test plumbing for the file layer: FIFOs, data patterns, and waiting for a thread to block. */
+final class FsTestKit {
+    private static final MethodHandle MKFIFO = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("mkfifo").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+
+    private FsTestKit() {
+    }
+
+    /** Creates a FIFO at {@code path}. */
+    static Path mkfifo(Path path) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            int ret = (int) MKFIFO.invokeExact(arena.allocateFrom(path.toString()), 0600);
+            assertThat(ret).as("mkfifo(%s)", path).isZero();
+        }
+        return path;
+    }
+
+    /** The byte at {@code pos} of pattern {@code seed}: position-dependent, so misplaced data shows. */
+    static byte patternByte(int seed, long pos) {
+        return (byte) (seed * 31 + pos * 7 + (pos >>> 9));
+    }
+
+    static byte[] pattern(int seed, int length) {
+        return pattern(seed, 0, length);
+    }
+
+    /** The pattern's bytes at file positions {@code [from, from + length)}. */
+    static byte[] pattern(int seed, long from, int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = patternByte(seed, from + i);
+        }
+        return bytes;
+    }
+
+    static MemorySegment nativeCopy(Arena arena, byte[] bytes) {
+        MemorySegment s = arena.allocate(bytes.length, 4096);
+        MemorySegment.copy(MemorySegment.ofArray(bytes), 0, s, 0, bytes.length);
+        return s;
+    }
+
+    /**
+     * Waits until {@code thread} is blocked in I/O: parked in a uring4j blocking call, or inside a native read
+     * (the JDK's channels). A state, not a duration, so the test does not depend on the machine's speed; the
+     * bound only turns a hang into a failure.
+     */
+    static void awaitBlocked(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!blockedInIo(thread)) {
+            assertThat(System.nanoTime() - deadline).as("thread never blocked: " + thread.getState()).isNegative();
+            assertThat(thread.isAlive()).as("thread ended before blocking").isTrue();
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean blockedInIo(Thread thread) {
+        StackTraceElement[] stack = thread.getStackTrace();
+        return switch (thread.getState()) {
+            case WAITING -> java.util.Arrays.stream(stack)
+                    .anyMatch(f -> f.getClassName().equals("io.uring4j.runtime.BlockingCall"));
+            case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().contains("read");
+            default -> false;
+        };
+    }
+
+    /**
+     * Mounts a tmpfs of {@code size} (e.g. "64k") on {@code dir}; false when that is not allowed here (it needs
+     * root, or CAP_SYS_ADMIN). Unmount with {@link #unmount}.
+     */
+    static boolean mountTmpfs(Path dir, String size) throws InterruptedException {
+        return run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString());
+    }
+
+    static void unmount(Path dir) throws InterruptedException {
+        assertThat(run("umount", dir.toString())).as("umount %s", dir).isTrue();
+    }
+
+    private static boolean run(String... command) throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            return p.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A sized heap copy of a file's content, for comparisons. */
+    static byte[] content(Path path) throws IOException {
+        return java.nio.file.Files.readAllBytes(path);
+    }
+}

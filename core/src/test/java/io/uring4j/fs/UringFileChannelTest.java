@@ -1,0 +1,37 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.Uring;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.util.Set;
+
+/** The contract against UringFileChannel. */
+class UringFileChannelTest extends FileChannelContract {
+    private static Uring uring;
+
+    @BeforeAll
+    static void start() throws Exception {
+        uring = Uring.builder().loops(2).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        uring.close();
+    }
+
+    @Override
+    boolean wakesBlockedVirtualThreads() {
+        return true;
+    }
+
+    @Override
+    FileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
+        return UringFileChannel.open(uring, path, options, attrs);
+    }
+}

@@ -1,0 +1,114 @@
+package io.uring4j.fs;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static io.uring4j.fs.FsTestKit.pattern;
+import static java.nio.file.StandardOpenOption.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The provider wrapper in this JVM (not installed as the default: {@link UnmodifiedApplicationTest} does that in
+ * a child JVM): its paths lead back to it, its channels are uring4j's, everything else is the platform's.
+ */
+class UringFileSystemProviderTest {
+    @TempDir
+    Path tmp;
+
+    private FileSystem fs;
+    private Path dir;
+
+    @BeforeEach
+    void wrap() {
+        fs = new UringFileSystemProvider(FileSystems.getDefault().provider()).fileSystem();
+        dir = fs.getPath(tmp.toString());
+    }
+
+    @Test
+    void pathsLeadBackToTheProvider() {
+        Path p = dir.resolve("a/b/../c");
+        assertThat(p).isInstanceOf(UringPath.class);
+        assertThat(p.getFileSystem()).isSameAs(fs);
+        assertThat(p.getFileSystem().provider()).isInstanceOf(UringFileSystemProvider.class);
+        for (Path derived : List.of(p.normalize(), p.getParent(), p.getFileName(), p.getRoot(), p.toAbsolutePath(),
+                p.subpath(0, 2), dir.relativize(p), p.resolveSibling("d"), fs.provider().getPath(p.toUri()))) {
+            assertThat(derived.getFileSystem()).as("%s", derived).isSameAs(fs);
+        }
+        assertThat(p.toString()).isEqualTo(tmp.resolve("a/b/../c").toString());
+        assertThat(p).isEqualTo(dir.resolve("a/b/../c")).hasSameHashCodeAs(dir.resolve("a/b/../c"));
+        assertThat(p.startsWith(tmp)).as("a platform path is understood too").isTrue();
+        assertThat(p.compareTo(dir.resolve("a"))).isPositive();
+        assertThat(fs.getPathMatcher("glob:**/*.txt").matches(dir.resolve("x.txt"))).isTrue();
+        assertThat(fs.getRootDirectories()).allSatisfy(root -> assertThat(root.getFileSystem()).isSameAs(fs));
+    }
+
+    @Test
+    void channelsAreUring4jsAndFilesHelpersUseThem() throws Exception {
+        Path file = dir.resolve("data");
+        Files.write(file, pattern(1, 100_000));
+        assertThat(Files.readAllBytes(file)).isEqualTo(pattern(1, 100_000));
+        try (FileChannel ch = FileChannel.open(file, READ, WRITE)) {
+            assertThat(ch).isInstanceOf(UringFileChannel.class);
+            assertThat(ch.size()).isEqualTo(100_000);
+            try (FileLock lock = ch.lock()) {
+                assertThat(lock.channel()).isSameAs(ch);
+            }
+            assertThat(ch.map(FileChannel.MapMode.READ_ONLY, 0, 10).get(3)).isEqualTo(pattern(1, 10)[3]);
+        }
+        try (SeekableByteChannel ch = Files.newByteChannel(file)) {
+            assertThat(ch).isInstanceOf(UringFileChannel.class);
+        }
+        try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(file, READ)) {
+            assertThat(ch).isInstanceOf(UringAsynchronousFileChannel.class);
+            ByteBuffer b = ByteBuffer.allocate(10);
+            assertThat(ch.read(b, 5).get()).isEqualTo(10);
+        }
+        try (var in = Files.newInputStream(file)) {
+            assertThat(in.readAllBytes()).isEqualTo(pattern(1, 100_000));
+        }
+        Files.writeString(dir.resolve("text"), "io_uring\n");
+        assertThat(Files.readAllLines(dir.resolve("text"))).containsExactly("io_uring");
+        assertThatThrownBy(() -> Files.readAllBytes(dir.resolve("missing"))).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void theRestIsThePlatformsWithWrappedPaths() throws Exception {
+        Path sub = Files.createDirectories(dir.resolve("x/y"));
+        Path a = Files.write(sub.resolve("a"), pattern(2, 10));
+        Path b = Files.copy(a, sub.resolve("b"));
+        Files.move(b, sub.resolve("c"), StandardCopyOption.ATOMIC_MOVE);
+        Files.createSymbolicLink(sub.resolve("link"), a.getFileName());
+        assertThat(Files.readSymbolicLink(sub.resolve("link")).getFileSystem()).isSameAs(fs);
+        assertThat(Files.isSameFile(sub.resolve("link"), a)).isTrue();
+        assertThat(Files.size(sub.resolve("c"))).isEqualTo(10);
+        assertThat(Files.getPosixFilePermissions(a)).isNotEmpty();
+        try (Stream<Path> walk = Files.walk(dir)) {
+            List<Path> all = walk.toList();
+            assertThat(all).allSatisfy(p -> assertThat(p.getFileSystem()).isSameAs(fs));
+            assertThat(all).contains(a, sub.resolve("c"), sub.resolve("link"));
+        }
+        try (var entries = Files.newDirectoryStream(sub, "[ac]")) {
+            assertThat(entries).containsExactlyInAnyOrder(a, sub.resolve("c"));
+        }
+        assertThat(Files.exists(sub.resolve("b"))).isFalse();
+        Files.delete(sub.resolve("link"));
+        assertThat(Files.deleteIfExists(sub.resolve("c"))).isTrue();
+        assertThat(Files.getFileStore(a).type()).isNotEmpty();
+    }
+}
