@@ -248,8 +248,8 @@ public final class IoUring implements AutoCloseable {
             } else if (waitNr <= cq.ready()) {
                 return cqe;
             }
-            if (looped && timed) {
-                return cqe;
+            if (looped && timed && (cqe != null || deadline - System.nanoTime() <= 0)) {
+                return cqe;     // as liburing: a timed wait returns what the first wake-up brought
             }
             long arg = 0;
             long argSize = 0;
@@ -270,6 +270,8 @@ public final class IoUring implements AutoCloseable {
             if (cqe != null) {
                 return cqe;
             }
+            // Woken with nothing to show: a timeout request elsewhere in the ring fired (the kernel wakes
+            // waiters for those), or task work ran. Wait again for what is left of the same deadline.
             looped = true;
         }
     }
