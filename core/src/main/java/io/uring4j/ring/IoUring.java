@@ -245,9 +245,9 @@ public final class IoUring implements AutoCloseable {
                 if (looped || !(cqEnter || sq.cqNeedsFlush())) {
                     return null;
                 }
-            } else if (waitNr <= cq.ready()) {
-                return cqe;
-            }
+            } else if (cqe != null && waitNr <= cq.ready()) {
+                return cqe;     // (ready() re-reads the tail: without the null check a CQE landing between
+            }                   // peek and ready would make us return null as if the wait had timed out)
             if (looped && timed && (cqe != null || deadline - System.nanoTime() <= 0)) {
                 return cqe;     // as liburing: a timed wait returns what the first wake-up brought
             }

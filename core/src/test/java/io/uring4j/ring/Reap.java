@@ -39,9 +39,12 @@ final class Reap {
     static List<Completion> reap(IoUring ring, int count) throws ErrnoException {
         List<Completion> out = new ArrayList<>(count);
         while (out.size() < count) {
+            long start = System.nanoTime();
             if (ring.waitCqes(1, PATIENCE_NANOS) == null) {
-                fail("no CQE within %d s: got %d of %d: %s", TimeUnit.NANOSECONDS.toSeconds(PATIENCE_NANOS),
-                        out.size(), count, out);
+                fail("no CQE within %d s (waited %d ms; cq ready %d, sq flags %d): got %d of %d: %s",
+                        TimeUnit.NANOSECONDS.toSeconds(PATIENCE_NANOS),
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), ring.cq().ready(),
+                        ring.sq().kernelFlags(), out.size(), count, out);
             }
             ring.cq().drain(cqe -> out.add(Completion.of(cqe)), count - out.size());
         }
