@@ -46,16 +46,24 @@ class ZeroAllocationTest {
         }
     }
 
-    /** Warms the hot path up, then runs {@code ops} NOPs and asserts they all succeeded and allocated 0 bytes. */
+    /**
+     * Warms the hot path up, then runs {@code ops} NOPs and asserts they all succeeded and allocated 0 bytes.
+     * A JIT deoptimisation in the middle of a run (another test's classes can invalidate a compiled method)
+     * materialises a few scalar-replaced objects, so a run is repeated up to three times; an allocation per op
+     * would show in every one of them.
+     */
     private void assertWarmRunAllocatesNothing(IoUring ring, long ops, boolean timedWait) throws Exception {
         warmUp(ring, timedWait);
         long tid = Thread.currentThread().threadId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
-        run(ring, ops, timedWait);
-        long after = THREADS.getThreadAllocatedBytes(tid);
-        assertThat(errors).isZero();
-        assertThat(after - before).as("bytes allocated for %,d NOPs%s", ops, timedWait ? " with timed waits" : "")
-                .isZero();
+        long least = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 3 && least != 0; attempt++) {
+            long before = THREADS.getThreadAllocatedBytes(tid);
+            run(ring, ops, timedWait);
+            least = Math.min(least, THREADS.getThreadAllocatedBytes(tid) - before);
+            assertThat(errors).isZero();
+        }
+        assertThat(least).as("bytes allocated for %,d NOPs%s (least of 3 runs)", ops,
+                timedWait ? " with timed waits" : "").isZero();
     }
 
     /**
