@@ -20,6 +20,7 @@ public final class Cqe {
     static final long FLAGS = 12;
     static final long BIG_CQE = 16;
 
+    /** The CQ ring mapping; {@link #offset} is the current CQE's byte offset in it. */
     private final MemorySegment cqes;
     private final boolean big;
     private long offset;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.IoUringSyscalls;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -48,6 +49,10 @@ public final class IoUring implements AutoCloseable {
     /** IOPOLL without SQPOLL: completions are found only by entering (liburing's INT_FLAG_CQ_ENTER). */
     private final boolean cqEnter;
     private final Thread creator;
+    /** The kernel engine, when that is the engine: enters from the creator thread then use {@link #callState}. */
+    private final KernelEngine kernel;
+    /** errno capture buffer for enters from the creator thread (no thread-local lookup on the hot path). */
+    private final MemorySegment callState;
 
     /** The fd passed to enter: the ring fd, or its registered index once {@link Registrar#ringFd()} ran. */
     private int enterFd;
@@ -72,6 +77,8 @@ public final class IoUring implements AutoCloseable {
                 (setupFlags & SetupFlags.CQE_MIXED) != 0);
         this.waitArg = arena.allocate(GETEVENTS_ARG_SIZE + Timespec.SIZE, 8);
         this.creator = Thread.currentThread();
+        this.kernel = engine instanceof KernelEngine k ? k : null;
+        this.callState = IoUringSyscalls.newCallState(arena);
         if (registeredIndexOnly) {
             this.ringFd = -1;
             this.enterFd = ringFd;
@@ -280,6 +287,9 @@ public final class IoUring implements AutoCloseable {
      */
     public int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
         checkOpen();
+        if (kernel != null && Thread.currentThread() == creator) {
+            return kernel.enter(callState, enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
+        }
         return engine.enter(enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
     }
 

@@ -83,8 +83,8 @@ public final class Bench implements Callable<Integer> {
             if (o.threads != 1) {
                 throw new ParameterException(spec.commandLine(), "--compare-c runs one thread (the C reference has no -n)");
             }
-            List<Workload> workloads = workloadGiven() ? List.of(new Workload(String.join(" ",
-                    o.normalize().workloadArgs()), o.workloadArgs(), 0, "")) : Workload.STANDARD;
+            List<Workload> workloads = workloadGiven()
+                    ? List.of(new Workload(o.normalize().name(), o.workloadArgs(), 0, "")) : Workload.STANDARD;
             return new CompareC(o, out, err).run(workloads);
         }
         if (o.suite || !workloadGiven() && !spec.commandLine().getParseResult().hasMatchedOption("-n")) {

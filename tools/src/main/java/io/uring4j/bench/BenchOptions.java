@@ -168,6 +168,19 @@ final class BenchOptions {
         return link > 0 ? "link" : isNop() ? "nop" : "read";
     }
 
+    /** A short workload name: {@code nop d128 s32 c32}, {@code link L100 async}, {@code read bs4096 d128 B1 F1 O1}. */
+    String name() {
+        String name = switch (mode()) {
+            case "link" -> "link L" + link;
+            case "nop" -> "nop d" + depth + " s" + submitBatch + " c" + completeBatch;
+            default -> "read bs" + blockSize + " d" + depth + " s" + submitBatch + " c" + completeBatch + " B"
+                    + fixedBuffers + " F" + registeredFiles + " O" + direct + (random == 0 ? " seq" : "")
+                    + (polled == 1 ? " p1" : "");
+        };
+        return name + (async == 1 ? " async" : "") + (defer == 0 ? " D0" : "") + (registeredRing == 0 ? " X0" : "")
+                + (latency == 1 ? " t1" : "");
+    }
+
     /** Every shared workload option with its value: the argument list both programs get in a comparison. */
     List<String> workloadArgs() {
         List<String> args = new ArrayList<>(List.of(

@@ -38,7 +38,7 @@ final class CompareC {
     }
 
     /** One program's outcome in one round. */
-    record Sample(double nsPerOp, double iops, double allocPerOp) {
+    record Sample(double nsPerOp, double iops, double cpuNsPerOp, double allocPerOp) {
     }
 
     /** {@code workloads}: the five standard ones, or the one the options describe. */
@@ -108,30 +108,38 @@ final class CompareC {
         double[] jNs = Arrays.stream(js).mapToDouble(Sample::nsPerOp).toArray();
         double[] nsRatio = new double[options.rounds];
         double[] speed = new double[options.rounds];
+        double[] cpuRatio = new double[options.rounds];
         for (int i = 0; i < options.rounds; i++) {
             nsRatio[i] = jNs[i] / cNs[i];
             speed[i] = cNs[i] / jNs[i];
+            cpuRatio[i] = js[i].cpuNsPerOp() / cs[i].cpuNsPerOp();
         }
         double alloc = Arrays.stream(js).mapToDouble(Sample::allocPerOp).max().orElse(0);
         double medSpeed = median(speed);
         String verdict = w.minSpeed() == 0 ? "" : medSpeed >= w.minSpeed() ? "met" : "MISSED";
         rows.add(new String[]{w.name(), f1(median(cNs)), f1(median(jNs)), f3(medSpeed), f3(median(nsRatio)),
-            f3(min(speed)) + ".." + f3(max(speed)), String.format(Locale.ROOT, "%.2f", alloc),
+            f3(min(speed)) + ".." + f3(max(speed)), f3(median(cpuRatio)), String.format(Locale.ROOT, "%.2f", alloc),
             w.target().isEmpty() ? "" : w.target() + " " + verdict});
         json.add(String.format(Locale.ROOT, "{\"workload\":\"%s\",\"c_ns_per_op\":%.3f,\"java_ns_per_op\":%.3f,"
-                        + "\"java_c_iops\":%.4f,\"java_c_ns\":%.4f,\"java_alloc_bytes_per_op\":%.4f,\"rounds\":%d}",
-                w.name(), median(cNs), median(jNs), medSpeed, median(nsRatio), alloc, options.rounds));
+                        + "\"java_c_iops\":%.4f,\"java_c_ns\":%.4f,\"java_c_cpu\":%.4f,\"java_alloc_bytes_per_op\":%.4f,"
+                        + "\"rounds\":%d}", w.name(), median(cNs), median(jNs), medSpeed, median(nsRatio),
+                median(cpuRatio), alloc, options.rounds));
     }
 
     private void printTable(List<String[]> rows) {
-        String fmt = "%-26s %10s %11s %12s %11s %14s %7s  %s%n";
-        out.printf(fmt, "workload", "C ns/op", "Java ns/op", "Java/C IOPS", "Java/C ns", "IOPS range", "B/op",
-                "target");
+        if (Suite.terminal()) {
+            err.print("\r\033[K");
+            err.flush();
+        }
+        String fmt = "%-25s %8s %10s %11s %9s %12s %10s %5s  %s%n";
+        out.printf(fmt, "workload", "C ns/op", "Java ns/op", "Java/C IOPS", "Java/C ns", "IOPS range", "Java/C cpu",
+                "B/op", "target");
         for (String[] r : rows) {
             out.printf(fmt, (Object[]) r);
         }
-        out.println("ns/op and the ratios are medians over the rounds; a ratio is Java's over C's in the same round;");
-        out.println("B/op is the largest heap allocation per op of any Java round.");
+        out.println("ns/op and the ratios are medians over the rounds; a ratio is Java's over C's in the same round.");
+        out.println("IOPS range: the lowest and highest per-round ratio. cpu: the submitter thread's CPU time per op");
+        out.println("(user + kernel), which leaves out time spent preempted. B/op: Java's largest, over the rounds.");
         out.flush();
     }
 
@@ -158,7 +166,7 @@ final class CompareC {
             double alloc = fields.containsKey("alloc_bytes_per_op")
                     ? Double.parseDouble(fields.get("alloc_bytes_per_op")) : 0;
             return new Sample(Double.parseDouble(fields.get("ns_per_op")), Double.parseDouble(fields.get("iops_avg")),
-                    alloc);
+                    Double.parseDouble(fields.getOrDefault("cpu_ns_per_op", "0")), alloc);
         } finally {
             Files.deleteIfExists(stdout.toPath());
             Files.deleteIfExists(stderr.toPath());

@@ -41,11 +41,22 @@ final class Counters {
     long totalCalls;
     long totalDone;
     long totalReaps;
+    /** CPU time (user + system) the driver thread used from the start to the deadline. */
+    long cpuNanos;
     /** Heap bytes the driver thread allocated during the measured run. */
     long allocatedBytes;
 
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** The calling thread's CPU time: clock_gettime(CLOCK_THREAD_CPUTIME_ID), no allocation. */
+    static long threadCpuNanos() {
+        return THREADS.getCurrentThreadCpuTime();
+    }
+
     void start(long nanos) {
         startNanos = nanos;
+        cpuNanos = threadCpuNanos();
         publish(0, 0, 0);
     }
 
@@ -59,6 +70,7 @@ final class Counters {
     void finish(long nanos, long calls, long done, long reaps) {
         publish(calls, done, reaps);
         stopNanos = nanos;
+        cpuNanos = threadCpuNanos() - cpuNanos;
         totalCalls = calls;
         totalDone = done;
         totalReaps = reaps;

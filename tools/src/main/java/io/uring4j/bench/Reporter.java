@@ -83,8 +83,8 @@ final class Reporter {
         try {
             if (!quiet) {
                 out.println("Maximum IOPS=" + r.iopsMax());
-                out.printf(Locale.ROOT, "ns/op=%.2f, syscalls/op=%.4f, B/op=%.4f (heap bytes allocated per op)%n",
-                        r.nsPerOp(), r.syscallsPerOp(), r.allocBytesPerOp());
+                out.printf(Locale.ROOT, "ns/op=%.2f, cpu ns/op=%.2f, syscalls/op=%.4f, B/op=%.4f (heap bytes "
+                        + "allocated per op)%n", r.nsPerOp(), r.cpuNsPerOp(), r.syscallsPerOp(), r.allocBytesPerOp());
                 if (r.latencies() != null) {
                     out.printf(Locale.ROOT, "latency: p50=%d ns, p90=%d ns, p99=%d ns, p99.9=%d ns, p99.99=%d ns, "
                                     + "max=%d ns (%d samples)%n", r.percentile(50), r.percentile(90), r.percentile(99),

@@ -10,24 +10,26 @@ import java.util.Locale;
  * equals the C's elapsed/ops for {@code -n1}), {@code syscalls} the io_uring_enter calls.
  */
 record Result(BenchOptions options, long ops, double seconds, long iopsMax, long syscalls, long submitted,
-              long allocatedBytes, Histogram latencies) {
+              long cpuNanos, long allocatedBytes, Histogram latencies) {
 
     static Result of(BenchOptions options, Counters[] counters, Histogram latencies, long iopsMax) {
         long ops = 0;
         long calls = 0;
         long done = 0;
         long allocated = 0;
+        long cpu = 0;
         long elapsed = 0;
         for (Counters c : counters) {
             ops += c.totalReaps;
             calls += c.totalCalls;
             done += c.totalDone;
             allocated += c.allocatedBytes;
+            cpu += c.cpuNanos;
             elapsed = Math.max(elapsed, c.stopNanos - c.startNanos);
         }
         double seconds = elapsed / 1e9;
         long avg = seconds > 0 ? (long) (ops / seconds) : 0;
-        return new Result(options, ops, seconds, iopsMax > 0 ? iopsMax : avg, calls, done, allocated, latencies);
+        return new Result(options, ops, seconds, iopsMax > 0 ? iopsMax : avg, calls, done, cpu, allocated, latencies);
     }
 
     double iopsAvg() {
@@ -36,6 +38,14 @@ record Result(BenchOptions options, long ops, double seconds, long iopsMax, long
 
     double nsPerOp() {
         return ops == 0 ? 0 : seconds * 1e9 * options.threads / ops;
+    }
+
+    /**
+     * CPU time of the submitter threads per op (user + system, so the kernel's share of the work too). Unlike
+     * ns/op it leaves out time the threads spent preempted, which makes it steadier on a busy machine.
+     */
+    double cpuNsPerOp() {
+        return ops == 0 ? 0 : (double) cpuNanos / ops;
     }
 
     double iosPerCallSubmit() {
@@ -66,9 +76,11 @@ record Result(BenchOptions options, long ops, double seconds, long iopsMax, long
                 "{\"impl\":\"java\",\"api\":\"%s\",\"mode\":\"%s\",\"depth\":%d,\"submit_batch\":%d,"
                         + "\"complete_batch\":%d,\"link\":%d,\"async\":%d,\"ops\":%d,\"seconds\":%.6f,"
                         + "\"iops_max\":%d,\"iops_avg\":%.1f,\"ns_per_op\":%.3f,\"ios_per_call_submit\":%.3f,"
-                        + "\"ios_per_call_reap\":%.3f,\"syscalls\":%d,\"threads\":%d,\"alloc_bytes_per_op\":%.4f",
+                        + "\"ios_per_call_reap\":%.3f,\"syscalls\":%d,\"cpu_ns_per_op\":%.3f,\"threads\":%d,"
+                        + "\"alloc_bytes_per_op\":%.4f",
                 o.api, o.mode(), o.depth, o.submitBatch, o.completeBatch, o.link, o.async, ops, seconds, iopsMax,
-                iopsAvg(), nsPerOp(), iosPerCallSubmit(), iosPerCallReap(), syscalls, o.threads, allocBytesPerOp()));
+                iopsAvg(), nsPerOp(), iosPerCallSubmit(), iosPerCallReap(), syscalls, cpuNsPerOp(), o.threads,
+                allocBytesPerOp()));
         if (latencies != null) {
             b.append(String.format(Locale.ROOT, ",\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d", percentile(50),
                     percentile(99), percentile(99.9)));

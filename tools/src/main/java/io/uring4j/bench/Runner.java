@@ -16,6 +16,7 @@ import java.util.function.LongConsumer;
  */
 final class Runner {
     private static final long SECOND = 1_000_000_000L;
+    private static final int WARMUP_RUNS = 4;
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -51,8 +52,11 @@ final class Runner {
                     if (index == 0) {
                         setup[0] = driver.describe();
                     }
-                    if (warmup > 0) {
-                        driver.run(warmup, new Counters());
+                    // Several short runs: the first one's end deoptimizes the loop (its exit branch had never
+                    // been taken), so the JIT recompiles with the exit profiled before the measured run starts,
+                    // instead of during it.
+                    for (int w = 0; w < WARMUP_RUNS && warmup > 0; w++) {
+                        driver.run(warmup / WARMUP_RUNS, new Counters());
                     }
                     counted = true;
                     ready.countDown();
