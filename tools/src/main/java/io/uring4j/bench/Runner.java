@@ -159,21 +159,27 @@ final class Runner {
         return mine.isEmpty() ? List.of(targets.get(i % targets.size())) : mine;
     }
 
-    /** Sleeps until {@code when}; true if every driver thread ended first. */
+    /**
+     * Waits until {@code when}; true if every driver thread ended first. Joins a live driver with a timeout
+     * instead of polling, so this thread wakes once per second and not in between.
+     */
     private static boolean waitUntil(long when, List<Thread> threads) throws InterruptedException {
         while (true) {
-            boolean alive = false;
+            Thread alive = null;
             for (Thread t : threads) {
-                alive |= t.isAlive();
+                if (t.isAlive()) {
+                    alive = t;
+                    break;
+                }
             }
-            if (!alive) {
+            if (alive == null) {
                 return true;
             }
             long left = when - System.nanoTime();
             if (left <= 0) {
                 return false;
             }
-            Thread.sleep(Math.min(left / 1_000_000 + 1, 100));
+            alive.join(java.time.Duration.ofNanos(left));
         }
     }
 
