@@ -17,6 +17,7 @@ import java.util.function.LongConsumer;
 final class Runner {
     private static final long SECOND = 1_000_000_000L;
     private static final int WARMUP_RUNS = 4;
+    private static final long WARMUP_OPS = 250_000;
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -52,12 +53,7 @@ final class Runner {
                     if (index == 0) {
                         setup[0] = driver.describe();
                     }
-                    // Several short runs: the first one's end deoptimizes the loop (its exit branch had never
-                    // been taken), so the JIT recompiles with the exit profiled before the measured run starts,
-                    // instead of during it.
-                    for (int w = 0; w < WARMUP_RUNS && warmup > 0; w++) {
-                        driver.run(warmup / WARMUP_RUNS, new Counters());
-                    }
+                    warmUp(driver, warmup);
                     counted = true;
                     ready.countDown();
                     go.await();
@@ -145,6 +141,24 @@ final class Runner {
         });
         Runtime.getRuntime().addShutdownHook(hook);
         return hook;
+    }
+
+    /**
+     * The JIT warm-up, in short runs: the first run's end deoptimizes the loop (its exit branch had never been
+     * taken), so the JIT recompiles with the exit profiled before the measured run starts instead of during it.
+     * Slow workloads (io-wq chains: tens of thousands of ops per second) run longer, up to ten times
+     * {@code nanos}, until {@value #WARMUP_OPS} ops: until then part of the loop may still run interpreted or
+     * C1-compiled, which is slower and allocates (the JDK slices the errno capture buffer on every downcall;
+     * only C2 removes that).
+     */
+    private static void warmUp(Driver driver, long nanos) throws io.uring4j.sys.ErrnoException {
+        long ops = 0;
+        long limit = System.nanoTime() + 10 * nanos;
+        for (int w = 0; nanos > 0 && (w < WARMUP_RUNS || ops < WARMUP_OPS && System.nanoTime() < limit); w++) {
+            Counters c = new Counters();
+            driver.run(nanos / WARMUP_RUNS, c);
+            ops += c.totalReaps;
+        }
     }
 
     /** Thread {@code i} of {@code n} reads targets i, i+n, ... (the first one if there are fewer). */
