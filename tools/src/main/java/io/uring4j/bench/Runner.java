@@ -146,19 +146,30 @@ final class Runner {
     /**
      * The JIT warm-up, in short runs: the first run's end deoptimizes the loop (its exit branch had never been
      * taken), so the JIT recompiles with the exit profiled before the measured run starts instead of during it.
-     * Slow workloads (io-wq chains: tens of thousands of ops per second) run longer, up to ten times
-     * {@code nanos}, until {@value #WARMUP_OPS} ops: until then part of the loop may still run interpreted or
-     * C1-compiled, which is slower and allocates (the JDK slices the errno capture buffer on every downcall;
-     * only C2 removes that).
+     * It goes on, up to ten times {@code nanos}, until {@value #WARMUP_OPS} ops have run and a whole run saw no
+     * JIT compilation (slow io-wq chains, or compiler threads starved on a busy machine): before that, part of
+     * the loop may still run interpreted or C1-compiled, which is slower and allocates (the JDK slices the
+     * errno capture buffer on every downcall; only C2 removes that).
      */
     private static void warmUp(Driver driver, long nanos) throws io.uring4j.sys.ErrnoException {
         long ops = 0;
         long limit = System.nanoTime() + 10 * nanos;
-        for (int w = 0; nanos > 0 && (w < WARMUP_RUNS || ops < WARMUP_OPS && System.nanoTime() < limit); w++) {
+        boolean compiling = true;
+        for (int w = 0; nanos > 0 && (w < WARMUP_RUNS || (ops < WARMUP_OPS || compiling) && System.nanoTime() < limit);
+             w++) {
+            long jitBefore = jitMillis();
             Counters c = new Counters();
             driver.run(nanos / WARMUP_RUNS, c);
             ops += c.totalReaps;
+            // On a busy machine the compiler threads lag: go on until a whole run saw no compilation.
+            compiling = jitMillis() != jitBefore;
         }
+    }
+
+    /** Total JIT compilation time so far, or -1 where the JVM does not track it (never "still compiling"). */
+    private static long jitMillis() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** Thread {@code i} of {@code n} reads targets i, i+n, ... (the first one if there are fewer). */
