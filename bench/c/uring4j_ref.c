@@ -105,6 +105,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time (user + system) of this thread: unlike wall time, it leaves out
+ * time spent preempted by other processes on a busy machine. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "uring4j_ref: %s: %s\n", what, strerror(errno));
@@ -383,7 +392,7 @@ static unsigned reap(void)
 /* ---- per-second reporting and the deadline ---- */
 static uint64_t t_start, t_stop, deadline, next_report, last_t;
 static uint64_t last_calls, last_done, last_reaps, max_iops, ops_at_check;
-static uint64_t stop_calls, stop_done, stop_reaps;
+static uint64_t stop_calls, stop_done, stop_reaps, cpu_start, cpu_used;
 
 static void fmt_iops(char *buf, size_t n, double iops)
 {
@@ -429,6 +438,7 @@ static void check_clock(void)
 	if (now >= deadline) {
 		stopped = 1;
 		t_stop = now;
+		cpu_used = thread_cpu_ns() - cpu_start;
 		stop_calls = calls;
 		stop_done = done;
 		stop_reaps = reaps;
@@ -618,6 +628,7 @@ int main(int argc, char **argv)
 	       !!(R.setup_flags & IORING_SETUP_NO_SQARRAY), o.reg_ring);
 	fflush(stdout);
 
+	cpu_start = thread_cpu_ns();
 	t_start = last_t = now_ns();
 	next_report = t_start + NSEC;
 	deadline = t_start + (uint64_t)o.runtime * NSEC;
@@ -648,10 +659,11 @@ int main(int argc, char **argv)
 		       "\"async\":%d,\"ops\":%" PRIu64 ",\"seconds\":%.6f,"
 		       "\"iops_max\":%" PRIu64 ",\"iops_avg\":%.1f,"
 		       "\"ns_per_op\":%.3f,\"ios_per_call_submit\":%.3f,"
-		       "\"ios_per_call_reap\":%.3f,\"syscalls\":%" PRIu64,
+		       "\"ios_per_call_reap\":%.3f,\"syscalls\":%" PRIu64
+		       ",\"cpu_ns_per_op\":%.3f",
 		       mode, o.depth, o.submit_batch, o.complete_batch, o.link,
 		       o.async, ops, secs, max_iops, iops_avg, ns_op, ipc_s,
-		       ipc_r, stop_calls);
+		       ipc_r, stop_calls, ops ? (double)cpu_used / (double)ops : 0);
 		if (o.track_lat)
 			printf(",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
 			       ",\"p999_ns\":%" PRIu64, lat_percentile(0.50),

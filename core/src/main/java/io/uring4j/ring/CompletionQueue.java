@@ -30,6 +30,8 @@ public final class CompletionQueue {
     /** CQE_MIXED: 32-byte entries take two slots and are flagged F_32; padding is flagged F_SKIP. */
     private final boolean mixed;
     private final Cqe cursor;
+    /** Where the CQE array starts in {@link #ring}. */
+    private final long cqes;
 
     private int head;
 
@@ -43,8 +45,10 @@ public final class CompletionQueue {
         this.entries = ring.get(JAVA_INT, offset(params, ParamsLayout.CQ_RING_ENTRIES));
         this.slotShift = cqe32 ? 5 : 4;
         this.mixed = mixed;
-        long cqesOffset = offset(params, ParamsLayout.CQ_CQES);
-        this.cursor = new Cqe(ring.asSlice(cqesOffset, (long) entries << slotShift), cqe32 || mixed);
+        this.cqes = offset(params, ParamsLayout.CQ_CQES);
+        // The cursor reads through the ring's own segment, the one the tail is read from: one segment object
+        // (and cache line) fewer to touch per batch than a separate slice for the CQE array.
+        this.cursor = new Cqe(ring, cqe32 || mixed);
         this.head = Shared.getAcquire(ring, kHead);
     }
 
@@ -68,6 +72,7 @@ public final class CompletionQueue {
     /** As {@link #drain(CqeHandler)}, handling at most {@code max} CQEs. */
     public int drain(CqeHandler handler, int max) {
         final Cqe cqe = cursor;
+        final long cqes = this.cqes;
         final int mask = this.mask;
         final int shift = slotShift;
         final int start = head;
@@ -76,7 +81,7 @@ public final class CompletionQueue {
         int handled = 0;
         try {
             while (h != tail && handled < max) {
-                cqe.at((long) (h & mask) << shift);
+                cqe.at(cqes + ((long) (h & mask) << shift));
                 if (mixed) {
                     int flags = cqe.flags();
                     h += (flags & CqeFlags.F_32) != 0 ? 2 : 1;
@@ -108,7 +113,7 @@ public final class CompletionQueue {
             if (head == tail) {
                 return null;
             }
-            Cqe cqe = cursor.at((long) (head & mask) << slotShift);
+            Cqe cqe = cursor.at(cqes + ((long) (head & mask) << slotShift));
             if (!mixed || (cqe.flags() & CqeFlags.F_SKIP) == 0) {
                 return cqe;
             }

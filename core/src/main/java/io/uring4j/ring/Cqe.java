@@ -2,14 +2,17 @@ package io.uring4j.ring;
 
 import java.lang.foreign.MemorySegment;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * A cursor over one completion queue entry ({@code struct io_uring_cqe}: user_data u64 @0, res s32 @8,
  * flags u32 @12, and on CQE32 rings two more u64s @16). One cursor per ring is repositioned for each CQE, so
  * reading completions allocates nothing; it is valid only until the CQ head moves past the entry — copy what
  * you need, do not keep the cursor.
+ *
+ * <p>CQEs are naturally aligned in the page-aligned ring; the unaligned layouts only spare the JIT an
+ * alignment check per read.
  */
 public final class Cqe {
     static final long USER_DATA = 0;
@@ -17,6 +20,7 @@ public final class Cqe {
     static final long FLAGS = 12;
     static final long BIG_CQE = 16;
 
+    /** The CQ ring mapping; {@link #offset} is the current CQE's byte offset in it. */
     private final MemorySegment cqes;
     private final boolean big;
     private long offset;
@@ -32,17 +36,17 @@ public final class Cqe {
     }
 
     public long userData() {
-        return cqes.get(JAVA_LONG, offset + USER_DATA);
+        return cqes.get(JAVA_LONG_UNALIGNED, offset + USER_DATA);
     }
 
     /** The result: {@code >= 0} as the opcode defines it, or {@code -errno}. */
     public int res() {
-        return cqes.get(JAVA_INT, offset + RES);
+        return cqes.get(JAVA_INT_UNALIGNED, offset + RES);
     }
 
     /** {@code IORING_CQE_F_*} bits, with the buffer id in the upper 16. */
     public int flags() {
-        return cqes.get(JAVA_INT, offset + FLAGS);
+        return cqes.get(JAVA_INT_UNALIGNED, offset + FLAGS);
     }
 
     /** More CQEs will follow for this request ({@link CqeFlags#F_MORE}). */
@@ -74,7 +78,7 @@ public final class Cqe {
         if (!big) {
             throw new IllegalStateException("big_cqe exists only on CQE32 rings");
         }
-        return cqes.get(JAVA_LONG, offset + BIG_CQE + 8L * java.util.Objects.checkIndex(index, 2));
+        return cqes.get(JAVA_LONG_UNALIGNED, offset + BIG_CQE + 8L * java.util.Objects.checkIndex(index, 2));
     }
 
     @Override

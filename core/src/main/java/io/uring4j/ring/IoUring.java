@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.IoUringSyscalls;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -55,6 +56,11 @@ public final class IoUring implements AutoCloseable {
      * enabled an R_DISABLED ring; null before that. Only used to explain EEXIST.
      */
     private volatile Thread issuer;
+    private final Thread creator;
+    /** The kernel engine, when that is the engine: enters from the creator thread then use {@link #callState}. */
+    private final KernelEngine kernel;
+    /** errno capture buffer for enters from the creator thread (no thread-local lookup on the hot path). */
+    private final MemorySegment callState;
 
     /** The fd passed to enter: the ring fd, or its registered index once {@link Registrar#ringFd()} ran. */
     private int enterFd;
@@ -82,6 +88,9 @@ public final class IoUring implements AutoCloseable {
         this.waitArg = arena.allocate(GETEVENTS_ARG_SIZE + Timespec.SIZE, 8);
         this.issuer = (setupFlags & (SetupFlags.SINGLE_ISSUER | SetupFlags.R_DISABLED)) == SetupFlags.SINGLE_ISSUER
                 ? Thread.currentThread() : null;
+        this.creator = Thread.currentThread();
+        this.kernel = engine instanceof KernelEngine k ? k : null;
+        this.callState = IoUringSyscalls.newCallState(arena);
         if (registeredIndexOnly) {
             this.ringFd = -1;
             this.enterFd = ringFd;
@@ -343,6 +352,9 @@ public final class IoUring implements AutoCloseable {
      */
     public int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
         checkOpen();
+        if (kernel != null && Thread.currentThread() == creator) {
+            return kernel.enter(callState, enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
+        }
         return engine.enter(enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
     }
 

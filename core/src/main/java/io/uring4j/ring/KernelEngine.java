@@ -40,6 +40,11 @@ final class KernelEngine implements Engine {
         return IoUringSyscalls.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
     }
 
+    /** {@link #enter} with the caller's own errno capture buffer (see {@link IoUringSyscalls#newCallState}). */
+    int enter(MemorySegment callState, int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        return IoUringSyscalls.enter(callState, ringFd, toSubmit, minComplete, flags, arg, argSize);
+    }
+
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
         return IoUringSyscalls.register(ringFd, opcode, arg, nrArgs);

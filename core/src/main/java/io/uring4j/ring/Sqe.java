@@ -3,7 +3,7 @@ package io.uring4j.ring;
 import java.lang.foreign.MemorySegment;
 
 import static io.uring4j.ring.SqeLayout.OFF;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static io.uring4j.ring.SqeLayout.U32;
 
 /**
  * One submission queue entry. The prep methods are grouped by family across the class chain
@@ -154,7 +154,7 @@ public final class Sqe extends SqeNetOps {
     /** File-specific passthrough command {@code cmdOp}; write the payload into {@link #cmd()}. */
     public Sqe prepUringCmd(int cmdOp, int fd) {
         prepRw(Opcode.URING_CMD, fd, 0, 0, 0);
-        slot.set(JAVA_INT, OFF, cmdOp);
+        slot.set(U32, OFF, cmdOp);
         return this;
     }
 }

@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 
 import static io.uring4j.ring.SqeLayout.ADDR;
 import static io.uring4j.ring.SqeLayout.FILE_INDEX;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static io.uring4j.ring.SqeLayout.U32;
+import static io.uring4j.ring.SqeLayout.U64;
 
 /**
  * Prep methods for file and path operations. Buffers, iovec arrays and paths are native segments that the
@@ -159,15 +159,15 @@ abstract sealed class SqeFileOps extends SqeCore permits SqeNetOps {
      */
     public final Sqe prepSplice(int fdIn, long offIn, int fdOut, long offOut, int nbytes, int flags) {
         prepRw(Opcode.SPLICE, fdOut, 0, nbytes, offOut).opFlags(flags);
-        slot.set(JAVA_LONG, ADDR, offIn);
-        slot.set(JAVA_INT, FILE_INDEX, fdIn);
+        slot.set(U64, ADDR, offIn);
+        slot.set(U32, FILE_INDEX, fdIn);
         return (Sqe) this;
     }
 
     /** tee between two pipes. */
     public final Sqe prepTee(int fdIn, int fdOut, int nbytes, int flags) {
         prepRw(Opcode.TEE, fdOut, 0, nbytes, 0).opFlags(flags);
-        slot.set(JAVA_INT, FILE_INDEX, fdIn);
+        slot.set(U32, FILE_INDEX, fdIn);
         return (Sqe) this;
     }
 

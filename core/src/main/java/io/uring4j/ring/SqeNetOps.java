@@ -6,8 +6,8 @@ import static io.uring4j.ring.SqeLayout.ADDR;
 import static io.uring4j.ring.SqeLayout.FILE_INDEX;
 import static io.uring4j.ring.SqeLayout.OFF;
 import static io.uring4j.ring.SqeLayout.OPTNAME;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static io.uring4j.ring.SqeLayout.U16;
+import static io.uring4j.ring.SqeLayout.U32;
 
 /**
  * Prep methods for sockets. Addresses are native {@code struct sockaddr} segments; {@code msghdr}s and the
@@ -103,7 +103,7 @@ abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
      */
     public final Sqe sendSetAddr(MemorySegment dest) {
         off(address(dest));
-        slot.set(JAVA_SHORT, FILE_INDEX, (short) dest.byteSize());
+        slot.set(U16, FILE_INDEX, (short) dest.byteSize());
         return (Sqe) this;
     }
 
@@ -143,10 +143,10 @@ abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
      */
     public final Sqe prepCmdSock(int cmdOp, int fd, int level, int optname, MemorySegment optval) {
         prepRw(Opcode.URING_CMD, fd, 0, 0, 0);
-        slot.set(JAVA_INT, OFF, cmdOp);
-        slot.set(JAVA_INT, ADDR, level);
-        slot.set(JAVA_INT, OPTNAME, optname);
-        slot.set(JAVA_INT, FILE_INDEX, length(optval));
+        slot.set(U32, OFF, cmdOp);
+        slot.set(U32, ADDR, level);
+        slot.set(U32, OPTNAME, optname);
+        slot.set(U32, FILE_INDEX, length(optval));
         return addr3(address(optval));
     }
 }

@@ -18,7 +18,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 final class Native {
     static final Linker LINKER = Linker.nativeLinker();
 
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 

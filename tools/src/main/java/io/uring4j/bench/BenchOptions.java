@@ -1,0 +1,214 @@
+package io.uring4j.bench;
+
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The benchmark's options: fio's t/io_uring options with their meaning and defaults (except {@code -p}, which
+ * defaults to 0 here), plus the workloads of the C reference ({@code -L}, {@code -A}, {@code -D}) and this
+ * tool's own ({@code --api}, {@code --json}, {@code --size}, ...). {@link #normalize()} applies the same
+ * post-processing as {@code bench/c/uring4j_ref.c}, so both programs run the same workload for the same
+ * arguments.
+ */
+final class BenchOptions {
+    /** How the benchmark drives io_uring. Later layers (runtime, files) add their values here. */
+    enum Api {
+        /** The ring core directly: {@code sq().next().prepXxx()}, {@code submitAndWait}, {@code cq().drain}. */
+        raw
+    }
+
+    @Option(names = "-d", paramLabel = "DEPTH", description = "queue depth (default: 128)")
+    int depth = 128;
+
+    @Option(names = "-s", paramLabel = "N", description = "submit batch (default: 32)")
+    int submitBatch = 32;
+
+    @Option(names = "-c", paramLabel = "N", description = "complete batch: min_complete of a wait (default: 32)")
+    int completeBatch = 32;
+
+    @Option(names = "-b", paramLabel = "BYTES", description = "block size (default: 4096)")
+    int blockSize = 4096;
+
+    @Option(names = "-p", paramLabel = "0|1", description = "polled I/O, IORING_SETUP_IOPOLL (default: 0; t/io_uring's is 1)")
+    int polled = 0;
+
+    @Option(names = "-B", paramLabel = "0|1", description = "fixed (registered) buffers, READ_FIXED (default: 1)")
+    int fixedBuffers = 1;
+
+    @Option(names = "-F", paramLabel = "0|1", description = "registered files, IOSQE_FIXED_FILE (default: 1)")
+    int registeredFiles = 1;
+
+    @Option(names = "-n", paramLabel = "THREADS", description = "submitter threads, one ring each (default: 1)")
+    int threads = 1;
+
+    @Option(names = "-N", paramLabel = "0|1", description = "nop mode: IORING_OP_NOP, no file (default: 0)")
+    int nop = 0;
+
+    @Option(names = "-O", paramLabel = "0|1", description = "O_DIRECT; -O0 reads through the page cache (default: 1)")
+    int direct = 1;
+
+    @Option(names = "-r", paramLabel = "SECONDS",
+            description = "runtime (default: until Ctrl-C; 2 per round with --compare-c)")
+    Integer runtime;
+
+    @Option(names = "-R", paramLabel = "0|1", description = "random offsets; -R0 is sequential (default: 1)")
+    int random = 1;
+
+    @Option(names = "-X", paramLabel = "0|1", description = "register the ring fd, ENTER_REGISTERED_RING (default: 1)")
+    int registeredRing = 1;
+
+    @Option(names = "-t", paramLabel = "0|1", description = "latency percentiles, HdrHistogram (default: 0)")
+    int latency = 0;
+
+    @Option(names = "-L", paramLabel = "N",
+            description = "chains of N linked NOPs (IOSQE_IO_LINK), one chain per submit (default: 0 = off)")
+    int link = 0;
+
+    @Option(names = "-A", paramLabel = "0|1", description = "IOSQE_ASYNC on every SQE: the io-wq path (default: 0)")
+    int async = 0;
+
+    @Option(names = "-D", paramLabel = "0|1",
+            description = "SINGLE_ISSUER|DEFER_TASKRUN, dropped if the kernel refuses (default: 1)")
+    int defer = 1;
+
+    @Option(names = "--api", paramLabel = "API", description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
+    Api api = Api.raw;
+
+    @Option(names = "--json", description = "print a JSON summary as the last line")
+    boolean json;
+
+    @Option(names = "--size", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "size of the temporary file for read mode without FILE, e.g. 256M, 1G (default: 1G)")
+    long size = 1L << 30;
+
+    @Option(names = "--write-data",
+            description = "fill the temporary file with data, so that O_DIRECT reads reach the device")
+    boolean writeData;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS",
+            description = "unmeasured run before the measurement, to let the JIT compile (default: 1)")
+    double warmup = 1;
+
+    @Option(names = "--compare-c", description = "run the C reference and Java alternately and print the Java/C ratios"
+            + " (without workload options: the five suite workloads)")
+    boolean compareC;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c (default: 7)")
+    int rounds = 7;
+
+    @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
+    boolean suite;
+
+    @Option(names = "--jmh", description = "run the JMH microbenchmarks; every later argument goes to JMH"
+            + " (e.g. --jmh -prof gc HotPath)")
+    boolean jmh;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    @Parameters(paramLabel = "FILE", arity = "0..*",
+            description = "files or block devices to read (read mode); without one, a temporary file")
+    List<Path> files = new ArrayList<>();
+
+    /** The workload options the C reference shares, as the caller gave them. */
+    static final List<String> WORKLOAD_OPTIONS =
+            List.of("-d", "-s", "-c", "-b", "-p", "-B", "-F", "-N", "-O", "-R", "-X", "-t", "-L", "-A", "-D");
+
+    /** Checks ranges as the C reference does; returns an error message, or null when all is well. */
+    String validate() {
+        String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
+                + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
+                + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 3, 1000)
+                + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
+                + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
+                + flag("-A", async) + flag("-D", defer);
+        if (runtime != null && (runtime < 0 || runtime > 86400)) {
+            bad += "-r must be 0..86400 seconds; ";
+        }
+        if (warmup < 0 || warmup > 600) {
+            bad += "--warmup must be 0..600 seconds; ";
+        }
+        if (size < 1 << 20) {
+            bad += "--size must be at least 1M; ";
+        }
+        return bad.isEmpty() ? null : bad.substring(0, bad.length() - 2);
+    }
+
+    private static String range(String name, int value, int lo, int hi) {
+        return value < lo || value > hi ? name + " must be " + lo + ".." + hi + "; " : "";
+    }
+
+    private static String flag(String name, int value) {
+        return range(name, value, 0, 1);
+    }
+
+    /** The C reference's post-processing: link mode is nop mode with depth = batches = N; batches ≤ depth. */
+    BenchOptions normalize() {
+        if (link > 0) {
+            nop = 1;
+            depth = submitBatch = completeBatch = link;
+        }
+        submitBatch = Math.min(submitBatch, depth);
+        completeBatch = Math.min(completeBatch, depth);
+        if (nop == 1) {
+            polled = fixedBuffers = registeredFiles = 0;
+        }
+        return this;
+    }
+
+    boolean isNop() {
+        return nop == 1;
+    }
+
+    String mode() {
+        return link > 0 ? "link" : isNop() ? "nop" : "read";
+    }
+
+    /** A short workload name: {@code nop d128 s32 c32}, {@code link L100 async}, {@code read bs4096 d128 B1 F1 O1}. */
+    String name() {
+        String name = switch (mode()) {
+            case "link" -> "link L" + link;
+            case "nop" -> "nop d" + depth + " s" + submitBatch + " c" + completeBatch;
+            default -> "read bs" + blockSize + " d" + depth + " s" + submitBatch + " c" + completeBatch + " B"
+                    + fixedBuffers + " F" + registeredFiles + " O" + direct + (random == 0 ? " seq" : "")
+                    + (polled == 1 ? " p1" : "");
+        };
+        return name + (async == 1 ? " async" : "") + (defer == 0 ? " D0" : "") + (registeredRing == 0 ? " X0" : "")
+                + (latency == 1 ? " t1" : "");
+    }
+
+    /** Every shared workload option with its value: the argument list both programs get in a comparison. */
+    List<String> workloadArgs() {
+        List<String> args = new ArrayList<>(List.of(
+                "-d" + depth, "-s" + submitBatch, "-c" + completeBatch, "-b" + blockSize, "-p" + polled,
+                "-B" + fixedBuffers, "-F" + registeredFiles, "-N" + nop, "-O" + direct, "-R" + random,
+                "-X" + registeredRing, "-t" + latency, "-L" + link, "-A" + async, "-D" + defer));
+        files.forEach(f -> args.add(f.toString()));
+        return args;
+    }
+
+    /** {@code 4096}, {@code 64K}, {@code 256M}, {@code 1G}: bytes. */
+    static final class SizeConverter implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+            int shift = switch (v.isEmpty() ? ' ' : v.charAt(v.length() - 1)) {
+                case 'K' -> 10;
+                case 'M' -> 20;
+                case 'G' -> 30;
+                case 'T' -> 40;
+                default -> 0;
+            };
+            String digits = shift == 0 ? v : v.substring(0, v.length() - 1);
+            try {
+                return Math.multiplyExact(Long.parseLong(digits), 1L << shift);
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw new picocli.CommandLine.TypeConversionException("not a size: " + value);
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.uring4j.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code ./uring4j bench}: option handling, the JSON summary, and the raw driver's zero allocation per op. */
+class BenchTest {
+    /** What one in-process run printed, and its exit status. */
+    record Run(int status, String out, String err) {
+        Map<String, String> json() {
+            return CompareC.parseJson(out);
+        }
+    }
+
+    private static Run bench(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Bench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void unknownOptionPrintsUsageAndExitsWith2() {
+        Run run = bench("--no-such-option");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("Usage: uring4j bench");
+    }
+
+    @Test
+    void malformedNumberExitsWith2() {
+        assertThat(bench("-d", "many").status()).isEqualTo(2);
+    }
+
+    @Test
+    void outOfRangeValuesExitWith2AndSayWhich() {
+        Run run = bench("-N2", "-d0");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("-N must be 0..1").contains("-d must be 1..32768");
+    }
+
+    @Test
+    void oneSecondNopRunEndsWithJsonCarryingEveryRequiredKey() {
+        Run run = bench("-N1", "-r1", "--warmup", "0.2", "--json");
+
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        String[] lines = run.out().strip().split("\n");
+        assertThat(lines[lines.length - 1]).startsWith("{").endsWith("}");
+        assertThat(run.out()).contains("Maximum IOPS=").contains("IOPS=");
+        Map<String, String> json = run.json();
+        assertThat(json).containsKeys("impl", "api", "mode", "depth", "submit_batch", "complete_batch", "link",
+                "async", "ops", "seconds", "iops_max", "iops_avg", "ns_per_op", "ios_per_call_submit",
+                "ios_per_call_reap", "syscalls", "alloc_bytes_per_op");
+        assertThat(json).containsEntry("impl", "java").containsEntry("api", "raw").containsEntry("mode", "nop")
+                .containsEntry("depth", "128").containsEntry("submit_batch", "32");
+        assertThat(Long.parseLong(json.get("ops"))).isPositive();
+        assertThat(Double.parseDouble(json.get("seconds"))).isGreaterThanOrEqualTo(1.0);
+        // Every enter submits a batch of 32 in steady state: far more ops than syscalls.
+        assertThat(Double.parseDouble(json.get("ios_per_call_reap"))).isGreaterThan(1.0);
+    }
+
+    @Test
+    void latencyPercentilesAppearInJsonWithT1() {
+        Map<String, String> json = bench("-N1", "-d1", "-s1", "-c1", "-t1", "-r1", "--warmup", "0", "--json").json();
+
+        assertThat(json).containsKeys("p50_ns", "p99_ns", "p999_ns");
+        assertThat(Long.parseLong(json.get("p99_ns"))).isGreaterThanOrEqualTo(Long.parseLong(json.get("p50_ns")));
+    }
+
+    /**
+     * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
+     * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM.
+     */
+    @Test
+    void rawNopModeAllocatesZeroBytesPerOpAfterWarmUp() {
+        String alloc = null;
+        for (int attempt = 0; attempt < 3 && !"0.0000".equals(alloc); attempt++) {
+            Run run = bench("-N1", "-r1", "--warmup", "1", "--json", "--api", "raw");
+            assertThat(run.status()).as(run.err()).isEqualTo(0);
+            alloc = run.json().get("alloc_bytes_per_op");
+        }
+        assertThat(alloc).isEqualTo("0.0000");
+    }
+}
