@@ -78,7 +78,7 @@ public final class EventLoop implements Executor {
     private final CountDownLatch started = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CqeHandler dispatcher = this::dispatch;
-    private final LoopStats stats = new LoopStats();
+    private final LoopCounters stats = new LoopCounters();
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
@@ -411,8 +411,8 @@ public final class EventLoop implements Executor {
                 }
             }
             boolean block = tasks.isEmpty() && deferred.isEmpty() && cq.ready() == 0;
-            if (block && config.spinNanos() > 0) {
-                block = spin(cq);
+            if (block && config.spinNanos() > 0 && ring.sq().ready() == 0) {
+                block = spin(cq);       // only with nothing to submit: spinning must never delay a submission
             }
             if (block) {
                 STATE.setVolatile(this, SLEEPING);
@@ -445,11 +445,15 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Busy-waits up to the configured spin for work; true if the loop should still block. */
+    /**
+     * Busy-waits up to the configured spin for work; true if the loop should still block. Under DEFER_TASKRUN
+     * a completion is invisible in the CQ until the loop enters the kernel, so the spin also watches the
+     * IORING_SQ_TASKRUN flag (TASKRUN_FLAG), which the kernel raises as soon as completion work is pending.
+     */
     private boolean spin(CompletionQueue cq) {
         long end = System.nanoTime() + config.spinNanos();
         do {
-            if (!tasks.isEmpty() || cq.ready() > 0) {
+            if (!tasks.isEmpty() || cq.ready() > 0 || (ring.sq().kernelFlags() & SubmissionQueue.TASKRUN) != 0) {
                 return false;
             }
             Thread.onSpinWait();
@@ -590,7 +594,7 @@ public final class EventLoop implements Executor {
     }
 
     /** A snapshot of this loop's counters (values written by the loop thread, read without ordering). */
-    public LoopStats.Snapshot stats() {
+    public LoopStats stats() {
         RequestTable t = table;
         IoUring r = ring;
         return stats.snapshot(t == null ? 0 : t.inFlight(), r == null || !r.isOpen() ? 0 : r.cq().overflow());

@@ -18,8 +18,18 @@ final class BenchOptions {
     /** How the benchmark drives io_uring. Later layers (runtime, files) add their values here. */
     enum Api {
         /** The ring core directly: {@code sq().next().prepXxx()}, {@code submitAndWait}, {@code cq().drain}. */
-        raw
+        raw,
+        /** The runtime's callbacks on one event loop: handlers resubmit their own op. */
+        loop,
+        /** The runtime's CompletableFutures: each completion submits the next request. */
+        future,
+        /** The runtime's blocking calls: depth virtual threads, one request in flight each. */
+        vthread
     }
+
+    @Option(names = "--spin-us", paramLabel = "MICROS",
+            description = "runtime APIs: how long an idle event loop spins before blocking (default: 0)")
+    int spinMicros = 0;
 
     @Option(names = "-d", paramLabel = "DEPTH", description = "queue depth (default: 128)")
     int depth = 128;

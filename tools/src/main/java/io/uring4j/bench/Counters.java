@@ -46,8 +46,8 @@ final class Counters {
     /** Heap bytes the driver thread allocated during the measured run. */
     long allocatedBytes;
 
-    private static final java.lang.management.ThreadMXBean THREADS =
-            java.lang.management.ManagementFactory.getThreadMXBean();
+    static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** The calling thread's CPU time: clock_gettime(CLOCK_THREAD_CPUTIME_ID), no allocation. */
     static long threadCpuNanos() {

@@ -19,6 +19,14 @@ interface Driver extends AutoCloseable {
      */
     void run(long durationNanos, Counters counters) throws ErrnoException;
 
+    /**
+     * A monotonic count of heap bytes allocated by the threads doing this driver's work: by default the
+     * calling (driver) thread; drivers whose work runs elsewhere count every thread.
+     */
+    default long allocatedBytes() {
+        return Counters.THREADS.getCurrentThreadAllocatedBytes();
+    }
+
     /** Completion latencies of the last run in nanoseconds, or null without {@code -t1}. */
     Histogram latencies();
 
@@ -29,6 +37,7 @@ interface Driver extends AutoCloseable {
     static Driver create(BenchOptions options, java.util.List<ReadTarget> targets) throws ErrnoException {
         return switch (options.api) {
             case raw -> new RawDriver(options, targets);
+            case loop, future, vthread -> new RuntimeDriver(options, targets);
         };
     }
 }

@@ -58,9 +58,9 @@ final class Runner {
                     ready.countDown();
                     go.await();
                     if (failure[0] == null) {
-                        long before = THREADS.getCurrentThreadAllocatedBytes();
+                        long before = driver.allocatedBytes();
                         driver.run(duration, c);
-                        c.allocatedBytes = THREADS.getCurrentThreadAllocatedBytes() - before;
+                        c.allocatedBytes = driver.allocatedBytes() - before;
                         histograms[index] = driver.latencies();
                     }
                 } catch (Throwable t) {

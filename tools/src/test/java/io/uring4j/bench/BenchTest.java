@@ -10,6 +10,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code ./uring4j bench}: option handling, the JSON summary, and the raw driver's zero allocation per op. */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class BenchTest {
     /** What one in-process run printed, and its exit status. */
     record Run(int status, String out, String err) {
@@ -77,7 +78,21 @@ class BenchTest {
      * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
      * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM.
      */
+    /** The runtime styles run the same workloads; the callback style allocates (next to) nothing per op. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--api {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"loop", "future", "vthread"})
+    void runtimeApisRunNopsAndReportAllocation(String api) {
+        Map<String, String> json = bench("-N1", "-d32", "-r1", "--warmup", "0.5", "--json", "--api", api).json();
+        assertThat(json.get("api")).contains(api);
+        assertThat(Double.parseDouble(json.get("ops"))).isPositive();
+        if (api.equals("loop")) {
+            assertThat(Double.parseDouble(json.get("alloc_bytes_per_op"))).isLessThan(1.0);
+        }
+    }
+
+    /** First, before the runtime styles' classes turn the shared call sites megamorphic in this JVM. */
     @Test
+    @org.junit.jupiter.api.Order(1)
     void rawNopModeAllocatesZeroBytesPerOpAfterWarmUp() {
         String alloc = null;
         for (int attempt = 0; attempt < 3 && !"0.0000".equals(alloc); attempt++) {
