@@ -58,6 +58,8 @@ public final class Sockets {
     /** Lets send(MSG_ZEROCOPY) pin pages instead of copying. */
     public static final int SO_ZEROCOPY = 60;
     public static final int TCP_NODELAY = 1;
+    /** Idle seconds before the first keep-alive probe. */
+    public static final int TCP_KEEPIDLE = 4;
 
     // ---- send/recv flags ------------------------------------------------------------------------------
 
@@ -115,6 +117,8 @@ public final class Sockets {
     private static final MethodHandle ACCEPT4 = Native.libcWithErrno("accept4",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle GETSOCKNAME = Native.libcWithErrno("getsockname",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GETPEERNAME = Native.libcWithErrno("getpeername",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SETSOCKOPT = Native.libcWithErrno("setsockopt",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
@@ -213,6 +217,18 @@ public final class Sockets {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
             int ret = (int) Native.result((int) GETSOCKNAME.invokeExact(state, fd, addr, len), state);
+            return ret < 0 ? ret : len.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code getpeername(fd, addr, &len)} with {@code len = addr.byteSize()}: the peer address's length, or {@code -errno}. */
+    public static int getpeername(int fd, MemorySegment addr) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
+            int ret = (int) Native.result((int) GETPEERNAME.invokeExact(state, fd, addr, len), state);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
