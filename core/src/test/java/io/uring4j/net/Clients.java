@@ -29,7 +29,7 @@ final class Clients {
             Thread writer = Thread.ofVirtual().start(() -> {
                 try {
                     for (int off = 0; off < data.length; off += chunk) {
-                        ch.write(ByteBuffer.wrap(data, off, Math.min(chunk, data.length - off)));
+                        writeFully(ch, ByteBuffer.wrap(data, off, Math.min(chunk, data.length - off)));
                     }
                 } catch (IOException e) {
                     throw new RuntimeException(e);
@@ -39,6 +39,15 @@ final class Clients {
             writer.join();
             assertThat(Arrays.mismatch(back, data)).as("first differing byte").isEqualTo(-1);
         }
+    }
+
+    /** A blocking channel's write may return early on a virtual thread: loop until all is written. */
+    static int writeFully(SocketChannel ch, ByteBuffer buf) throws IOException {
+        int n = buf.remaining();
+        while (buf.hasRemaining()) {
+            ch.write(buf);
+        }
+        return n;
     }
 
     static byte[] readFully(SocketChannel ch, int n) throws IOException {

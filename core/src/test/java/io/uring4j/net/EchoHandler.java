@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Writes back whatever arrives; records the largest pending output it saw and how the connection ended. */
-final class EchoHandler implements ConnectionHandler {
+class EchoHandler implements ConnectionHandler {
     final AtomicLong maxPending = new AtomicLong();
     final AtomicReference<IOException> closeCause = new AtomicReference<>();
     volatile boolean closed;

@@ -76,18 +76,27 @@ class TcpLoopTest {
     void aSlowReaderPausesReadingAndBoundsPendingOutput() throws Exception {
         long highWater = 256 << 10;
         Tcp.Config config = Tcp.Config.defaults().withRecvBuffers(16, 16 << 10).withWriteHighWater(highWater);
-        EchoHandler echo = new EchoHandler();
+        EchoHandler echo = new EchoHandler() {
+            @Override
+            public void onOpen(Connection c) {
+                try {
+                    // Small kernel buffers on both sides, so the stream cannot hide in them: it backs up in ours.
+                    SocketOptions.receiveBufferSize(c.fd(), 64 << 10);
+                    SocketOptions.sendBufferSize(c.fd(), 64 << 10);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
         try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, config)) {
             TcpServer server = tcp.listen(ANY_PORT, () -> echo);
             byte[] data = Clients.random(7, 16 << 20);
-            try (SocketChannel ch = SocketChannel.open(server.localAddress())) {
-                CompletableFuture<Void> written = CompletableFuture.runAsync(() -> {
-                    try {
-                        ch.write(ByteBuffer.wrap(data));
-                    } catch (IOException e) {
-                        throw new RuntimeException(e);
-                    }
-                }, Executors.newVirtualThreadPerTaskExecutor());
+            try (SocketChannel ch = SocketChannel.open();
+                 var writerThread = Executors.newVirtualThreadPerTaskExecutor()) {
+                ch.setOption(StandardSocketOptions.SO_RCVBUF, 64 << 10);
+                ch.setOption(StandardSocketOptions.SO_SNDBUF, 64 << 10);
+                ch.connect(server.localAddress());
+                Future<?> written = writerThread.submit(() -> Clients.writeFully(ch, ByteBuffer.wrap(data)));
                 Thread.sleep(300);         // the client does not read: the server's output backs up
                 assertThat(written).as("the writer is held back too").isNotDone();
                 assertThat(tcp.backPressurePauses()).isPositive();
@@ -96,7 +105,8 @@ class TcpLoopTest {
                 assertThat(back).isEqualTo(data);
             }
             // Bound: the high-water mark plus what the receives in flight can deliver (the whole ring).
-            assertThat(echo.maxPending.get()).isLessThanOrEqualTo(highWater + 16 * (16 << 10));
+            assertThat(echo.maxPending.get()).isGreaterThan(highWater)
+                    .isLessThanOrEqualTo(highWater + 16 * (16 << 10));
         }
     }
 
@@ -235,11 +245,16 @@ class TcpLoopTest {
                 });
                 roundTrips.get().run();                // warm up: JIT, first-use allocations
                 roundTrips.get().run();
+                long enters = uring.loop(0).stats().enters();
                 long before = mx.getThreadAllocatedBytes(loopThread.get());
                 roundTrips.get().run();
                 long allocated = mx.getThreadAllocatedBytes(loopThread.get()) - before;
-                // 5,000 requests: allow a few stray objects (JIT deopts, a logger), not one per request.
-                assertThat(allocated).as("bytes the loop allocated for 5,000 requests").isLessThan(5_000);
+                enters = uring.loop(0).stats().enters() - enters;
+                // The one allocation left is the JDK's: every downcall that captures errno (io_uring_enter here)
+                // slices the capture segment, one 40-byte MemorySegment per enter that escape analysis does not
+                // remove. Everything of the net layer and the loop beyond that must be allocation-free.
+                assertThat(allocated).as("bytes the loop allocated for 5,000 requests in %d enters", enters)
+                        .isLessThan(48 * enters + 4096);
             }
         }
     }
