@@ -134,6 +134,17 @@ public final class Tcp implements AutoCloseable {
             return CompletableFuture.failedFuture(NetErrors.of("socket", fd));
         }
         CompletableFuture<Connection> result = new CompletableFuture<>();
+        try {
+            submitConnect(loop, net, fd, address, handler, result);
+        } catch (RejectedExecutionException e) {
+            LibC.close(fd);
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    private static void submitConnect(EventLoop loop, LoopNet net, int fd, InetSocketAddress address,
+                                      ConnectionHandler handler, CompletableFuture<Connection> result) {
         loop.submit(NetOps.connect(fd, address), new io.uring4j.runtime.CompletionHandler() {
             @Override
             public void complete(int res, int flags) {
@@ -151,7 +162,6 @@ public final class Tcp implements AutoCloseable {
                 result.completeExceptionally(cause);
             }
         });
-        return result;
     }
 
     /** Stops {@code server}'s listeners (open connections stay). */

@@ -264,4 +264,28 @@ class TcpLoopTest {
             return s.count();
         }
     }
+
+    @Test
+    void twoThousandConcurrentConnections() throws Exception {
+        try (Uring uring = Uring.builder().loops(2).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            List<SocketChannel> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2_000; i++) {
+                    clients.add(SocketChannel.open(server.localAddress()));
+                }
+                // Every one of them is served, all open at once.
+                for (int i = 0; i < clients.size(); i++) {
+                    Clients.writeFully(clients.get(i), ByteBuffer.wrap(new byte[] {(byte) i, (byte) (i >> 8)}));
+                }
+                for (int i = 0; i < clients.size(); i++) {
+                    assertThat(Clients.readFully(clients.get(i), 2)).containsExactly((byte) i, (byte) (i >> 8));
+                }
+            } finally {
+                for (SocketChannel ch : clients) {
+                    ch.close();
+                }
+            }
+        }
+    }
 }

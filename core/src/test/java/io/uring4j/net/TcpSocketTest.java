@@ -187,4 +187,74 @@ class TcpSocketTest {
         assertThatThrownBy(listener::accept).isInstanceOf(SocketException.class).hasMessage("Socket closed");
         client.close();
     }
+
+    @Test
+    void fiftyVirtualThreadConnectionsEchoAMebibyteEachInOrder() throws Exception {
+        // The thread-per-connection style end to end: a TcpListener/TcpSocket echo server on virtual threads,
+        // JDK clients (independent of the code under test).
+        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 64);
+             var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            threads.submit(() -> {
+                while (true) {
+                    TcpSocket s = listener.accept();
+                    threads.submit(() -> {
+                        try (s; Arena mine = Arena.ofConfined()) {
+                            MemorySegment buf = mine.allocate(16 << 10);
+                            for (int n; (n = s.read(buf)) > 0; ) {
+                                s.write(buf.asSlice(0, n));
+                            }
+                        }
+                        return null;
+                    });
+                }
+            });
+            List<java.util.concurrent.Future<?>> clients = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                byte[] data = Clients.random(1_000 + i, 1 << 20);
+                clients.add(threads.submit(() -> {
+                    Clients.echoAndCheck(listener.localAddress(), data, 7_919);
+                    return null;
+                }));
+            }
+            for (var c : clients) {
+                c.get(60, TimeUnit.SECONDS);
+            }
+            listener.close();      // ends the accept loop ("Socket closed")
+        }
+    }
+
+    @Test
+    void ipv6Loopback() throws Exception {
+        InetSocketAddress v6 = new InetSocketAddress(InetAddress.getByName("::1"), 0);
+        try (TcpListener listener = TcpListener.bind(uring, v6, 16)) {
+            assertThat(listener.localAddress().getAddress()).isEqualTo(InetAddress.getByName("::1"));
+            CompletableFuture<TcpSocket> accepted = listener.acceptAsync();
+            try (TcpSocket client = TcpSocket.connect(uring, listener.localAddress(), Duration.ofSeconds(5));
+                 TcpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
+                assertThat(server.remoteAddress()).isEqualTo(client.localAddress());
+                client.write(bytes("v6"));
+                assertThat(readExactly(server, 2)).isEqualTo("v6");
+            }
+        }
+    }
+
+    @Test
+    void socketOptions() throws Exception {
+        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 16)) {
+            CompletableFuture<TcpSocket> accepted = listener.acceptAsync();
+            try (TcpSocket s = TcpSocket.connect(uring, listener.localAddress());
+                 TcpSocket ignored = accepted.get(10, TimeUnit.SECONDS)) {
+                assertThat(SocketOptions.get(listener.fd(), Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR)).isEqualTo(1);
+                s.setKeepAlive(true);
+                assertThat(SocketOptions.get(s.fd(), Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE)).isEqualTo(1);
+                s.setSendBufferSize(64 << 10);
+                s.setReceiveBufferSize(64 << 10);
+                // Linux doubles the value for its bookkeeping.
+                assertThat(SocketOptions.get(s.fd(), Sockets.SOL_SOCKET, Sockets.SO_SNDBUF)).isEqualTo(128 << 10);
+                assertThat(SocketOptions.get(s.fd(), Sockets.SOL_SOCKET, Sockets.SO_RCVBUF)).isEqualTo(128 << 10);
+                s.setNoDelay(false);
+                assertThat(SocketOptions.get(s.fd(), Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY)).isZero();
+            }
+        }
+    }
 }
