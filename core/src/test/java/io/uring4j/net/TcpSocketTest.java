@@ -257,4 +257,30 @@ class TcpSocketTest {
             }
         }
     }
+
+    @Test
+    void closingTheRuntimeEndsBlockedReadsPromptly() throws Exception {
+        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 16)) {
+            CompletableFuture<TcpSocket> accepted = listener.acceptAsync();
+            TcpSocket client = TcpSocket.connect(uring, listener.localAddress());
+            TcpSocket server = accepted.get(10, TimeUnit.SECONDS);
+            CompletableFuture<Throwable> failure = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    server.read(arena.allocate(16));
+                    failure.complete(null);
+                } catch (Throwable t) {
+                    failure.complete(t);
+                }
+            });
+            Thread.sleep(100);
+            long start = System.nanoTime();
+            uring.close();
+            assertThat(failure.get(2, TimeUnit.SECONDS)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+            server.close();        // after the runtime: closes the fd without a ring
+            client.close();
+            assertThat(server.isOpen()).isFalse();
+        }
+    }
 }
