@@ -50,6 +50,26 @@ final class SocketAddresses {
         return SOCKADDR_IN6_SIZE;
     }
 
+    /**
+     * Writes {@code address} for an AF_INET6 socket: an IPv4 address becomes IPv4-mapped ({@code ::ffff:a.b.c.d}),
+     * as the JDK's dual-stack sockets do. Returns the length (28).
+     */
+    static int writeForV6Socket(InetSocketAddress address, MemorySegment into) {
+        if (address.getAddress() instanceof Inet6Address) {
+            return write(address, into);
+        }
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("unresolved address: " + address);
+        }
+        into.asSlice(0, SOCKADDR_IN6_SIZE).fill((byte) 0);
+        into.set(JAVA_SHORT_UNALIGNED, 0, (short) Sockets.AF_INET6);
+        into.set(NET_U16, 2, (short) address.getPort());
+        into.set(JAVA_BYTE, 18, (byte) 0xff);
+        into.set(JAVA_BYTE, 19, (byte) 0xff);
+        MemorySegment.copy(address.getAddress().getAddress(), 0, into, JAVA_BYTE, 20, 4);
+        return SOCKADDR_IN6_SIZE;
+    }
+
     /** The address family {@code address} needs: AF_INET or AF_INET6. */
     static int family(InetSocketAddress address) {
         return address.getAddress() instanceof Inet4Address ? Sockets.AF_INET : Sockets.AF_INET6;

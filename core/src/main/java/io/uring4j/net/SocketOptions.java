@@ -47,6 +47,34 @@ public final class SocketOptions {
         set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, positive(bytes), "SO_RCVBUF");
     }
 
+    /**
+     * SO_LINGER: {@code seconds >= 0} makes close wait that long for unsent data (0: close at once with a RST);
+     * negative turns lingering off.
+     */
+    public static void linger(int fd, int seconds) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment linger = arena.allocate(8, 4);
+            linger.set(JAVA_INT, 0, seconds >= 0 ? 1 : 0);
+            linger.set(JAVA_INT, 4, Math.max(seconds, 0));
+            int ret = Sockets.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_LINGER, linger);
+            if (ret < 0) {
+                throw NetErrors.of("setsockopt(SO_LINGER)", ret);
+            }
+        }
+    }
+
+    /** SO_LINGER's seconds, or -1 when off. */
+    public static int linger(int fd) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment linger = arena.allocate(8, 4);
+            int ret = Sockets.getsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_LINGER, linger);
+            if (ret < 0) {
+                throw NetErrors.of("getsockopt(SO_LINGER)", ret);
+            }
+            return linger.get(JAVA_INT, 0) == 0 ? -1 : linger.get(JAVA_INT, 4);
+        }
+    }
+
     /** An int-valued option, e.g. {@code get(fd, SOL_SOCKET, SO_SNDBUF)}. */
     public static int get(int fd, int level, int name) throws IOException {
         try (Arena arena = Arena.ofConfined()) {

@@ -54,6 +54,8 @@ public final class Sockets {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_KEEPALIVE = 9;
+    /** {@code struct linger {int l_onoff; int l_linger;}}: with onoff 1 and linger 0, close sends RST. */
+    public static final int SO_LINGER = 13;
     public static final int SO_REUSEPORT = 15;
     /** Lets send(MSG_ZEROCOPY) pin pages instead of copying. */
     public static final int SO_ZEROCOPY = 60;
@@ -241,6 +243,16 @@ public final class Sockets {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment optval = arena.allocateFrom(JAVA_INT, value);
             return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, 4), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code setsockopt(fd, level, name, optval, optval.byteSize())} for struct-valued options: 0 or {@code -errno}. */
+    public static int setsockopt(int fd, int level, int name, MemorySegment optval) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, socklen(optval)), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
