@@ -118,13 +118,15 @@ final class ChannelSockets {
             return;
         }
         try {
-            loop.submitAsync(Ops.cancelFd(fd)).exceptionally(t -> 0).join();
+            if (!loop.inLoop()) {             // on the loop, waiting would deadlock: the requests end with the fd
+                loop.submitAsync(Ops.cancelFd(fd)).exceptionally(t -> 0).join();
+            }
         } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
             // the runtime's close cancelled every request already
         }
         int ret = LibC.close(fd);
         if (ret < 0) {
-            throw new ErrnoException("close", ret);
+            throw NetErrors.of("close", ret);
         }
     }
 

@@ -214,6 +214,11 @@ public final class Tcp implements AutoCloseable {
         if (closed) {
             return;
         }
+        for (LoopNet net : loops) {
+            if (net != null && net.loop().inLoop()) {
+                throw new IllegalStateException("Tcp.close() waits for the loops: call it from another thread");
+            }
+        }
         closed = true;
         for (LoopNet net : loops) {
             if (net == null) {

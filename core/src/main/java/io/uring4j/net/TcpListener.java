@@ -126,6 +126,6 @@ public final class TcpListener implements AutoCloseable {
             return;
         }
         closed = true;
-        TcpSocket.closeFd(loop, fd);
+        ChannelSockets.close(loop, fd);
     }
 }

@@ -3,7 +3,6 @@ package io.uring4j.net;
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
-import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -201,8 +200,8 @@ public final class TcpSocket implements AutoCloseable {
     }
 
     /**
-     * Cancels what is in flight on this socket, then closes it. Idempotent. Works after the runtime has closed
-     * (whose close already cancelled everything).
+     * Cancels what is in flight on this socket, then closes it. Idempotent; works with the caller's interrupt
+     * status set, and after the runtime has closed (whose close already cancelled everything).
      */
     @Override
     public void close() throws IOException {
@@ -210,22 +209,7 @@ public final class TcpSocket implements AutoCloseable {
             return;
         }
         closed = true;
-        closeFd(loop, fd);
-    }
-
-    /** Cancel-then-close: a request in flight holds its own reference to the file, so close alone would not end it. */
-    static void closeFd(EventLoop loop, int fd) throws IOException {
-        try {
-            if (!loop.inLoop()) {
-                loop.call(Ops.cancelFd(fd));
-            }
-        } catch (RejectedExecutionException | ErrnoException runtimeClosedOrNothingToCancel) {
-            // nothing in flight any more, or the runtime's close cancelled it already
-        }
-        int ret = LibC.close(fd);
-        if (ret < 0) {
-            throw NetErrors.of("close", ret);
-        }
+        ChannelSockets.close(loop, fd);
     }
 
     private int call(Op op, String what) throws IOException {

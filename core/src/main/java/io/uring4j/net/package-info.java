@@ -32,6 +32,14 @@
  *       ring is released once its last request has completed.</li>
  * </ul>
  *
+ * <h2>Drop-in channels: {@link io.uring4j.net.UringSocketChannel}, {@link io.uring4j.net.UringServerSocketChannel}</h2>
+ * Subclasses of the JDK's channels for thread-per-connection code: swap {@code SocketChannel.open()} for
+ * {@code UringSocketChannel.open(uring)} and the reads, writes, connects and accepts become io_uring requests the
+ * virtual thread parks on. Close and interrupt go through the JDK's own {@code begin}/{@code end}, so
+ * {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out as with the JDK; a contract
+ * test runs every case against both. Blocking mode only: non-blocking mode, selectors and the socket adaptors
+ * are refused with {@link java.lang.UnsupportedOperationException} naming the alternative.
+ *
  * <h2>Errors</h2>
  * Errnos become the JDK's exceptions — {@link java.net.ConnectException} for ECONNREFUSED,
  * {@code SocketException("Connection reset")} for ECONNRESET, {@link java.net.SocketTimeoutException} for a

@@ -283,4 +283,21 @@ class TcpSocketTest {
             assertThat(server.isOpen()).isFalse();
         }
     }
+
+    @Test
+    void closeWithTheInterruptStatusSetStillClosesTheDescriptor() throws Exception {
+        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 16)) {
+            CompletableFuture<TcpSocket> accepted = listener.acceptAsync();
+            TcpSocket client = TcpSocket.connect(uring, listener.localAddress());
+            accepted.get(10, TimeUnit.SECONDS).close();
+            Thread.currentThread().interrupt();
+            try {
+                client.close();
+            } finally {
+                assertThat(Thread.interrupted()).as("the interrupt status is kept").isTrue();
+            }
+            assertThat(Sockets.getsockopt(client.fd(), Sockets.SOL_SOCKET, Sockets.SO_TYPE, arena.allocate(4)))
+                    .as("the fd is closed").isEqualTo(-io.uring4j.sys.Errno.EBADF);
+        }
+    }
 }
