@@ -11,6 +11,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
@@ -29,25 +32,61 @@ final class ChannelSockets {
     static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
             StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, StandardSocketOptions.SO_LINGER);
+    /** What the JDK's Unix-domain channels support too. */
+    static final Set<SocketOption<?>> UNIX_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER);
+    static final Set<SocketOption<?>> UNIX_SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF);
     static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT);
 
     private ChannelSockets() {
     }
 
-    /** A new dual-stack TCP socket. */
-    static int open() throws IOException {
-        int fd = Sockets.socket(Sockets.AF_INET6, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
+    /** A new stream socket: dual-stack TCP for INET/INET6 (as the JDK's), or AF_UNIX. */
+    static int open(ProtocolFamily family) throws IOException {
+        boolean unix = family == StandardProtocolFamily.UNIX;
+        if (!unix && family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
+            throw new UnsupportedOperationException("Protocol family not supported: " + family);
+        }
+        int fd = Sockets.socket(unix ? Sockets.AF_UNIX : Sockets.AF_INET6, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
         if (fd < 0) {
             throw NetErrors.of("socket", fd);
         }
-        try {
-            SocketOptions.set(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY");
-        } catch (IOException e) {
-            LibC.close(fd);
-            throw e;
+        if (!unix) {
+            try {
+                SocketOptions.set(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY");
+            } catch (IOException e) {
+                LibC.close(fd);
+                throw e;
+            }
         }
         return fd;
+    }
+
+    /**
+     * Writes the sockaddr for {@code address} into {@code into} (at least {@link SocketAddresses#SOCKADDR_UN_SIZE}
+     * bytes) and returns its length; the address type must match the socket's family.
+     */
+    static int sockaddr(SocketAddress address, boolean unix, MemorySegment into) {
+        if (unix) {
+            if (!(address instanceof UnixDomainSocketAddress u)) {
+                throw new UnsupportedAddressTypeException();
+            }
+            return SocketAddresses.writeUnix(u, into);
+        }
+        return SocketAddresses.writeForV6Socket(check(address), into);
+    }
+
+    /** getsockname or getpeername as a Java address. */
+    static SocketAddress name(int fd, boolean local) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(Sockets.SOCKADDR_STORAGE_SIZE, 8);
+            int len = local ? Sockets.getsockname(fd, sa) : Sockets.getpeername(fd, sa);
+            if (len < 0) {
+                throw NetErrors.of(local ? "getsockname" : "getpeername", len);
+            }
+            return SocketAddresses.readAny(sa, len);
+        }
     }
 
     static InetSocketAddress check(SocketAddress address) {
@@ -60,11 +99,14 @@ final class ChannelSockets {
         return inet;
     }
 
-    static void bind(int fd, SocketAddress local) throws IOException {
-        InetSocketAddress address = local == null ? new InetSocketAddress(0) : check(local);
+    static void bind(int fd, SocketAddress local, boolean unix) throws IOException {
+        if (local == null && unix) {
+            throw new UnsupportedOperationException("uring4j: a Unix-domain channel binds to an explicit path only");
+        }
+        SocketAddress address = local == null ? new InetSocketAddress(0) : local;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_IN6_SIZE, 8);
-            int ret = Sockets.bind(fd, sa.asSlice(0, SocketAddresses.writeForV6Socket(address, sa)));
+            MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
+            int ret = Sockets.bind(fd, sa.asSlice(0, sockaddr(address, unix, sa)));
             if (ret < 0) {
                 throw NetErrors.of("bind " + address, ret);
             }

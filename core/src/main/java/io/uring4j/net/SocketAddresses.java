@@ -8,7 +8,10 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteOrder;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -68,6 +71,35 @@ final class SocketAddresses {
         into.set(JAVA_BYTE, 19, (byte) 0xff);
         MemorySegment.copy(address.getAddress().getAddress(), 0, into, JAVA_BYTE, 20, 4);
         return SOCKADDR_IN6_SIZE;
+    }
+
+    /** {@code sizeof(struct sockaddr_un)}: sun_family u16, then sun_path[108], NUL-terminated. */
+    static final int SOCKADDR_UN_SIZE = 110;
+    private static final int SUN_PATH_MAX = 108;
+
+    /** Writes a {@code struct sockaddr_un} for {@code address}; returns its length (family + path + NUL). */
+    static int writeUnix(UnixDomainSocketAddress address, MemorySegment into) {
+        byte[] path = address.getPath().toString().getBytes(StandardCharsets.UTF_8);
+        if (path.length == 0 || path.length >= SUN_PATH_MAX) {
+            throw new IllegalArgumentException("Unix socket path must have 1 to " + (SUN_PATH_MAX - 1) + " bytes: " + address);
+        }
+        into.asSlice(0, SOCKADDR_UN_SIZE).fill((byte) 0);
+        into.set(JAVA_SHORT_UNALIGNED, 0, (short) Sockets.AF_UNIX);
+        MemorySegment.copy(path, 0, into, JAVA_BYTE, 2, path.length);
+        return 2 + path.length + 1;
+    }
+
+    /** Reads any supported sockaddr of {@code length} bytes: an {@link InetSocketAddress} or a {@link UnixDomainSocketAddress}. */
+    static SocketAddress readAny(MemorySegment sockaddr, int length) {
+        if (Sockets.family(sockaddr) != Sockets.AF_UNIX) {
+            return read(sockaddr);
+        }
+        int end = 2;
+        while (end < length && sockaddr.get(JAVA_BYTE, end) != 0) {
+            end++;
+        }
+        // An unnamed socket (the usual client) has an empty path, as the JDK reports it.
+        return UnixDomainSocketAddress.of(new String(sockaddr.asSlice(2, end - 2).toArray(JAVA_BYTE), StandardCharsets.UTF_8));
     }
 
     /** The address family {@code address} needs: AF_INET or AF_INET6. */

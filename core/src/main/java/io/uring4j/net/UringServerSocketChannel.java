@@ -7,9 +7,11 @@ import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.net.ProtocolFamily;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetBoundException;
@@ -30,24 +32,35 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     private final EventLoop loop;
     private final int fd;
     private final ReentrantLock acceptLock = new ReentrantLock();
+    private final boolean unix;
     private volatile boolean bound;
 
-    private UringServerSocketChannel(Uring uring, int fd) {
+    private UringServerSocketChannel(Uring uring, int fd, boolean unix) {
         super(SelectorProvider.provider());
         this.uring = uring;
+        this.unix = unix;
         this.loop = uring.loop();
         this.fd = fd;
     }
 
+    /** A TCP server channel (dual-stack). */
     public static UringServerSocketChannel open(Uring uring) throws IOException {
-        int fd = ChannelSockets.open();
+        return open(uring, StandardProtocolFamily.INET6);
+    }
+
+    /** A server channel of {@code family}: INET/INET6 or UNIX (bind it to a path that does not exist yet). */
+    public static UringServerSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
+        boolean unix = family == StandardProtocolFamily.UNIX;
+        int fd = ChannelSockets.open(family);
         try {
-            SocketOptions.reuseAddress(fd, true);
+            if (!unix) {
+                SocketOptions.reuseAddress(fd, true);
+            }
         } catch (IOException e) {
             LibC.close(fd);
             throw e;
         }
-        return new UringServerSocketChannel(uring, fd);
+        return new UringServerSocketChannel(uring, fd, unix);
     }
 
     @Override
@@ -57,7 +70,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             if (bound) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, local);
+            ChannelSockets.bind(fd, local, unix);
             int ret = Sockets.listen(fd, backlog < 1 ? 50 : backlog);
             if (ret < 0) {
                 throw NetErrors.of("listen", ret);
@@ -94,7 +107,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                 end(completed);
             }
             try {
-                return new UringSocketChannel(uring.loop(), accepted, TcpSocket.name(accepted, false));
+                return new UringSocketChannel(uring.loop(), accepted, unix, ChannelSockets.name(accepted, false));
             } catch (IOException e) {
                 LibC.close(accepted);           // the peer left before we asked who it was
                 throw e;
@@ -113,25 +126,25 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     @Override
     public SocketAddress getLocalAddress() throws IOException {
         ensureOpen();
-        return bound ? TcpSocket.name(fd, true) : null;
+        return bound ? ChannelSockets.name(fd, true) : null;
     }
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
-        ChannelSockets.setOption(fd, name, value, ChannelSockets.SERVER_OPTIONS);
+        ChannelSockets.setOption(fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         ensureOpen();
-        return ChannelSockets.getOption(fd, name, ChannelSockets.SERVER_OPTIONS);
+        return ChannelSockets.getOption(fd, name, supportedOptions());
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return ChannelSockets.SERVER_OPTIONS;
+        return unix ? ChannelSockets.UNIX_SERVER_OPTIONS : ChannelSockets.SERVER_OPTIONS;
     }
 
     @Override

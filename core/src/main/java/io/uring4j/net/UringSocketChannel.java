@@ -10,10 +10,11 @@ import io.uring4j.sys.Sockets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
@@ -55,27 +56,35 @@ public final class UringSocketChannel extends SocketChannel {
     private final Arena staging = Arena.ofAuto();
     private MemorySegment readStaging;
     private MemorySegment writeStaging;
-    private volatile InetSocketAddress remote;
+    private final boolean unix;
+    private volatile SocketAddress remote;
     private volatile boolean bound;
     private volatile boolean inputShut;
     private volatile boolean outputShut;
 
-    UringSocketChannel(EventLoop loop, int fd, InetSocketAddress remote) {
+    UringSocketChannel(EventLoop loop, int fd, boolean unix, SocketAddress remote) {
         super(SelectorProvider.provider());
         this.loop = loop;
         this.fd = fd;
+        this.unix = unix;
         this.remote = remote;
         this.bound = remote != null;
     }
 
-    /** An unconnected channel on one of {@code uring}'s loops. */
+    /** An unconnected TCP channel on one of {@code uring}'s loops. */
     public static UringSocketChannel open(Uring uring) throws IOException {
-        return new UringSocketChannel(uring.loop(), ChannelSockets.open(), null);
+        return open(uring, StandardProtocolFamily.INET6);
+    }
+
+    /** An unconnected channel of {@code family}: INET/INET6 (one dual-stack TCP socket) or UNIX. */
+    public static UringSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
+        return new UringSocketChannel(uring.loop(), ChannelSockets.open(family), family == StandardProtocolFamily.UNIX, null);
     }
 
     /** A channel connected to {@code remote}. */
     public static UringSocketChannel open(Uring uring, SocketAddress remote) throws IOException {
-        UringSocketChannel ch = open(uring);
+        UringSocketChannel ch = open(uring, remote instanceof java.net.UnixDomainSocketAddress
+                ? StandardProtocolFamily.UNIX : StandardProtocolFamily.INET6);
         try {
             ch.connect(remote);
         } catch (IOException | RuntimeException e) {
@@ -92,7 +101,7 @@ public final class UringSocketChannel extends SocketChannel {
             if (bound) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, local);
+            ChannelSockets.bind(fd, local, unix);
             bound = true;
         }
         return this;
@@ -100,7 +109,11 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public boolean connect(SocketAddress address) throws IOException {
-        InetSocketAddress target = ChannelSockets.check(address);
+        Objects.requireNonNull(address);
+        // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
+        // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
+        MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
+        MemorySegment target = sockaddr.asSlice(0, ChannelSockets.sockaddr(address, unix, sockaddr));
         readLock.lock();
         writeLock.lock();
         try {
@@ -108,8 +121,7 @@ public final class UringSocketChannel extends SocketChannel {
             if (remote != null) {
                 throw new AlreadyConnectedException();
             }
-            Op connect = (sqe, scratch) -> sqe.prepConnect(fd,
-                    scratch.asSlice(0, SocketAddresses.writeForV6Socket(target, scratch)));
+            Op connect = (sqe, scratch) -> sqe.prepConnect(fd, target);
             int result = 0;
             boolean completed = false;
             try {
@@ -121,9 +133,9 @@ public final class UringSocketChannel extends SocketChannel {
             }
             if (result < 0) {
                 close();                      // as the JDK does: a failed connect closes the channel
-                throw NetErrors.of("connect " + target, result);
+                throw NetErrors.of("connect " + address, result);
             }
-            remote = target;
+            remote = address;
             bound = true;
             return true;
         } finally {
@@ -306,25 +318,25 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public SocketAddress getLocalAddress() throws IOException {
         ensureOpen();
-        return bound ? TcpSocket.name(fd, true) : null;
+        return bound ? ChannelSockets.name(fd, true) : null;
     }
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
-        ChannelSockets.setOption(fd, name, value, ChannelSockets.OPTIONS);
+        ChannelSockets.setOption(fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         ensureOpen();
-        return ChannelSockets.getOption(fd, name, ChannelSockets.OPTIONS);
+        return ChannelSockets.getOption(fd, name, supportedOptions());
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return ChannelSockets.OPTIONS;
+        return unix ? ChannelSockets.UNIX_OPTIONS : ChannelSockets.OPTIONS;
     }
 
     @Override

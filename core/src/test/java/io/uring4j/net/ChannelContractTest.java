@@ -12,7 +12,9 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
@@ -20,6 +22,8 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -27,8 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The drop-in channels against the JDK's: every contract test runs on both, with the same expectations, so
- * where ours differs from the JDK the difference shows as a failure of exactly one of the pair.
+ * The drop-in channels against the JDK's: every contract test runs on both (TCP, and Unix-domain where the case
+ * applies), with the same expectations, so where ours differs from the JDK the difference shows as a failure of
+ * exactly one of the pair.
  */
 class ChannelContractTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
@@ -45,10 +50,23 @@ class ChannelContractTest {
     }
 
     private static SocketChannel client(String impl) throws IOException {
-        return impl.equals("jdk") ? SocketChannel.open() : UringSocketChannel.open(uring);
+        return switch (impl) {
+            case "jdk" -> SocketChannel.open();
+            case "jdk-unix" -> SocketChannel.open(StandardProtocolFamily.UNIX);
+            case "uring-unix" -> UringSocketChannel.open(uring, StandardProtocolFamily.UNIX);
+            default -> UringSocketChannel.open(uring);
+        };
     }
 
     private static ServerSocketChannel server(String impl) throws IOException {
+        if (impl.endsWith("unix")) {
+            ServerSocketChannel s = impl.startsWith("jdk") ? ServerSocketChannel.open(StandardProtocolFamily.UNIX)
+                    : UringServerSocketChannel.open(uring, StandardProtocolFamily.UNIX);
+            Path path = Files.createTempDirectory("uring4j-net").resolve("s");
+            path.toFile().deleteOnExit();
+            path.getParent().toFile().deleteOnExit();
+            return s.bind(UnixDomainSocketAddress.of(path));
+        }
         ServerSocketChannel s = impl.equals("jdk") ? ServerSocketChannel.open() : UringServerSocketChannel.open(uring);
         return s.bind(ANY_PORT);
     }
@@ -61,7 +79,7 @@ class ChannelContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "uring"})
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
     void readWriteHeapAndDirectBuffersAndEof(String impl) throws Exception {
         try (ServerSocketChannel server = server(impl)) {
             SocketChannel[] p = pair(impl, server);
@@ -123,7 +141,7 @@ class ChannelContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "uring"})
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
     void closeFromAnotherThreadEndsABlockedRead(String impl) throws Exception {
         try (ServerSocketChannel server = server(impl)) {
             SocketChannel[] p = pair(impl, server);
@@ -138,7 +156,7 @@ class ChannelContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "uring"})
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
     void interruptClosesTheChannel(String impl) throws Exception {
         try (ServerSocketChannel server = server(impl)) {
             SocketChannel[] p = pair(impl, server);
@@ -163,7 +181,7 @@ class ChannelContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "uring"})
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
     void closeEndsABlockedAcceptAndAcceptAfterCloseIsClosedChannel(String impl) throws Exception {
         ServerSocketChannel server = server(impl);
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
