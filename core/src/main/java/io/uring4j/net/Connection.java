@@ -358,6 +358,8 @@ public final class Connection {
 
     @Override
     public String toString() {
-        return "Connection[fd " + fd + (closed ? ", closed" : "") + (paused ? ", paused" : "") + "]";
+        return "Connection[fd " + fd + (closed ? ", closed" : "") + (paused ? ", paused" : "")
+                + (recvArmed ? ", receiving" : "") + (recvCancelling ? ", cancelling" : "")
+                + (out.sending() ? ", sending" : "") + ", pending " + out.pending() + "]";
     }
 }

@@ -10,9 +10,11 @@ class EchoHandler implements ConnectionHandler {
     final AtomicLong maxPending = new AtomicLong();
     final AtomicReference<IOException> closeCause = new AtomicReference<>();
     volatile boolean closed;
+    volatile Connection last;
 
     @Override
     public void onData(Connection connection, MemorySegment data, int length) {
+        last = connection;
         connection.write(data, 0, length);
         long pending = connection.pendingBytes();
         if (pending > maxPending.get()) {

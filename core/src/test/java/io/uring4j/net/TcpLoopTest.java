@@ -100,9 +100,21 @@ class TcpLoopTest {
                 Thread.sleep(300);         // the client does not read: the server's output backs up
                 assertThat(written).as("the writer is held back too").isNotDone();
                 assertThat(tcp.backPressurePauses()).isPositive();
-                byte[] back = Clients.readFully(ch, data.length);
+                CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return Clients.readFully(ch, data.length);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                try {
+                    assertThat(back.get(30, TimeUnit.SECONDS)).isEqualTo(data);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    CompletableFuture<String> state = new CompletableFuture<>();
+                    uring.loop(0).execute(() -> state.complete(tcp.stats(0) + " " + echo.last));
+                    throw new AssertionError("echo stalled: " + state.get(5, TimeUnit.SECONDS) + " " + uring.loop(0).stats(), e);
+                }
                 written.get(30, TimeUnit.SECONDS);
-                assertThat(back).isEqualTo(data);
             }
             // Bound: the high-water mark plus what the receives in flight can deliver (the whole ring).
             assertThat(echo.maxPending.get()).isGreaterThan(highWater)
