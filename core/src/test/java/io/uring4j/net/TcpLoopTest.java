@@ -287,11 +287,23 @@ class TcpLoopTest {
                     clients.add(SocketChannel.open(server.localAddress()));
                 }
                 // Every one of them is served, all open at once.
-                for (int i = 0; i < clients.size(); i++) {
-                    Clients.writeFully(clients.get(i), ByteBuffer.wrap(new byte[] {(byte) i, (byte) (i >> 8)}));
-                }
-                for (int i = 0; i < clients.size(); i++) {
-                    assertThat(Clients.readFully(clients.get(i), 2)).containsExactly((byte) i, (byte) (i >> 8));
+                CompletableFuture<Void> echoed = CompletableFuture.runAsync(() -> {
+                    try {
+                        for (int i = 0; i < clients.size(); i++) {
+                            Clients.writeFully(clients.get(i), ByteBuffer.wrap(new byte[] {(byte) i, (byte) (i >> 8)}));
+                        }
+                        for (int i = 0; i < clients.size(); i++) {
+                            assertThat(Clients.readFully(clients.get(i), 2)).containsExactly((byte) i, (byte) (i >> 8));
+                        }
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                try {
+                    echoed.get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("stalled: loop 0 " + tcp.stats(0) + "; loop 1 " + tcp.stats(1)
+                            + "; open fds " + openFds(), e);
                 }
             } finally {
                 for (SocketChannel ch : clients) {
