@@ -34,6 +34,11 @@ import java.util.function.Supplier;
  * <p>{@link #listen} binds one listening socket per loop with SO_REUSEPORT, so the kernel spreads connections
  * over the loops and each loop accepts its own with one multishot ACCEPT. {@link #close()} closes every
  * listener and connection and waits until the loops have released what the kernel could still touch.
+ *
+ * <p>Sizing: every open connection holds one of its loop's request slots for its receive, and one more while
+ * it sends. Build the runtime with {@link io.uring4j.runtime.UringBuilder#maxInFlight} of at least twice the
+ * connections a loop may carry (the default, the CQ size, suits about 500): a receive that finds no free slot
+ * waits in the loop until one frees, and with long-lived receives that may be never.
  */
 public final class Tcp implements AutoCloseable {
     /** Buffer group ids, unique per runtime instance of this class. */

@@ -44,7 +44,8 @@ public final class Serve implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Uring uring = Uring.builder().loops(threads).build();
+        // Each connection holds a request slot for its receive (and one while sending): room for ~8k per loop.
+        Uring uring = Uring.builder().loops(threads).maxInFlight(16_384).build();
         InetSocketAddress address = new InetSocketAddress(host, port);
         boolean http = protocol == Protocol.http;
         AutoCloseable server;
