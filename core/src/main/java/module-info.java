@@ -9,6 +9,7 @@ module io.uring4j {
     exports io.uring4j.ring;
     exports io.uring4j.runtime;
     exports io.uring4j.fs;
+    exports io.uring4j.net;
 
     requires jdk.jfr;
 }

@@ -54,10 +54,14 @@ public final class Sockets {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_KEEPALIVE = 9;
+    /** {@code struct linger {int l_onoff; int l_linger;}}: with onoff 1 and linger 0, close sends RST. */
+    public static final int SO_LINGER = 13;
     public static final int SO_REUSEPORT = 15;
     /** Lets send(MSG_ZEROCOPY) pin pages instead of copying. */
     public static final int SO_ZEROCOPY = 60;
     public static final int TCP_NODELAY = 1;
+    /** Idle seconds before the first keep-alive probe. */
+    public static final int TCP_KEEPIDLE = 4;
 
     // ---- send/recv flags ------------------------------------------------------------------------------
 
@@ -115,6 +119,8 @@ public final class Sockets {
     private static final MethodHandle ACCEPT4 = Native.libcWithErrno("accept4",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle GETSOCKNAME = Native.libcWithErrno("getsockname",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GETPEERNAME = Native.libcWithErrno("getpeername",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SETSOCKOPT = Native.libcWithErrno("setsockopt",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
@@ -219,12 +225,34 @@ public final class Sockets {
         }
     }
 
+    /** {@code getpeername(fd, addr, &len)} with {@code len = addr.byteSize()}: the peer address's length, or {@code -errno}. */
+    public static int getpeername(int fd, MemorySegment addr) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
+            int ret = (int) Native.result((int) GETPEERNAME.invokeExact(state, fd, addr, len), state);
+            return ret < 0 ? ret : len.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** {@code setsockopt(fd, level, name, &value, sizeof(int))}: 0 or {@code -errno}. */
     public static int setsockopt(int fd, int level, int name, int value) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment optval = arena.allocateFrom(JAVA_INT, value);
             return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, 4), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code setsockopt(fd, level, name, optval, optval.byteSize())} for struct-valued options: 0 or {@code -errno}. */
+    public static int setsockopt(int fd, int level, int name, MemorySegment optval) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, socklen(optval)), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -1,0 +1,179 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.Ops;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.Set;
+
+/**
+ * What the drop-in channels share: their sockets are dual-stack AF_INET6 like the JDK's (IPv4 peers appear as
+ * IPv4-mapped addresses in the kernel and as {@link java.net.Inet4Address} in Java), the standard options, and
+ * the close that first cancels the requests in flight on the descriptor.
+ */
+final class ChannelSockets {
+    private static final int IPPROTO_IPV6 = 41;
+    private static final int IPV6_V6ONLY = 26;
+
+    static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
+            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, StandardSocketOptions.SO_LINGER);
+    /** What the JDK's Unix-domain channels support too. */
+    static final Set<SocketOption<?>> UNIX_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER);
+    static final Set<SocketOption<?>> UNIX_SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF);
+    static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT);
+
+    private ChannelSockets() {
+    }
+
+    /** A new stream socket: dual-stack TCP for INET/INET6 (as the JDK's), or AF_UNIX. */
+    static int open(ProtocolFamily family) throws IOException {
+        boolean unix = family == StandardProtocolFamily.UNIX;
+        if (!unix && family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
+            throw new UnsupportedOperationException("Protocol family not supported: " + family);
+        }
+        int fd = Sockets.socket(unix ? Sockets.AF_UNIX : Sockets.AF_INET6, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            throw NetErrors.of("socket", fd);
+        }
+        if (!unix) {
+            try {
+                SocketOptions.set(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY");
+            } catch (IOException e) {
+                LibC.close(fd);
+                throw e;
+            }
+        }
+        return fd;
+    }
+
+    /**
+     * Writes the sockaddr for {@code address} into {@code into} (at least {@link SocketAddresses#SOCKADDR_UN_SIZE}
+     * bytes) and returns its length; the address type must match the socket's family.
+     */
+    static int sockaddr(SocketAddress address, boolean unix, MemorySegment into) {
+        if (unix) {
+            if (!(address instanceof UnixDomainSocketAddress u)) {
+                throw new UnsupportedAddressTypeException();
+            }
+            return SocketAddresses.writeUnix(u, into);
+        }
+        return SocketAddresses.writeForV6Socket(check(address), into);
+    }
+
+    /** getsockname or getpeername as a Java address. */
+    static SocketAddress name(int fd, boolean local) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(Sockets.SOCKADDR_STORAGE_SIZE, 8);
+            int len = local ? Sockets.getsockname(fd, sa) : Sockets.getpeername(fd, sa);
+            if (len < 0) {
+                throw NetErrors.of(local ? "getsockname" : "getpeername", len);
+            }
+            return SocketAddresses.readAny(sa, len);
+        }
+    }
+
+    static InetSocketAddress check(SocketAddress address) {
+        if (!(address instanceof InetSocketAddress inet)) {
+            throw new UnsupportedAddressTypeException();
+        }
+        if (inet.isUnresolved()) {
+            throw new java.nio.channels.UnresolvedAddressException();
+        }
+        return inet;
+    }
+
+    static void bind(int fd, SocketAddress local, boolean unix) throws IOException {
+        if (local == null && unix) {
+            throw new UnsupportedOperationException("uring4j: a Unix-domain channel binds to an explicit path only");
+        }
+        SocketAddress address = local == null ? new InetSocketAddress(0) : local;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
+            int ret = Sockets.bind(fd, sa.asSlice(0, sockaddr(address, unix, sa)));
+            if (ret < 0) {
+                throw NetErrors.of("bind " + address, ret);
+            }
+        }
+    }
+
+    static <T> void setOption(int fd, SocketOption<T> name, T value, Set<SocketOption<?>> supported) throws IOException {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (value == null) {
+            throw new IllegalArgumentException("Invalid value 'null'");
+        }
+        switch (name.name()) {
+            case "TCP_NODELAY" -> SocketOptions.noDelay(fd, (Boolean) value);
+            case "SO_KEEPALIVE" -> SocketOptions.keepAlive(fd, (Boolean) value);
+            case "SO_SNDBUF" -> SocketOptions.sendBufferSize(fd, (Integer) value);
+            case "SO_RCVBUF" -> SocketOptions.receiveBufferSize(fd, (Integer) value);
+            case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
+            case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
+            case "SO_LINGER" -> SocketOptions.linger(fd, (Integer) value);
+            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> T getOption(int fd, SocketOption<T> name, Set<SocketOption<?>> supported) throws IOException {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        Object value = switch (name.name()) {
+            case "TCP_NODELAY" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) != 0;
+            case "SO_KEEPALIVE" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE) != 0;
+            case "SO_SNDBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF);
+            case "SO_RCVBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF);
+            case "SO_REUSEADDR" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR) != 0;
+            case "SO_REUSEPORT" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT) != 0;
+            case "SO_LINGER" -> SocketOptions.linger(fd);
+            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
+        };
+        return (T) value;
+    }
+
+    /**
+     * Cancels the requests on {@code fd} and waits for the cancel (uninterruptibly: this runs inside the interrupt
+     * of a blocked thread too), then closes: the blocked calls end with -ECANCELED, which the channels report as
+     * {@link java.nio.channels.AsynchronousCloseException} or {@link java.nio.channels.ClosedByInterruptException}.
+     */
+    static void close(EventLoop loop, int fd) throws IOException {
+        if (fd < 0) {
+            return;
+        }
+        try {
+            if (!loop.inLoop()) {             // on the loop, waiting would deadlock: the requests end with the fd
+                loop.submitAsync(Ops.cancelFd(fd)).exceptionally(t -> 0).join();
+            }
+        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
+            // the runtime's close cancelled every request already
+        }
+        int ret = LibC.close(fd);
+        if (ret < 0) {
+            throw NetErrors.of("close", ret);
+        }
+    }
+
+    /** Whether a failed request ended because the channel was closed under it. */
+    static boolean closedUnder(IOException e) {
+        return e instanceof ErrnoException errno && (errno.errno() == Errno.ECANCELED || errno.errno() == Errno.EBADF);
+    }
+}

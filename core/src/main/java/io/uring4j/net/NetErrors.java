@@ -1,0 +1,52 @@
+package io.uring4j.net;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+
+/**
+ * Socket errnos as the exceptions the JDK's own sockets throw, so code ported from {@code java.net} /
+ * {@code java.nio.channels} keeps its {@code catch} clauses; the {@link ErrnoException} with the op and errno is
+ * kept as the cause. Messages follow the JDK's ("Connection refused", "Connection reset").
+ */
+final class NetErrors {
+    private NetErrors() {
+    }
+
+    /** The exception for {@code op} failing with {@code result} ({@code -errno}). */
+    static IOException of(String op, int result) {
+        ErrnoException cause = new ErrnoException(op, result);
+        IOException e = switch (-result) {
+            case Errno.ECONNREFUSED -> new ConnectException("Connection refused");
+            case Errno.ETIMEDOUT -> new ConnectException("Connection timed out");
+            case Errno.ENETUNREACH, Errno.EHOSTUNREACH -> new NoRouteToHostException("No route to host");
+            case Errno.EADDRINUSE -> new BindException("Address already in use");
+            case Errno.EADDRNOTAVAIL -> new BindException("Cannot assign requested address");
+            case Errno.ECONNRESET -> new SocketException("Connection reset");
+            case Errno.EPIPE -> new SocketException("Broken pipe");
+            case Errno.ENOTCONN -> new SocketException("Socket is not connected");
+            default -> null;
+        };
+        if (e == null) {
+            return cause;
+        }
+        e.initCause(cause);
+        return e;
+    }
+
+    /** A connect that its link timeout cut short. */
+    static SocketTimeoutException connectTimedOut(long millis) {
+        return new SocketTimeoutException("Connect timed out after " + millis + " ms");
+    }
+
+    /** An operation ended because the socket was closed (by another thread, or with the runtime). */
+    static SocketException closed() {
+        return new SocketException("Socket closed");
+    }
+}

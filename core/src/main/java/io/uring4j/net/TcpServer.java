@@ -1,0 +1,34 @@
+package io.uring4j.net;
+
+import java.net.InetSocketAddress;
+
+/** A listening address of a {@link Tcp}: one socket per loop. Closing it stops accepting; connections stay open. */
+public final class TcpServer implements AutoCloseable {
+    private final Tcp tcp;
+    private final InetSocketAddress address;
+    private final int[] fds;
+    private boolean closed;
+
+    TcpServer(Tcp tcp, InetSocketAddress address, int[] fds) {
+        this.tcp = tcp;
+        this.address = address;
+        this.fds = fds;
+    }
+
+    /** The bound address (with the port picked when asked for port 0). */
+    public InetSocketAddress localAddress() {
+        return address;
+    }
+
+    int[] fds() {
+        return fds;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            tcp.stop(this);
+        }
+    }
+}

@@ -1,0 +1,372 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.Op;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.ProtocolFamily;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A blocking {@link SocketChannel} whose connect, read and write are io_uring requests: thread-per-connection
+ * code on virtual threads runs on io_uring by opening its channels with {@link #open(Uring)} instead of
+ * {@code SocketChannel.open()}.
+ *
+ * <p>The JDK contract holds for blocking use: reads return -1 at end of stream, writes write everything, a close
+ * from another thread ends blocked calls with {@link java.nio.channels.AsynchronousCloseException}, an interrupt
+ * closes the channel and throws {@link java.nio.channels.ClosedByInterruptException}, a failed connect closes the
+ * channel. The interrupt machinery is the JDK's own ({@code begin}/{@code end}); closing cancels the requests on
+ * the descriptor before closing it.
+ *
+ * <p>Not supported, with {@link UnsupportedOperationException}: non-blocking mode and selectors (use the loop
+ * style, {@link Tcp}, for event-driven I/O) and the {@link #socket()} adaptor. Heap buffers are staged through
+ * native memory (the kernel needs a stable address); direct buffers are used in place.
+ */
+public final class UringSocketChannel extends SocketChannel {
+    private static final int STAGING = 64 * 1024;
+
+    private final EventLoop loop;
+    private final int fd;
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * Staging for heap buffers. GC-managed on purpose: a request cancelled by close may complete after close
+     * returns, and the request keeps its op — and so this memory — reachable until then.
+     */
+    private final Arena staging = Arena.ofAuto();
+    private MemorySegment readStaging;
+    private MemorySegment writeStaging;
+    private final boolean unix;
+    private volatile SocketAddress remote;
+    private volatile boolean bound;
+    private volatile boolean inputShut;
+    private volatile boolean outputShut;
+
+    UringSocketChannel(EventLoop loop, int fd, boolean unix, SocketAddress remote) {
+        super(SelectorProvider.provider());
+        this.loop = loop;
+        this.fd = fd;
+        this.unix = unix;
+        this.remote = remote;
+        this.bound = remote != null;
+    }
+
+    /** An unconnected TCP channel on one of {@code uring}'s loops. */
+    public static UringSocketChannel open(Uring uring) throws IOException {
+        return open(uring, StandardProtocolFamily.INET6);
+    }
+
+    /** An unconnected channel of {@code family}: INET/INET6 (one dual-stack TCP socket) or UNIX. */
+    public static UringSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
+        return new UringSocketChannel(uring.loop(), ChannelSockets.open(family), family == StandardProtocolFamily.UNIX, null);
+    }
+
+    /** A channel connected to {@code remote}. */
+    public static UringSocketChannel open(Uring uring, SocketAddress remote) throws IOException {
+        UringSocketChannel ch = open(uring, remote instanceof java.net.UnixDomainSocketAddress
+                ? StandardProtocolFamily.UNIX : StandardProtocolFamily.INET6);
+        try {
+            ch.connect(remote);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        return ch;
+    }
+
+    @Override
+    public SocketChannel bind(SocketAddress local) throws IOException {
+        synchronized (this) {
+            ensureOpen();
+            if (bound) {
+                throw new AlreadyBoundException();
+            }
+            ChannelSockets.bind(fd, local, unix);
+            bound = true;
+        }
+        return this;
+    }
+
+    @Override
+    public boolean connect(SocketAddress address) throws IOException {
+        Objects.requireNonNull(address);
+        // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
+        // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
+        MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
+        MemorySegment target = sockaddr.asSlice(0, ChannelSockets.sockaddr(address, unix, sockaddr));
+        readLock.lock();
+        writeLock.lock();
+        try {
+            ensureOpen();
+            if (remote != null) {
+                throw new AlreadyConnectedException();
+            }
+            Op connect = (sqe, scratch) -> sqe.prepConnect(fd, target);
+            int result = 0;
+            boolean completed = false;
+            try {
+                begin();
+                result = TcpSocket.resultOf(loop, connect);
+                completed = result != -Errno.ECANCELED;
+            } finally {
+                end(completed);
+            }
+            if (result < 0) {
+                close();                      // as the JDK does: a failed connect closes the channel
+                throw NetErrors.of("connect " + address, result);
+            }
+            remote = address;
+            bound = true;
+            return true;
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        ensureOpen();
+        if (remote == null) {
+            throw new NoConnectionPendingException();
+        }
+        return true;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst);
+        readLock.lock();
+        try {
+            ensureConnected();
+            if (inputShut) {
+                return -1;
+            }
+            int wanted = dst.remaining();
+            if (wanted == 0) {
+                return 0;
+            }
+            MemorySegment target;
+            if (dst.isDirect()) {
+                target = MemorySegment.ofBuffer(dst);
+            } else {
+                if (readStaging == null) {
+                    readStaging = staging.allocate(STAGING);
+                }
+                target = readStaging.asSlice(0, Math.min(wanted, STAGING));
+            }
+            int n = io(NetOps.recv(fd, target), "recv");
+            if (n == 0) {
+                return -1;
+            }
+            if (dst.isDirect()) {
+                dst.position(dst.position() + n);
+            } else {
+                dst.put(target.asSlice(0, n).asByteBuffer());
+            }
+            return n;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        for (int i = offset; i < offset + length; i++) {
+            if (dsts[i].hasRemaining()) {
+                return read(dsts[i]);       // one read, as the contract allows: fewer bytes than asked
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src);
+        writeLock.lock();
+        try {
+            ensureConnected();
+            if (outputShut) {
+                throw new ClosedChannelException();
+            }
+            int total = src.remaining();
+            while (src.hasRemaining()) {
+                MemorySegment from;
+                if (src.isDirect()) {
+                    from = MemorySegment.ofBuffer(src);
+                } else {
+                    if (writeStaging == null) {
+                        writeStaging = staging.allocate(STAGING);
+                    }
+                    int chunk = Math.min(src.remaining(), STAGING);
+                    from = writeStaging.asSlice(0, chunk);
+                    MemorySegment.copy(MemorySegment.ofBuffer(src), 0, from, 0, chunk);
+                }
+                int n = io(NetOps.send(fd, from), "send");
+                src.position(src.position() + n);
+            }
+            return total;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            total += write(srcs[i]);
+        }
+        return total;
+    }
+
+    /** One request inside begin/end, so that close and interrupt turn into the JDK's exceptions. */
+    private int io(Op op, String what) throws IOException {
+        boolean completed = false;
+        try {
+            begin();
+            if (!isOpen()) {
+                return 0;                               // end(false) throws AsynchronousCloseException
+            }
+            int n = loop.call(op);
+            completed = true;
+            return n;
+        } catch (ErrnoException e) {
+            if (ChannelSockets.closedUnder(e) && !isOpen()) {
+                throw e;                                // replaced by end(false)'s exception
+            }
+            completed = true;
+            throw NetErrors.of(what, -e.errno());
+        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
+            completed = true;
+            throw (ClosedChannelException) new ClosedChannelException().initCause(runtimeClosed);
+        } finally {
+            end(completed);
+        }
+    }
+
+    @Override
+    public SocketChannel shutdownInput() throws IOException {
+        ensureConnected();
+        if (!inputShut) {
+            int ret = Sockets.shutdown(fd, Sockets.SHUT_RD);
+            if (ret < 0) {
+                throw NetErrors.of("shutdown", ret);
+            }
+            inputShut = true;
+        }
+        return this;
+    }
+
+    @Override
+    public SocketChannel shutdownOutput() throws IOException {
+        ensureConnected();
+        if (!outputShut) {
+            int ret = Sockets.shutdown(fd, Sockets.SHUT_WR);
+            if (ret < 0) {
+                throw NetErrors.of("shutdown", ret);
+            }
+            outputShut = true;
+        }
+        return this;
+    }
+
+    /** Not supported: the adaptor's stream and timeout semantics are not implemented. Use the channel itself. */
+    @Override
+    public Socket socket() {
+        throw new UnsupportedOperationException("uring4j channels have no Socket adaptor: use the channel's read/write");
+    }
+
+    @Override
+    public boolean isConnected() {
+        return remote != null;
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return false;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        ensureOpen();
+        return remote;
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return bound ? ChannelSockets.name(fd, true) : null;
+    }
+
+    @Override
+    public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        ensureOpen();
+        ChannelSockets.setOption(fd, name, value, supportedOptions());
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        ensureOpen();
+        return ChannelSockets.getOption(fd, name, supportedOptions());
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return unix ? ChannelSockets.UNIX_OPTIONS : ChannelSockets.OPTIONS;
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        ChannelSockets.close(loop, fd);
+    }
+
+    @Override
+    protected void implConfigureBlocking(boolean block) {
+        if (!block) {
+            throw new UnsupportedOperationException("uring4j channels are blocking only (made for virtual threads); "
+                    + "for event-driven, non-blocking I/O use io.uring4j.net.Tcp");
+        }
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    private void ensureConnected() throws ClosedChannelException {
+        ensureOpen();
+        if (remote == null) {
+            throw new NotYetConnectedException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringSocketChannel[" + (isOpen() ? "fd " + fd : "closed") + (remote != null ? " remote=" + remote : "") + "]";
+    }
+}

@@ -1,0 +1,53 @@
+/**
+ * TCP on io_uring, over the runtime's event loops, in its styles.
+ *
+ * <h2>Blocking and futures: {@link io.uring4j.net.TcpSocket}, {@link io.uring4j.net.TcpListener}</h2>
+ * Each read, write, accept, connect and shutdown is one request on the socket's loop; a blocking call parks the
+ * caller, so a virtual thread per connection costs no carrier while it waits. A connect timeout is a LINK_TIMEOUT
+ * linked to the CONNECT: the kernel cancels the connect itself. {@code close()} cancels the socket's requests
+ * by fd (ASYNC_CANCEL with CANCEL_FD — a request holds its own file reference, so close alone would leave it
+ * running) and then closes; the interrupted calls throw {@code SocketException("Socket closed")}.
+ *
+ * <h2>Loop style: {@link io.uring4j.net.Tcp}, {@link io.uring4j.net.Connection}, {@link io.uring4j.net.ConnectionHandler}</h2>
+ * <ul>
+ *   <li>Accept: one listening socket per loop with SO_REUSEPORT, each with one multishot ACCEPT — the kernel
+ *       spreads connections over the loops and no connection is handed between threads.</li>
+ *   <li>Receive: one multishot RECV per connection, picking buffers from its loop's provided-buffer ring
+ *       (memory per loop, not per connection). A buffer goes back to the ring as soon as the handler that saw it
+ *       returns. If the ring runs dry inside one reap batch the receive ends with ENOBUFS, the data stays queued
+ *       in the socket, and the connection re-arms: nothing is lost, nothing is delivered twice.</li>
+ *   <li>Send: handlers write into a per-connection output buffer; after the callback everything pending goes out
+ *       in one SEND, and at most one SEND per connection is in flight, so writes made meanwhile batch into the
+ *       next. Pipelined requests in one read cost one write.</li>
+ *   <li>Back-pressure: above {@link io.uring4j.net.Tcp.Config#writeHighWater()} pending bytes the connection
+ *       cancels its receive, so the peer's data waits in the kernel (and TCP flow control slows the peer) until
+ *       the output has drained. Memory per connection is bounded by the high-water mark plus one ring's worth.</li>
+ *   <li>Allocation: a connection's ops and completion handlers are allocated once, when it opens; data is
+ *       handed to {@code onData} as the whole provided buffer plus a length, not as a fresh slice. The steady
+ *       state allocates nothing in this package (the loop test measures it with ThreadMXBean; what remains is the
+ *       JDK slicing its errno-capture segment once per {@code io_uring_enter}).</li>
+ *   <li>Close: a connection shuts its socket down (which ends a SEND stuck on a full buffer and the RECV), cancels
+ *       the receive and closes the fd at once; the memory a request may still touch is freed at its final CQE.
+ *       Closing the runtime cancels every request; each connection then closes its socket, and a loop's buffer
+ *       ring is released once its last request has completed.</li>
+ * </ul>
+ *
+ * <h2>Drop-in channels: {@link io.uring4j.net.UringSocketChannel}, {@link io.uring4j.net.UringServerSocketChannel}</h2>
+ * Subclasses of the JDK's channels for thread-per-connection code: swap {@code SocketChannel.open()} for
+ * {@code UringSocketChannel.open(uring)} and the reads, writes, connects and accepts become io_uring requests the
+ * virtual thread parks on. Close and interrupt go through the JDK's own {@code begin}/{@code end}, so
+ * {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out as with the JDK; a contract
+ * test runs every case against both. Blocking mode only: non-blocking mode, selectors and the socket adaptors
+ * are refused with {@link java.lang.UnsupportedOperationException} naming the alternative.
+ *
+ * <h2>Errors</h2>
+ * Errnos become the JDK's exceptions — {@link java.net.ConnectException} for ECONNREFUSED,
+ * {@code SocketException("Connection reset")} for ECONNRESET, {@link java.net.SocketTimeoutException} for a
+ * connect timeout, {@link java.net.BindException} for EADDRINUSE — with the {@link io.uring4j.sys.ErrnoException}
+ * as the cause, so code ported from {@code java.net} keeps its catch clauses.
+ *
+ * <h2>System calls, not requests</h2>
+ * socket (for connect), bind, listen and setsockopt stay plain system calls: they never block, so a ring round
+ * trip would only add latency ({@link io.uring4j.net.NetOps#socket} exists for direct-descriptor use).
+ */
+package io.uring4j.net;

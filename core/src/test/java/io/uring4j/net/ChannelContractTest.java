@@ -1,0 +1,256 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.Uring;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The drop-in channels against the JDK's: every contract test runs on both (TCP, and Unix-domain where the case
+ * applies), with the same expectations, so where ours differs from the JDK the difference shows as a failure of
+ * exactly one of the pair.
+ */
+class ChannelContractTest {
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private static Uring uring;
+
+    @BeforeAll
+    static void open() throws Exception {
+        uring = Uring.builder().loops(2).build();
+    }
+
+    @AfterAll
+    static void close() {
+        uring.close();
+    }
+
+    private static SocketChannel client(String impl) throws IOException {
+        return switch (impl) {
+            case "jdk" -> SocketChannel.open();
+            case "jdk-unix" -> SocketChannel.open(StandardProtocolFamily.UNIX);
+            case "uring-unix" -> UringSocketChannel.open(uring, StandardProtocolFamily.UNIX);
+            default -> UringSocketChannel.open(uring);
+        };
+    }
+
+    private static ServerSocketChannel server(String impl) throws IOException {
+        if (impl.endsWith("unix")) {
+            ServerSocketChannel s = impl.startsWith("jdk") ? ServerSocketChannel.open(StandardProtocolFamily.UNIX)
+                    : UringServerSocketChannel.open(uring, StandardProtocolFamily.UNIX);
+            Path path = Files.createTempDirectory("uring4j-net").resolve("s");
+            path.toFile().deleteOnExit();
+            path.getParent().toFile().deleteOnExit();
+            return s.bind(UnixDomainSocketAddress.of(path));
+        }
+        ServerSocketChannel s = impl.equals("jdk") ? ServerSocketChannel.open() : UringServerSocketChannel.open(uring);
+        return s.bind(ANY_PORT);
+    }
+
+    /** A connected pair: [client, accepted]. */
+    private static SocketChannel[] pair(String impl, ServerSocketChannel server) throws Exception {
+        SocketChannel c = client(impl);
+        c.connect(server.getLocalAddress());
+        return new SocketChannel[] {c, server.accept()};
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void readWriteHeapAndDirectBuffersAndEof(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                assertThat(c.isConnected()).isTrue();
+                assertThat(s.getRemoteAddress()).isEqualTo(c.getLocalAddress());
+                assertThat(c.getRemoteAddress()).isEqualTo(server.getLocalAddress());
+                byte[] big = Clients.random(3, 300_000);
+                ByteBuffer heap = ByteBuffer.wrap(big);
+                Thread writer = Thread.ofVirtual().start(() -> {
+                    try {
+                        // The JDK's Unix channel returns short writes on virtual threads: loop, as callers must.
+                        Clients.writeFully(c, heap);
+                        ByteBuffer direct = ByteBuffer.allocateDirect(5).put("tail!".getBytes()).flip();
+                        Clients.writeFully(c, direct);
+                        c.shutdownOutput();
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+                ByteBuffer in = ByteBuffer.allocate(big.length + 5);
+                ByteBuffer directIn = ByteBuffer.allocateDirect(1000);
+                int n;
+                while ((n = (in.position() % 2 == 0 ? s.read(in) : readVia(s, directIn, in))) >= 0) {
+                    assertThat(n).isNotNegative();
+                    if (!in.hasRemaining()) {
+                        break;
+                    }
+                }
+                writer.join();
+                assertThat(s.read(ByteBuffer.allocate(1))).as("end of stream").isEqualTo(-1);
+                assertThat(java.util.Arrays.copyOf(in.array(), big.length)).isEqualTo(big);
+                assertThat(new String(in.array(), big.length, 5)).isEqualTo("tail!");
+                assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[1])))
+                        .as("write after shutdownOutput").isInstanceOf(ClosedChannelException.class);
+            }
+        }
+    }
+
+    private static int readVia(SocketChannel s, ByteBuffer direct, ByteBuffer into) throws IOException {
+        direct.clear().limit(Math.min(direct.capacity(), into.remaining()));
+        int n = s.read(direct);
+        if (n > 0) {
+            into.put(direct.flip());
+        }
+        return n;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void connectionRefusedClosesTheChannel(String impl) throws Exception {
+        int port;
+        try (ServerSocketChannel s = server(impl)) {
+            port = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        }
+        SocketChannel c = client(impl);
+        assertThatThrownBy(() -> c.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)))
+                .isInstanceOf(ConnectException.class);
+        assertThat(c.isOpen()).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void closeFromAnotherThreadEndsABlockedRead(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                CompletableFuture<Throwable> failure = blockedRead(s);
+                Thread.sleep(100);
+                s.close();
+                assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(AsynchronousCloseException.class);
+                assertThatThrownBy(() -> s.read(ByteBuffer.allocate(1))).isInstanceOf(ClosedChannelException.class);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void interruptClosesTheChannel(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                CompletableFuture<Thread> reader = new CompletableFuture<>();
+                CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                Thread t = Thread.ofVirtual().start(() -> {
+                    try {
+                        s.read(ByteBuffer.allocate(16));
+                        failure.complete(null);
+                    } catch (Throwable e) {
+                        failure.complete(e);
+                    }
+                    reader.complete(Thread.currentThread());
+                });
+                Thread.sleep(100);
+                t.interrupt();
+                assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(ClosedByInterruptException.class);
+                assertThat(s.isOpen()).isFalse();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void closeEndsABlockedAcceptAndAcceptAfterCloseIsClosedChannel(String impl) throws Exception {
+        ServerSocketChannel server = server(impl);
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                server.accept();
+                failure.complete(null);
+            } catch (Throwable e) {
+                failure.complete(e);
+            }
+        });
+        Thread.sleep(100);
+        server.close();
+        assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(server::accept).isInstanceOf(ClosedChannelException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void peerResetIsConnectionReset(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                c.setOption(StandardSocketOptions.SO_LINGER, 0);
+                c.close();
+                assertThatThrownBy(() -> s.read(ByteBuffer.allocate(16)))
+                        .isInstanceOf(SocketException.class).hasMessage("Connection reset");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void optionsAndUnconnectedUse(String impl) throws Exception {
+        try (SocketChannel c = client(impl)) {
+            assertThat(c.getLocalAddress()).isNull();
+            assertThatThrownBy(() -> c.read(ByteBuffer.allocate(1))).isInstanceOf(NotYetConnectedException.class);
+            c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            assertThat(c.getOption(StandardSocketOptions.TCP_NODELAY)).isTrue();
+            c.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            assertThat(c.getOption(StandardSocketOptions.SO_KEEPALIVE)).isTrue();
+        }
+        try (ServerSocketChannel s = server(impl)) {
+            assertThat(s.getOption(StandardSocketOptions.SO_REUSEADDR)).isTrue();
+        }
+    }
+
+    @Test
+    void nonBlockingModeAndAdaptorsAreRefusedByName() throws Exception {
+        try (SocketChannel c = UringSocketChannel.open(uring); ServerSocketChannel s = UringServerSocketChannel.open(uring)) {
+            assertThatThrownBy(() -> c.configureBlocking(false)).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("io.uring4j.net.Tcp");
+            assertThatThrownBy(() -> s.configureBlocking(false)).isInstanceOf(UnsupportedOperationException.class);
+            assertThatThrownBy(c::socket).isInstanceOf(UnsupportedOperationException.class);
+            assertThat(c.isBlocking()).isTrue();
+        }
+    }
+
+    private static CompletableFuture<Throwable> blockedRead(SocketChannel s) {
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                s.read(ByteBuffer.allocate(16));
+                failure.complete(null);
+            } catch (Throwable e) {
+                failure.complete(e);
+            }
+        });
+        return failure;
+    }
+}

@@ -1,0 +1,317 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.Uring;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The loop style: {@link Tcp} servers and clients, their buffer ring, write path and close. */
+class TcpLoopTest {
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    @Test
+    void fiftyConnectionsEchoAMebibyteEachInOrder() throws Exception {
+        try (Uring uring = Uring.builder().loops(2).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    byte[] data = Clients.random(i, 1 << 20);
+                    done.add(clients.submit(() -> {
+                        Clients.echoAndCheck(server.localAddress(), data, 7_919);  // odd chunks cross buffers
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    @Test
+    void bufferRingExhaustionLosesNothingAndRearms() throws Exception {
+        // 4 buffers of 256 bytes for 20 connections bursting 256 KiB each: the ring runs dry over and over.
+        Tcp.Config small = Tcp.Config.defaults().withRecvBuffers(4, 256);
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, small)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    byte[] data = Clients.random(100 + i, 256 << 10);
+                    done.add(clients.submit(() -> {
+                        Clients.echoAndCheck(server.localAddress(), data, 64 << 10);
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+            }
+            assertThat(tcp.enobufs()).as("ENOBUFS re-arms").isPositive();
+        }
+    }
+
+    @Test
+    void aSlowReaderPausesReadingAndBoundsPendingOutput() throws Exception {
+        long highWater = 256 << 10;
+        Tcp.Config config = Tcp.Config.defaults().withRecvBuffers(16, 16 << 10).withWriteHighWater(highWater);
+        EchoHandler echo = new EchoHandler() {
+            @Override
+            public void onOpen(Connection c) {
+                try {
+                    // Small kernel buffers on both sides, so the stream cannot hide in them: it backs up in ours.
+                    SocketOptions.receiveBufferSize(c.fd(), 64 << 10);
+                    SocketOptions.sendBufferSize(c.fd(), 64 << 10);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, config)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> echo);
+            byte[] data = Clients.random(7, 16 << 20);
+            try (SocketChannel ch = SocketChannel.open();
+                 var writerThread = Executors.newVirtualThreadPerTaskExecutor()) {
+                ch.setOption(StandardSocketOptions.SO_RCVBUF, 64 << 10);
+                ch.setOption(StandardSocketOptions.SO_SNDBUF, 64 << 10);
+                ch.connect(server.localAddress());
+                Future<?> written = writerThread.submit(() -> Clients.writeFully(ch, ByteBuffer.wrap(data)));
+                Thread.sleep(300);         // the client does not read: the server's output backs up
+                assertThat(written).as("the writer is held back too").isNotDone();
+                assertThat(tcp.backPressurePauses()).isPositive();
+                CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return Clients.readFully(ch, data.length);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                try {
+                    assertThat(back.get(30, TimeUnit.SECONDS)).isEqualTo(data);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    CompletableFuture<String> state = new CompletableFuture<>();
+                    uring.loop(0).execute(() -> state.complete(tcp.stats(0) + " " + echo.last));
+                    throw new AssertionError("echo stalled: " + state.get(5, TimeUnit.SECONDS) + " " + uring.loop(0).stats(), e);
+                }
+                written.get(30, TimeUnit.SECONDS);
+            }
+            // Bound: the high-water mark plus what the receives in flight can deliver (the whole ring).
+            assertThat(echo.maxPending.get()).isGreaterThan(highWater)
+                    .isLessThanOrEqualTo(highWater + 16 * (16 << 10));
+        }
+    }
+
+    @Test
+    void halfCloseLetsTheServerAnswerAfterEof() throws Exception {
+        ConnectionHandler replyAtEof = new ConnectionHandler() {
+            long received;
+
+            @Override
+            public void onData(Connection c, MemorySegment data, int length) {
+                received += length;
+            }
+
+            @Override
+            public void onInputClosed(Connection c) {
+                c.write(("got " + received).getBytes(StandardCharsets.US_ASCII));
+                c.close();        // after the write is sent
+            }
+        };
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> replyAtEof);
+            try (SocketChannel ch = SocketChannel.open(server.localAddress())) {
+                ch.write(ByteBuffer.wrap(new byte[1000]));
+                ch.shutdownOutput();
+                ByteBuffer in = ByteBuffer.allocate(64);
+                while (ch.read(in) >= 0) {
+                    // until the server's close
+                }
+                assertThat(new String(in.array(), 0, in.position(), StandardCharsets.US_ASCII)).isEqualTo("got 1000");
+            }
+        }
+    }
+
+    @Test
+    void aPeerResetClosesTheConnectionWithConnectionReset() throws Exception {
+        EchoHandler echo = new EchoHandler();
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> echo);
+            SocketChannel ch = SocketChannel.open(server.localAddress());
+            ch.write(ByteBuffer.wrap(new byte[10]));
+            Clients.readFully(ch, 10);
+            ch.setOption(StandardSocketOptions.SO_LINGER, 0);    // close sends RST
+            ch.close();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!echo.closed && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(echo.closeCause.get()).isInstanceOf(SocketException.class).hasMessage("Connection reset");
+        }
+    }
+
+    @Test
+    void loopStyleClientConnectsAndEchoes() throws Exception {
+        try (Uring uring = Uring.builder().loops(2).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            CompletableFuture<String> reply = new CompletableFuture<>();
+            tcp.connect(server.localAddress(), new ConnectionHandler() {
+                @Override
+                public void onOpen(Connection c) {
+                    c.write("hello".getBytes(StandardCharsets.US_ASCII));
+                }
+
+                @Override
+                public void onData(Connection c, MemorySegment data, int length) {
+                    reply.complete(new String(data.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            StandardCharsets.US_ASCII));
+                    c.close();
+                }
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(reply.get(10, TimeUnit.SECONDS)).isEqualTo("hello");
+            InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+            assertThat(tcp.connect(nobody, new EchoHandler())).failsWithin(10, TimeUnit.SECONDS)
+                    .withThrowableThat().havingCause().isInstanceOf(java.net.ConnectException.class);
+        }
+    }
+
+    @Test
+    void closingTheRuntimeWithIdleReceivesClosesEverySocketPromptly() throws Exception {
+        long fdsBefore = openFds();
+        Uring uring = Uring.builder().loops(2).build();
+        Tcp tcp = Tcp.open(uring);
+        List<EchoHandler> handlers = new CopyOnWriteArrayList<>();
+        TcpServer server = tcp.listen(ANY_PORT, () -> {
+            EchoHandler h = new EchoHandler();
+            handlers.add(h);
+            return h;
+        });
+        List<SocketChannel> clients = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            SocketChannel ch = SocketChannel.open(server.localAddress());
+            ch.write(ByteBuffer.wrap(new byte[] {1}));
+            Clients.readFully(ch, 1);           // the server side is open with its receive armed
+            clients.add(ch);
+        }
+        assertThat(handlers).hasSize(100);
+
+        long start = System.nanoTime();
+        uring.close();
+        tcp.close();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
+
+        assertThat(handlers).allSatisfy(h -> assertThat(h.closed).isTrue());
+        for (SocketChannel ch : clients) {
+            assertThat(ch.read(ByteBuffer.allocate(1))).as("the server closed its side").isEqualTo(-1);
+            ch.close();
+        }
+        assertThat(openFds()).isEqualTo(fdsBefore);
+    }
+
+    @Test
+    void steadyStateRequestsAllocateNothingOnTheLoopThread() throws Exception {
+        AtomicLong loopThread = new AtomicLong();
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> {
+                loopThread.set(Thread.currentThread().threadId());
+                return new EchoHandler();
+            });
+            var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            try (SocketChannel ch = SocketChannel.open(server.localAddress())) {
+                ByteBuffer out = ByteBuffer.allocateDirect(64);
+                ByteBuffer in = ByteBuffer.allocateDirect(64);
+                AtomicReference<Runnable> roundTrips = new AtomicReference<>();
+                roundTrips.set(() -> {
+                    try {
+                        for (int i = 0; i < 5_000; i++) {
+                            out.clear();
+                            ch.write(out);
+                            in.clear();
+                            while (in.hasRemaining()) {
+                                ch.read(in);
+                            }
+                        }
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+                roundTrips.get().run();                // warm up: JIT, first-use allocations
+                roundTrips.get().run();
+                long enters = uring.loop(0).stats().enters();
+                long before = mx.getThreadAllocatedBytes(loopThread.get());
+                roundTrips.get().run();
+                long allocated = mx.getThreadAllocatedBytes(loopThread.get()) - before;
+                enters = uring.loop(0).stats().enters() - enters;
+                // The one allocation left is the JDK's: every downcall that captures errno (io_uring_enter here)
+                // slices the capture segment, one 40-byte MemorySegment per enter that escape analysis does not
+                // remove. Everything of the net layer and the loop beyond that must be allocation-free.
+                assertThat(allocated).as("bytes the loop allocated for 5,000 requests in %d enters", enters)
+                        .isLessThan(48 * enters + 4096);
+            }
+        }
+    }
+
+    private static long openFds() throws IOException {
+        try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return s.count();
+        }
+    }
+
+    @Test
+    void twoThousandConcurrentConnections() throws Exception {
+        // Every connection holds a request slot for its receive: the default (the CQ size, 1,024 per loop) is
+        // too few when SO_REUSEPORT hands one loop more than a thousand, and the surplus would wait for a slot.
+        try (Uring uring = Uring.builder().loops(2).maxInFlight(4096).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            List<SocketChannel> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2_000; i++) {
+                    clients.add(SocketChannel.open(server.localAddress()));
+                }
+                // Every one of them is served, all open at once.
+                CompletableFuture<Void> echoed = CompletableFuture.runAsync(() -> {
+                    try {
+                        for (int i = 0; i < clients.size(); i++) {
+                            Clients.writeFully(clients.get(i), ByteBuffer.wrap(new byte[] {(byte) i, (byte) (i >> 8)}));
+                        }
+                        for (int i = 0; i < clients.size(); i++) {
+                            assertThat(Clients.readFully(clients.get(i), 2)).containsExactly((byte) i, (byte) (i >> 8));
+                        }
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                try {
+                    echoed.get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("stalled: loop 0 " + tcp.stats(0) + "; loop 1 " + tcp.stats(1)
+                            + "; open fds " + openFds(), e);
+                }
+            } finally {
+                for (SocketChannel ch : clients) {
+                    ch.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.uring4j.serve;
+
+import io.uring4j.net.TcpListener;
+import io.uring4j.net.TcpSocket;
+import io.uring4j.runtime.Uring;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+
+/**
+ * The virtual-thread style: a thread per connection writing plain blocking code — read, answer, write — where
+ * every read and write is an io_uring request the thread parks on (a virtual thread unmounts, so a carrier
+ * serves other connections meanwhile).
+ */
+final class ThreadStyle implements AutoCloseable {
+    private static final int BUFFER = 16 * 1024;
+
+    private final TcpListener listener;
+    private final boolean http;
+    private final Thread acceptor;
+
+    ThreadStyle(Uring uring, InetSocketAddress address, boolean http) throws IOException {
+        this.listener = TcpListener.bind(uring, address, 1024);
+        this.http = http;
+        this.acceptor = Thread.ofVirtual().name("uring4j-serve-accept").start(this::acceptLoop);
+    }
+
+    InetSocketAddress address() throws IOException {
+        return listener.localAddress();
+    }
+
+    private void acceptLoop() {
+        while (true) {
+            TcpSocket socket;
+            try {
+                socket = listener.accept();
+            } catch (IOException closed) {
+                return;
+            }
+            Thread.ofVirtual().start(() -> serve(socket));
+        }
+    }
+
+    private void serve(TcpSocket socket) {
+        try (socket; Arena arena = Arena.ofConfined()) {
+            socket.setNoDelay(true);
+            MemorySegment in = arena.allocate(BUFFER);
+            if (http) {
+                serveHttp(socket, in, arena);
+            } else {
+                for (int n; (n = socket.read(in)) > 0; ) {
+                    socket.write(in.asSlice(0, n));
+                }
+            }
+        } catch (SocketException peerGoneOrServerClosing) {
+            // connection reset, broken pipe, or the listener closing: the connection simply ends
+        } catch (IOException e) {
+            System.err.println("uring4j serve: " + e);
+        }
+    }
+
+    private static void serveHttp(TcpSocket socket, MemorySegment in, Arena arena) throws IOException {
+        RequestSplitter splitter = new RequestSplitter();
+        MemorySegment out = arena.allocate(BUFFER);
+        for (int n; (n = socket.read(in)) > 0; ) {
+            int requests = splitter.scan(in, n);
+            long used = 0;
+            while (requests-- > 0) {
+                byte[] response = HttpResponse.bytes();
+                if (used + response.length > out.byteSize()) {
+                    socket.write(out.asSlice(0, used));    // a deep pipeline: flush and go on
+                    used = 0;
+                }
+                MemorySegment.copy(response, 0, out, java.lang.foreign.ValueLayout.JAVA_BYTE, used, response.length);
+                used += response.length;
+            }
+            if (used > 0) {
+                socket.write(out.asSlice(0, used));        // one write for the whole pipelined batch
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        acceptor.interrupt();
+    }
+}
