@@ -18,7 +18,25 @@ public interface Engine {
         return KernelEngine.INSTANCE;
     }
 
-    /** A short name for reports: {@code kernel}. */
+    /** io_uring's kernel side written in Java, for hosts where the kernel refuses io_uring. */
+    static Engine portable() {
+        return io.uring4j.portable.PortableEngine.instance();
+    }
+
+    /**
+     * The engine named by the system property {@code uring4j.engine} ({@code kernel}, the default, or
+     * {@code portable}): what builders use unless told otherwise.
+     */
+    static Engine configured() {
+        String name = System.getProperty("uring4j.engine", "kernel");
+        return switch (name) {
+            case "kernel" -> kernel();
+            case "portable" -> portable();
+            default -> throw new IllegalArgumentException("uring4j.engine must be kernel or portable: " + name);
+        };
+    }
+
+    /** A short name for reports: {@code kernel} or {@code portable}. */
     String name();
 
     /** {@code io_uring_setup}: fills {@code params} (io_uring_params, 120 bytes) and returns the ring fd. */

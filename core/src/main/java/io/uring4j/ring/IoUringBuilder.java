@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class IoUringBuilder {
     private static final int MAX_SQ_ENTRIES = 32768;
 
-    private Engine engine = Engine.kernel();
+    private Engine engine = Engine.configured();
     private int entries = 128;
     private int cqEntries;
     private int flags;
@@ -139,7 +139,7 @@ public final class IoUringBuilder {
         return flags(SetupFlags.NO_SQARRAY);
     }
 
-    /** The engine implementing the kernel side; {@link Engine#kernel()} by default. */
+    /** The engine implementing the kernel side; {@link Engine#configured()} (the kernel's) by default. */
     public IoUringBuilder engine(Engine engine) {
         this.engine = java.util.Objects.requireNonNull(engine);
         return this;

@@ -1,0 +1,129 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.sys.Errno;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The opcodes the portable engine implements, and their execution. Everything else completes with -EINVAL, as
+ * on a kernel that predates the opcode, and {@code REGISTER_PROBE} reports exactly {@link #supports}.
+ */
+final class Ops {
+    static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
+            | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.CQE_SKIP_SUCCESS;
+    /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
+    static final int LAST_OP = Opcode.WRITE;
+    private static final int MAX_IOVECS = 1024;
+
+    private final PortableRing ring;
+
+    Ops(PortableRing ring) {
+        this.ring = ring;
+    }
+
+    static boolean supports(int opcode) {
+        return switch (opcode) {
+            case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
+                 Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
+                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE -> true;
+            default -> false;
+        };
+    }
+
+    /** Work that may block in a system call: it runs on the io-wq, never in enter. */
+    static boolean blocks(int opcode) {
+        return switch (opcode) {
+            case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
+                 Opcode.STATX, Opcode.READ, Opcode.WRITE -> true;
+            default -> false;
+        };
+    }
+
+    /** Reads and writes, whose short result fails a link. */
+    static boolean isReadWrite(int opcode) {
+        return switch (opcode) {
+            case Opcode.READV, Opcode.WRITEV, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.READ, Opcode.WRITE -> true;
+            default -> false;
+        };
+    }
+
+    /** Runs {@code r}: its result, or {@link PortableRing#PENDING} when a timer will complete it. */
+    int execute(Request r) {
+        return switch (r.opcode) {
+            case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
+                    : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
+            case Opcode.READ, Opcode.WRITE, Opcode.READ_FIXED, Opcode.WRITE_FIXED -> readWrite(r);
+            case Opcode.READV, Opcode.WRITEV -> vectored(r);
+            case Opcode.FSYNC -> {
+                int fd = file(r);
+                yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
+                        : Sys.fsync(fd, r.opFlags != 0);
+            }
+            // Direct descriptors (file_index) are not implemented: refused as by a kernel before 5.15.
+            case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
+            case Opcode.CLOSE -> close(r);
+            case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
+            case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
+            case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
+            case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r);
+            default -> -Errno.EINVAL;
+        };
+    }
+
+    private int file(Request r) {
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return ring.registered.file(r.fd);
+        }
+        return r.fd < 0 ? -Errno.EBADF : r.fd;
+    }
+
+    private int readWrite(Request r) {
+        int fd = file(r);
+        if (fd < 0) {
+            return fd;
+        }
+        boolean fixed = r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED;
+        if (fixed) {
+            int check = ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
+            if (check < 0) {
+                return check;
+            }
+        }
+        r.wanted = r.len;
+        long len = Integer.toUnsignedLong(r.len);
+        long res = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED
+                ? Sys.read(fd, r.addr, len, r.off) : Sys.write(fd, r.addr, len, r.off);
+        return (int) res;
+    }
+
+    private int vectored(Request r) {
+        int fd = file(r);
+        if (fd < 0) {
+            return fd;
+        }
+        if (r.len < 0 || r.len > MAX_IOVECS) {
+            return -Errno.EINVAL;
+        }
+        long total = 0;
+        for (int i = 0; i < r.len; i++) {
+            total += PortableRing.USER.get(JAVA_LONG.withByteAlignment(1), r.addr + 16L * i + 8);
+        }
+        r.wanted = (int) Math.min(total, Integer.MAX_VALUE);
+        long res = r.opcode == Opcode.READV ? Sys.readv(fd, r.addr, r.len, r.off, r.opFlags)
+                : Sys.writev(fd, r.addr, r.len, r.off, r.opFlags);
+        return (int) res;
+    }
+
+    private int close(Request r) {
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return -Errno.EBADF;
+        }
+        if (r.fileIndex != 0) {
+            return r.fd != 0 ? -Errno.EINVAL : ring.registered.closeSlot(r.fileIndex - 1);
+        }
+        return Sys.close(r.fd);
+    }
+}

@@ -1,0 +1,64 @@
+package io.uring4j.portable;
+
+/**
+ * Our io_kiocb: one in-flight request. Preallocated per ring (see {@link RequestPool}) and reused, so submitting
+ * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
+ * as soon as enter returns).
+ *
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 8 ints (32), 3 bytes and 5 references (20):
+ * 99 bytes, padded to 104 — under two cache lines, half the kernel's 224-byte io_kiocb.
+ */
+final class Request {
+    static final byte FREE = 0;
+    /** Waiting for an IO_DRAIN barrier. */
+    static final byte DEFERRED = 1;
+    /** In a link chain, waiting for its predecessor. */
+    static final byte LINKED = 2;
+    /** In the io-wq queue, not yet picked up: cancellable. */
+    static final byte QUEUED = 3;
+    /** Executing on a worker: a blocking syscall cannot be interrupted, so cancel answers EALREADY. */
+    static final byte RUNNING = 4;
+    /** A TIMEOUT or LINK_TIMEOUT armed on the timer. */
+    static final byte ARMED = 5;
+
+    // ---- copied from the SQE ----
+    long userData;
+    long off;
+    long addr;
+    /** A timer deadline (System.nanoTime) while ARMED. */
+    long deadline;
+    int fd;
+    int len;
+    int opFlags;
+    int bufIndex;
+    int fileIndex;
+    /** TIMEOUT with a completion count: CQEs still to be posted before it fires with 0. */
+    int countLeft;
+    /** Index in the ring's pool, for the free list. */
+    int slot;
+    /** Bytes a read or write asked for: fewer fails a link, as in the kernel. */
+    int wanted;
+    byte opcode;
+    byte sqeFlags;
+    byte state;
+
+    // ---- chain and queue links ----
+    /** The next request of a link chain (the kernel's {@code link}); runs when this one completes. */
+    Request link;
+    /** Next in the io-wq queue, the drain list or the timer list (a request is in at most one). */
+    Request nextQueued;
+    /** The LINK_TIMEOUT guarding this request, or, on a LINK_TIMEOUT, the request it guards. */
+    Request linkTimeout;
+    PortableRing ring;
+    /** The worker thread executing a RUNNING request (for cancel diagnostics). */
+    Thread worker;
+
+    void reset() {
+        link = null;
+        nextQueued = null;
+        linkTimeout = null;
+        worker = null;
+        countLeft = 0;
+        state = FREE;
+    }
+}

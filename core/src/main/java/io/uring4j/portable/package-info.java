@@ -1,0 +1,44 @@
+/**
+ * The portable engine: io_uring's kernel side written in Java, for hosts where the kernel refuses io_uring
+ * (seccomp EPERM, {@code kernel.io_uring_disabled}, ENOSYS, a memlock ENOMEM). Select it with
+ * {@code IoUring.builder().engine(Engine.portable())} or {@code -During4j.engine=portable}; everything above
+ * the ring runs unchanged.
+ *
+ * <h2>Design</h2>
+ * <ul>
+ *   <li><b>Same memory.</b> {@code setup} allocates one page-aligned region for both rings (FEAT_SINGLE_MMAP)
+ *       in the kernel's {@code struct io_rings} layout ({@link io.uring4j.portable.RingLayout}) and one for the
+ *       SQEs, and reports the offsets through io_uring_params; {@code map} hands out views of them. Ring fds
+ *       are fake, {@code 2^30 + n}, above any fd Linux can allocate.</li>
+ *   <li><b>Requests.</b> A preallocated pool of {@link io.uring4j.portable.Request}s (our io_kiocb, 104 bytes),
+ *       {@code cq_entries} of them, doubled on demand. SQEs are copied at submission (SUBMIT_STABLE).</li>
+ *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
+ *       CLOSE) run inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC) and anything with
+ *       IOSQE_ASYNC go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
+ *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM.</li>
+ *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
+ *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
+ *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
+ *       whole chain. LINK_TIMEOUT is armed when its request is issued.</li>
+ *   <li><b>Completions.</b> CQEs are posted under the ring lock with a release store of the CQ tail; a full
+ *       CQ sends them to an ordered overflow list (FEAT_NODROP, IORING_SQ_CQ_OVERFLOW set while backlogged)
+ *       flushed on the next enter. The waiter parks after publishing itself; posters unpark it — a single
+ *       waiter, no wait queue.</li>
+ *   <li><b>Drain.</b> An IO_DRAIN chain waits until nothing is in flight, and everything submitted after it
+ *       waits for it.</li>
+ * </ul>
+ *
+ * <h2>Differences from the kernel (so far)</h2>
+ * <ul>
+ *   <li>A request running on a worker cannot be cancelled (a blocking system call is not interruptible from
+ *       Java): cancel answers -EALREADY, and a LINK_TIMEOUT that fires lets it finish with its own result.
+ *       Reads of pipes and sockets therefore block a worker until data comes (no poll-based arming yet).</li>
+ *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
+ *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
+ *       direct descriptors (file_index on OPENAT), timeout clocks other than CLOCK_MONOTONIC, multishot and
+ *       ETIME_SUCCESS timeouts, IOSQE_BUFFER_SELECT, the setup flags SQPOLL, IOPOLL, SQE128, CQE32,
+ *       SINGLE_ISSUER, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
+ *       buffers, eventfd and probe.</li>
+ * </ul>
+ */
+package io.uring4j.portable;
