@@ -76,8 +76,8 @@ final class Cancels {
 
     /**
      * ASYNC_CANCEL: by user_data, fd (plain or fixed), opcode, or any; one match or, with ALL/ANY, all. Queued
-     * and armed requests are cancelled; one running on a worker answers -EALREADY (its system call cannot be
-     * interrupted). Result: 0 or the count (ALL/ANY), -EALREADY, or -ENOENT.
+     * and armed requests are cancelled, and so is one waiting on a worker for its file to become ready; one inside
+     * its system call answers -EALREADY. Result: 0 or the count (ALL/ANY), -EALREADY, or -ENOENT.
      */
     static int cancel(PortableRing ring, Request c) {
         int flags = c.opFlags;
@@ -102,6 +102,13 @@ final class Cancels {
                     ring.timer.remove(r);
                     taken = true;
                 } else if (r.state == Request.RUNNING) {
+                    if (Readiness.interrupt(r, ring.registered.one)) {
+                        count++;        // its worker finishes it with -ECANCELED
+                        if (!all) {
+                            break;
+                        }
+                        continue;
+                    }
                     taken = false;
                 } else {
                     continue;       // free, deferred or waiting in a chain: not cancellable on its own

@@ -93,10 +93,8 @@ final class Ops {
             }
         }
         r.wanted = r.len;
-        long len = Integer.toUnsignedLong(r.len);
-        long res = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED
-                ? Sys.read(fd, r.addr, len, r.off) : Sys.write(fd, r.addr, len, r.off);
-        return (int) res;
+        boolean write = r.opcode == Opcode.WRITE || r.opcode == Opcode.WRITE_FIXED;
+        return (int) Readiness.transfer(ring, r, fd, write, r.addr, -1, r.off, 0);
     }
 
     private int vectored(Request r) {
@@ -112,9 +110,7 @@ final class Ops {
             total += PortableRing.USER.get(JAVA_LONG.withByteAlignment(1), r.addr + 16L * i + 8);
         }
         r.wanted = (int) Math.min(total, Integer.MAX_VALUE);
-        long res = r.opcode == Opcode.READV ? Sys.readv(fd, r.addr, r.len, r.off, r.opFlags)
-                : Sys.writev(fd, r.addr, r.len, r.off, r.opFlags);
-        return (int) res;
+        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.addr, r.len, r.off, r.opFlags);
     }
 
     private int close(Request r) {

@@ -26,7 +26,8 @@ public final class PortableEngine implements Engine {
 
     /** Setup flags we honour; the rest are refused with EINVAL, as by a kernel that predates them. */
     private static final int SETUP_FLAGS = SetupFlags.CQSIZE | SetupFlags.CLAMP | SetupFlags.SUBMIT_ALL
-            | SetupFlags.COOP_TASKRUN | SetupFlags.TASKRUN_FLAG | SetupFlags.NO_SQARRAY;
+            | SetupFlags.COOP_TASKRUN | SetupFlags.TASKRUN_FLAG | SetupFlags.NO_SQARRAY | SetupFlags.SQE128
+            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER;
     static final int FEATURES = Features.SINGLE_MMAP | Features.NODROP | Features.SUBMIT_STABLE
             | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE;
 
@@ -69,7 +70,10 @@ public final class PortableEngine implements Engine {
                 return -Errno.EINVAL;
             }
         }
-        long ringBytes = RingLayout.CQES + (long) cq * RingLayout.CQE_SIZE;
+        // The kernel's rings_size(): with CQE32 the whole of header + CQEs doubles (the CQEs start at 64 still).
+        long ringBytes = (RingLayout.CQES + (long) cq * RingLayout.CQE_SIZE)
+                * ((flags & SetupFlags.CQE32) != 0 ? 2 : 1);
+        int sqeSize = (flags & SetupFlags.SQE128) != 0 ? 2 * RingLayout.SQE_SIZE : RingLayout.SQE_SIZE;
         boolean sqArray = (flags & SetupFlags.NO_SQARRAY) == 0;
         long arrayOff = sqArray ? (ringBytes + 63) & -64 : -1;
         if (sqArray) {
@@ -80,7 +84,7 @@ public final class PortableEngine implements Engine {
         MemorySegment sqes;
         try {
             mem = arena.allocate(pages(ringBytes), 4096);
-            sqes = arena.allocate(pages((long) sq * RingLayout.SQE_SIZE), 4096);
+            sqes = arena.allocate(pages((long) sq * sqeSize), 4096);
         } catch (OutOfMemoryError e) {
             arena.close();
             return -Errno.ENOMEM;
@@ -167,6 +171,9 @@ public final class PortableEngine implements Engine {
         PortableRing ring = ring(ringFd);
         if (ring == null) {
             return -Errno.EBADF;
+        }
+        if (!ring.isIssuer()) {
+            return -Errno.EEXIST;
         }
         ring.lock.lock();
         try {

@@ -47,6 +47,12 @@ final class PortableRing {
     final int cqEntries;
     private final int sqMask;
     private final int cqMask;
+    /** 64 or 128 (SQE128). */
+    private final int sqeSize;
+    /** log2 of the CQE size: 4, or 5 with CQE32 (whose second half we always leave zero). */
+    private final int cqeShift;
+    /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
+    private final Thread issuer;
     /** Offset of the SQ index array; -1 with NO_SQARRAY. */
     private final long arrayOff;
     private final Arena arena;
@@ -72,6 +78,11 @@ final class PortableRing {
     private Request deferHead;
     private Request deferTail;
     private volatile Thread waiter;
+    /**
+     * TIMEOUT requests completed by expiry or count, the kernel's cq_timeouts: each one ends a wait, even one
+     * for more CQEs than have come. Written by the timer thread only.
+     */
+    private volatile int timeoutsFired;
     volatile boolean closed;
 
     PortableRing(int fd, int setupFlags, int sqEntries, int cqEntries, long arrayOff, Arena arena,
@@ -82,6 +93,9 @@ final class PortableRing {
         this.cqEntries = cqEntries;
         this.sqMask = sqEntries - 1;
         this.cqMask = cqEntries - 1;
+        this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
+        this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
+        this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
         this.arrayOff = arrayOff;
         this.arena = arena;
         this.mem = mem;
@@ -100,6 +114,9 @@ final class PortableRing {
     int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
         if ((flags & ~ENTER_FLAGS) != 0) {
             return -Errno.EINVAL;
+        }
+        if (!isIssuer()) {
+            return -Errno.EEXIST;
         }
         long timeout = -1;
         if ((flags & EnterFlags.EXT_ARG) != 0) {
@@ -124,6 +141,11 @@ final class PortableRing {
         return submitted;
     }
 
+    /** SINGLE_ISSUER rings answer other threads with EEXIST, as the kernel does. */
+    boolean isIssuer() {
+        return issuer == null || issuer == Thread.currentThread();
+    }
+
     static long timespecNanos(long ts) {
         long sec = USER.get(JAVA_LONG.withByteAlignment(1), ts);
         long nsec = USER.get(JAVA_LONG.withByteAlignment(1), ts + 8);
@@ -136,13 +158,14 @@ final class PortableRing {
             return 0;
         }
         long deadline = System.nanoTime() + timeoutNanos;
+        int timeouts = timeoutsFired;
         waiter = Thread.currentThread();    // volatile: ordered before the re-check below
         try {
             while (true) {
                 if (overflow.count > 0) {
                     flushOverflow();
                 }
-                if (cqReady() >= min) {
+                if (cqReady() >= min || timeoutsFired != timeouts) {
                     return 0;
                 }
                 if (timeoutNanos >= 0) {
@@ -188,7 +211,7 @@ final class PortableRing {
                 break;
             }
             Request r = acquire();
-            int err = copySqe(r, sqes.asSlice((long) index * RingLayout.SQE_SIZE, RingLayout.SQE_SIZE));
+            int err = copySqe(r, sqes.asSlice((long) index * sqeSize, sqeSize));
             if (err == 0 && r.opcode == Opcode.LINK_TIMEOUT) {
                 if (chainTail == null || chainTail.opcode == Opcode.LINK_TIMEOUT) {
                     err = -Errno.EINVAL;
@@ -409,7 +432,9 @@ final class PortableRing {
         target.linkTimeout = null;
         post(lt.userData, -Errno.ETIME, 0, true);
         retire(lt);
-        if ((target.state == Request.QUEUED && wq.remove(target)) || target.state == Request.ARMED) {
+        if (target.state == Request.RUNNING) {
+            Readiness.interrupt(target, registered.one);     // if waiting for readiness; else it runs out
+        } else if ((target.state == Request.QUEUED && wq.remove(target)) || target.state == Request.ARMED) {
             if (target.state == Request.ARMED) {
                 timer.remove(target);
             }
@@ -510,10 +535,14 @@ final class PortableRing {
         if (cqTail - head >= cqEntries) {
             return false;
         }
-        long at = RingLayout.CQES + (long) (cqTail & cqMask) * RingLayout.CQE_SIZE;
+        long at = RingLayout.CQES + ((long) (cqTail & cqMask) << cqeShift);
         mem.set(JAVA_LONG, at, userData);
         mem.set(JAVA_INT, at + 8, res);
         mem.set(JAVA_INT, at + 12, flags);
+        if (cqeShift == 5) {
+            mem.set(JAVA_LONG, at + 16, 0L);        // big_cqe[]: the slot may hold an older CQE's
+            mem.set(JAVA_LONG, at + 24, 0L);
+        }
         cqTail++;
         INT.setRelease(mem, (long) RingLayout.CQ_TAIL, cqTail);
         return true;
@@ -547,6 +576,15 @@ final class PortableRing {
         if (registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
                 && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
             registered.signalEventfd();
+        }
+    }
+
+    /** A TIMEOUT's CQE is posted: ends the current wait (called by the timer thread after posting). */
+    void timeoutFired() {
+        timeoutsFired++;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
         }
     }
 

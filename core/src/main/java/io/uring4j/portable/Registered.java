@@ -33,7 +33,7 @@ final class Registered {
     volatile int eventfd = -1;
     volatile boolean eventfdAsyncOnly;
     /** The 8-byte counter value written to the eventfd. */
-    private final MemorySegment one;
+    final MemorySegment one;
 
     Registered(Arena arena) {
         this.one = arena.allocate(8, 8);

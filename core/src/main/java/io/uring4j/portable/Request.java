@@ -5,8 +5,8 @@ package io.uring4j.portable;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 8 ints (32), 3 bytes and 5 references (20):
- * 99 bytes, padded to 104 — under two cache lines, half the kernel's 224-byte io_kiocb.
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 5 references (20):
+ * 104 bytes — under two cache lines, half the kernel's 224-byte io_kiocb.
  */
 final class Request {
     static final byte FREE = 0;
@@ -41,6 +41,10 @@ final class Request {
     byte opcode;
     byte sqeFlags;
     byte state;
+    /** Set by cancel (under the ring lock) for a RUNNING request waiting in {@link Readiness}. */
+    boolean cancelRequested;
+    /** The eventfd that wakes this request's worker out of its readiness wait; -1 when not waiting. */
+    int wakeFd = -1;
 
     // ---- chain and queue links ----
     /** The next request of a link chain (the kernel's {@code link}); runs when this one completes. */
@@ -59,6 +63,8 @@ final class Request {
         linkTimeout = null;
         worker = null;
         countLeft = 0;
+        cancelRequested = false;
+        wakeFd = -1;
         state = FREE;
     }
 }

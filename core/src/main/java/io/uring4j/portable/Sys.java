@@ -37,9 +37,16 @@ final class Sys {
     private static final MethodHandle OPENAT = handle("openat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
     private static final MethodHandle STATX = handle("statx", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG);
     private static final MethodHandle CLOSE = handle("close", JAVA_INT, JAVA_INT);
+    private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle DUP = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
 
     private static final int F_DUPFD_CLOEXEC = 1030;
+    /** preadv2/pwritev2: fail with EAGAIN instead of blocking. */
+    static final int RWF_NOWAIT = 0x8;
+    static final short POLLIN = 0x1;
+    static final short POLLOUT = 0x4;
+    static final int EFD_CLOEXEC_NONBLOCK = 0x80000 | 0x800;
 
     private Sys() {
     }
@@ -153,6 +160,24 @@ final class Sys {
         MemorySegment s = CALL_STATE.get();
         try {
             return (int) result((int) DUP.invokeExact(s, fd, F_DUPFD_CLOEXEC, 0), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int poll(long fds, int count, int timeoutMillis) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) POLL.invokeExact(s, fds, (long) count, timeoutMillis), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int eventfd(int initval, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) EVENTFD.invokeExact(s, initval, flags), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -36,8 +36,7 @@
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
  *       direct descriptors (file_index on OPENAT), timeout clocks other than CLOCK_MONOTONIC, multishot and
- *       ETIME_SUCCESS timeouts, IOSQE_BUFFER_SELECT, the setup flags SQPOLL, IOPOLL, SQE128, CQE32,
- *       SINGLE_ISSUER, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
+ *       ETIME_SUCCESS timeouts, IOSQE_BUFFER_SELECT, the setup flags SQPOLL, IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
  *       buffers, eventfd and probe.</li>
  * </ul>
  */
