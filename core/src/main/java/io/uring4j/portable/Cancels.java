@@ -20,9 +20,6 @@ final class Cancels {
 
     /** Arms a TIMEOUT: -ETIME at the deadline, or 0 once {@code off} other CQEs were posted. */
     static int timeout(PortableRing ring, Request r) {
-        if (r.len != 1 || (r.opFlags & ~OpFlags.Timeout.ABS) != 0) {
-            return -Errno.EINVAL;      // other clocks, multishot, ETIME_SUCCESS: not implemented (older kernel)
-        }
         long nanos = PortableRing.timespecNanos(r.addr);
         if (nanos < 0) {
             return -Errno.EINVAL;
@@ -38,18 +35,19 @@ final class Cancels {
         return PortableRing.PENDING;
     }
 
-    /** Removes (-ECANCELED) or, with UPDATE, re-arms the armed TIMEOUT whose user_data is {@code addr}. */
+    /**
+     * Removes (-ECANCELED) or, with UPDATE, re-arms the armed TIMEOUT whose user_data is {@code addr}; with
+     * LINK_TIMEOUT_UPDATE, re-arms an armed LINK_TIMEOUT. Flags were checked at prep.
+     */
     static int timeoutRemove(PortableRing ring, Request r) {
-        boolean update = (r.opFlags & OpFlags.Timeout.UPDATE) != 0;
-        if ((r.opFlags & ~(OpFlags.Timeout.UPDATE | OpFlags.Timeout.ABS)) != 0
-                || (!update && r.opFlags != 0)) {
-            return -Errno.EINVAL;
-        }
+        boolean linkUpdate = (r.opFlags & OpFlags.Timeout.LINK_TIMEOUT_UPDATE) != 0;
+        boolean update = linkUpdate || (r.opFlags & OpFlags.Timeout.UPDATE) != 0;
+        byte opcode = linkUpdate ? Opcode.LINK_TIMEOUT : Opcode.TIMEOUT;
         Request target = null;
         ring.lock.lock();
         try {
             for (Request t : ring.pool.all) {
-                if (t != null && t.opcode == Opcode.TIMEOUT && t.userData == r.addr
+                if (t != null && t.opcode == opcode && t.userData == r.addr
                         && (t.state == Request.ARMED || t.state == Request.RUNNING)) {
                     target = t;
                     break;
@@ -95,23 +93,22 @@ final class Cancels {
                 if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, r)) {
                     continue;
                 }
-                boolean taken;
-                if (r.state == Request.QUEUED) {
-                    taken = ring.wq.remove(r);
-                } else if (r.state == Request.ARMED) {
+                if (r.state != Request.QUEUED && r.state != Request.ARMED && r.state != Request.RUNNING) {
+                    continue;       // free, deferred or waiting in a chain: not cancellable on its own
+                }
+                boolean taken = false;
+                if (r.state == Request.ARMED) {
                     ring.timer.remove(r);
                     taken = true;
-                } else if (r.state == Request.RUNNING) {
-                    if (Readiness.interrupt(r, ring.registered.one)) {
-                        count++;        // its worker finishes it with -ECANCELED
-                        if (!all) {
-                            break;
-                        }
-                        continue;
+                } else if (r.state == Request.QUEUED) {
+                    taken = ring.wq.remove(r);
+                }
+                if (!taken && Readiness.interrupt(r, ring.registered.one)) {
+                    count++;            // its worker finishes it with -ECANCELED
+                    if (!all) {
+                        break;
                     }
-                    taken = false;
-                } else {
-                    continue;       // free, deferred or waiting in a chain: not cancellable on its own
+                    continue;
                 }
                 if (!taken) {
                     running = true;

@@ -50,6 +50,27 @@ final class Ops {
         };
     }
 
+    /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
+    static int prep(Request r, int ioprio) {
+        if (isReadWrite(r.opcode)) {
+            return (ioprio >>> 13) > 3 ? -Errno.EINVAL : 0;     // an invalid I/O priority class
+        }
+        if (r.opcode == Opcode.TIMEOUT || r.opcode == Opcode.LINK_TIMEOUT) {
+            // Other clocks, multishot and ETIME_SUCCESS are not implemented: refused as by an older kernel.
+            boolean valid = ioprio == 0 && r.bufIndex == 0 && r.fileIndex == 0 && r.len == 1
+                    && (r.opFlags & ~OpFlags.Timeout.ABS) == 0;
+            return valid ? 0 : -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.TIMEOUT_REMOVE) {
+            int flags = r.opFlags;
+            boolean update = (flags & (OpFlags.Timeout.UPDATE | OpFlags.Timeout.LINK_TIMEOUT_UPDATE)) != 0;
+            boolean valid = (flags & ~(OpFlags.Timeout.UPDATE | OpFlags.Timeout.LINK_TIMEOUT_UPDATE
+                    | OpFlags.Timeout.ABS)) == 0 && (update || flags == 0);
+            return valid ? 0 : -Errno.EINVAL;
+        }
+        return 0;
+    }
+
     /** Runs {@code r}: its result, or {@link PortableRing#PENDING} when a timer will complete it. */
     int execute(Request r) {
         return switch (r.opcode) {

@@ -211,7 +211,7 @@ final class PortableRing {
                 break;
             }
             Request r = acquire();
-            int err = copySqe(r, sqes.asSlice((long) index * sqeSize, sqeSize));
+            int err = copySqe(r, (long) index * sqeSize);
             if (err == 0 && r.opcode == Opcode.LINK_TIMEOUT) {
                 if (chainTail == null || chainTail.opcode == Opcode.LINK_TIMEOUT) {
                     err = -Errno.EINVAL;
@@ -258,25 +258,23 @@ final class PortableRing {
     }
 
     /** SUBMIT_STABLE: everything the request needs is copied now. Returns 0 or the prep error. */
-    private int copySqe(Request r, MemorySegment sqe) {
-        r.opcode = sqe.get(JAVA_BYTE, 0);
-        r.sqeFlags = sqe.get(JAVA_BYTE, 1);
-        int ioprio = sqe.get(JAVA_SHORT, 2) & 0xffff;
-        r.fd = sqe.get(JAVA_INT, 4);
-        r.off = sqe.get(JAVA_LONG, 8);
-        r.addr = sqe.get(JAVA_LONG, 16);
-        r.len = sqe.get(JAVA_INT, 24);
-        r.opFlags = sqe.get(JAVA_INT, 28);
-        r.userData = sqe.get(JAVA_LONG, 32);
-        r.bufIndex = sqe.get(JAVA_SHORT, 40) & 0xffff;
-        r.fileIndex = sqe.get(JAVA_INT, 44);
+    private int copySqe(Request r, long sqe) {
+        final MemorySegment s = sqes;
+        r.opcode = s.get(JAVA_BYTE, sqe);
+        r.sqeFlags = s.get(JAVA_BYTE, sqe + 1);
+        int ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
+        r.fd = s.get(JAVA_INT, sqe + 4);
+        r.off = s.get(JAVA_LONG, sqe + 8);
+        r.addr = s.get(JAVA_LONG, sqe + 16);
+        r.len = s.get(JAVA_INT, sqe + 24);
+        r.opFlags = s.get(JAVA_INT, sqe + 28);
+        r.userData = s.get(JAVA_LONG, sqe + 32);
+        r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
+        r.fileIndex = s.get(JAVA_INT, sqe + 44);
         if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
             return -Errno.EINVAL;
         }
-        if (Ops.isReadWrite(r.opcode) && (ioprio >>> 13) > 3) {
-            return -Errno.EINVAL;       // an invalid I/O priority class, refused at prep as the kernel does
-        }
-        return 0;
+        return Ops.prep(r, ioprio);
     }
 
     /**
@@ -341,7 +339,7 @@ final class PortableRing {
                 return;
             }
             r.state = Request.RUNNING;
-            int res = ops.execute(r);
+            int res = r.cancelRequested ? -Errno.ECANCELED : ops.execute(r);
             if (res == PENDING) {
                 return;
             }
@@ -387,7 +385,8 @@ final class PortableRing {
         Request drained;
         lock.lock();
         try {
-            if (res < 0 || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+            boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
+            if (!skips || failed) {
                 post(r.userData, res, 0, r.opcode != Opcode.TIMEOUT);
             }
             next = r.link;
@@ -397,13 +396,17 @@ final class PortableRing {
                 if (lt.state == Request.ARMED) {
                     timer.remove(lt);
                 }
-                post(lt.userData, -Errno.ECANCELED, 0, true);
+                if ((lt.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+                    post(lt.userData, -Errno.ECANCELED, 0, true);
+                }
                 next = lt.link;
                 retire(lt);
             }
             retire(r);
             if (next != null && failed && !hardlink) {
-                cancelChain(next);
+                // The kernel's REQ_F_SKIP_LINK_CQES: a failure in a request that skips its CQE on success
+                // silences the cancelled rest of the chain (its own error is still posted).
+                cancelChain(next, (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0);
                 next = null;
             }
             drained = releaseDeferred();
@@ -430,30 +433,39 @@ final class PortableRing {
         Request target = lt.linkTimeout;
         target.link = lt.link;
         target.linkTimeout = null;
-        post(lt.userData, -Errno.ETIME, 0, true);
+        if ((lt.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+            post(lt.userData, -Errno.ETIME, 0, true);
+        }
         retire(lt);
-        if (target.state == Request.RUNNING) {
-            Readiness.interrupt(target, registered.one);     // if waiting for readiness; else it runs out
-        } else if ((target.state == Request.QUEUED && wq.remove(target)) || target.state == Request.ARMED) {
-            if (target.state == Request.ARMED) {
-                timer.remove(target);
-            }
+        boolean taken = false;
+        if (target.state == Request.ARMED) {
+            timer.remove(target);
+            taken = true;
+        } else if (target.state == Request.QUEUED) {
+            taken = wq.remove(target);
+        }
+        if (taken) {
             target.state = Request.RUNNING;
             wake(true);
             return target;
         }
+        // Running, picked by a worker just now, or being issued: it stops before executing or while waiting
+        // for readiness; inside a system call it runs out.
+        Readiness.interrupt(target, registered.one);
         wake(true);
         return null;
     }
 
     /** Completes every request from {@code first} on with -ECANCELED (a failed link). Under the lock. */
-    private void cancelChain(Request first) {
+    private void cancelChain(Request first, boolean post) {
         for (Request r = first; r != null; ) {
             Request next = r.link;
             if (r.state == Request.ARMED) {
                 timer.remove(r);
             }
-            post(r.userData, -Errno.ECANCELED, 0, true);
+            if (post) {
+                post(r.userData, -Errno.ECANCELED, 0, true);
+            }
             retire(r);
             r = next;
         }

@@ -57,7 +57,13 @@ final class Readiness {
             return res;
         }
         if (t.wakeFd >= 0) {
-            int ready = t.await(ring, r, fd, write ? Sys.POLLOUT : Sys.POLLIN);
+            ring.wq.enterUnbounded();
+            int ready;
+            try {
+                ready = t.await(ring, r, fd, write ? Sys.POLLOUT : Sys.POLLIN);
+            } finally {
+                ring.wq.exitUnbounded();
+            }
             if (ready < 0) {
                 return ready;
             }
@@ -119,14 +125,18 @@ final class Readiness {
     }
 
     /**
-     * Cancels a RUNNING request if it is waiting for readiness (under the ring lock): true if it will now
-     * finish with -ECANCELED, false if it is inside a system call that cannot be interrupted.
+     * Asks a RUNNING request to stop (under the ring lock): true if it was waiting for readiness and will now
+     * finish with -ECANCELED; false if it is inside a system call, which runs out — but should it come to
+     * wait for readiness after all, it stops there.
      */
     static boolean interrupt(Request r, MemorySegment one) {
-        if (r.wakeFd < 0 || r.cancelRequested) {
+        if (r.cancelRequested) {
             return false;
         }
         r.cancelRequested = true;
+        if (r.wakeFd < 0) {
+            return false;
+        }
         Sys.write(r.wakeFd, one.address(), 8, -1);
         return true;
     }

@@ -303,6 +303,11 @@ final class Registered {
         if (arg == 0 || nr < 0) {
             return -Errno.EINVAL;
         }
+        for (long at = arg; at < arg + 16 + 8L * nr; at++) {
+            if (USER.get(JAVA_BYTE, at) != 0) {
+                return -Errno.EINVAL;     // the kernel insists on a zeroed probe
+            }
+        }
         int len = Math.min(nr, Ops.LAST_OP + 1);
         USER.set(JAVA_BYTE, arg, (byte) Ops.LAST_OP);
         USER.set(JAVA_BYTE, arg + 1, (byte) len);

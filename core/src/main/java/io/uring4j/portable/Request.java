@@ -41,8 +41,11 @@ final class Request {
     byte opcode;
     byte sqeFlags;
     byte state;
-    /** Set by cancel (under the ring lock) for a RUNNING request waiting in {@link Readiness}. */
-    boolean cancelRequested;
+    /**
+     * Set by cancel or an expired LINK_TIMEOUT (under the ring lock) for a request already on its way to run:
+     * it stops before executing or while waiting for readiness ({@link Readiness}).
+     */
+    volatile boolean cancelRequested;
     /** The eventfd that wakes this request's worker out of its readiness wait; -1 when not waiting. */
     int wakeFd = -1;
 

@@ -82,6 +82,33 @@ final class WorkQueue {
         }
     }
 
+    /**
+     * The calling worker is about to wait for a pipe or socket, which may take forever: like io-wq moving work
+     * to its unbounded pool, it stops counting against {@code max}, and a worker is started if work is waiting.
+     */
+    void enterUnbounded() {
+        lock.lock();
+        try {
+            workers--;
+            if (head != null && idle == 0 && workers < max && !closed) {
+                workers++;
+                Thread.ofPlatform().daemon().name(name + "-" + started++).start(this::serve);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The wait of {@link #enterUnbounded()} is over: the worker counts as bounded again. */
+    void exitUnbounded() {
+        lock.lock();
+        try {
+            workers++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void close() {
         lock.lock();
         try {
