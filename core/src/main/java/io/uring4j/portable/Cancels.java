@@ -73,12 +73,12 @@ final class Cancels {
     }
 
     /**
-     * ASYNC_CANCEL: by user_data, fd (plain or fixed), opcode, or any; one match or, with ALL/ANY, all. Queued
+     * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any; one match or, with ALL/ANY, all. Queued
      * and armed requests are cancelled, and so is one waiting on a worker for its file to become ready; one inside
      * its system call answers -EALREADY. Result: 0 or the count (ALL/ANY), -EALREADY, or -ENOENT.
      */
-    static int cancel(PortableRing ring, Request c) {
-        int flags = c.opFlags;
+    static int cancel(PortableRing ring, Request c, int onlyOpcode) {
+        int flags = onlyOpcode < 0 ? c.opFlags : 0;     // POLL_REMOVE: by user_data, poll requests only
         if ((flags & ~CANCEL_FLAGS) != 0) {
             return -Errno.EINVAL;
         }
@@ -90,7 +90,8 @@ final class Cancels {
         ring.lock.lock();
         try {
             for (Request r : ring.pool.all) {
-                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, r)) {
+                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, r)
+                        || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
                 }
                 if (r.state != Request.QUEUED && r.state != Request.ARMED && r.state != Request.RUNNING) {
@@ -144,8 +145,7 @@ final class Cancels {
         return running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
-    private static boolean matches(Request c, Request r) {
-        int flags = c.opFlags;
+    private static boolean matches(Request c, int flags, Request r) {
         if ((flags & OpFlags.Cancel.ANY) != 0) {
             return true;
         }

@@ -28,7 +28,7 @@ final class Ops {
         return switch (opcode) {
             case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
-                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE -> true;
+                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.POLL_ADD, Opcode.POLL_REMOVE -> true;
             default -> false;
         };
     }
@@ -37,7 +37,7 @@ final class Ops {
     static boolean blocks(int opcode) {
         return switch (opcode) {
             case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
-                 Opcode.STATX, Opcode.READ, Opcode.WRITE -> true;
+                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.POLL_ADD -> true;
             default -> false;
         };
     }
@@ -60,6 +60,13 @@ final class Ops {
             boolean valid = ioprio == 0 && r.bufIndex == 0 && r.fileIndex == 0 && r.len == 1
                     && (r.opFlags & ~OpFlags.Timeout.ABS) == 0;
             return valid ? 0 : -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.POLL_ADD) {
+            // Multishot and level-triggered modes are not implemented; the update flags belong to POLL_REMOVE.
+            return r.len != 0 || r.addr != 0 || r.off != 0 ? -Errno.EINVAL : 0;
+        }
+        if (r.opcode == Opcode.POLL_REMOVE) {
+            return r.len != 0 ? -Errno.EINVAL : 0;      // poll updates are not implemented
         }
         if (r.opcode == Opcode.TIMEOUT_REMOVE) {
             int flags = r.opFlags;
@@ -89,7 +96,12 @@ final class Ops {
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
             case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
-            case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r);
+            case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);
+            case Opcode.POLL_ADD -> {
+                int fd = file(r);
+                yield fd < 0 ? fd : Readiness.poll(ring, r, fd, r.opFlags & 0xffff);
+            }
+            case Opcode.POLL_REMOVE -> Cancels.cancel(ring, r, Opcode.POLL_ADD);
             default -> -Errno.EINVAL;
         };
     }

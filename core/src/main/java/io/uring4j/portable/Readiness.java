@@ -65,7 +65,7 @@ final class Readiness {
                 ring.wq.exitUnbounded();
             }
             if (ready < 0) {
-                return ready;
+                return ready;       // cancelled (or poll failed)
             }
         }
         return call(fd, write, iovecs, count, off, rwFlags);
@@ -75,7 +75,24 @@ final class Readiness {
         return write ? Sys.writev(fd, iovecs, count, off, flags) : Sys.readv(fd, iovecs, count, off, flags);
     }
 
-    /** Waits until {@code fd} is ready: 0, or -ECANCELED once cancel asked for {@code r}. */
+    /**
+     * POLL_ADD, single-shot: waits on a worker until {@code fd} reports one of {@code events} (or an error or
+     * hang-up, which poll reports unasked, as the kernel's does). Returns the revents mask or -ECANCELED.
+     */
+    static int poll(PortableRing ring, Request r, int fd, int events) {
+        Readiness t = PER_THREAD.get();
+        if (t.wakeFd < 0) {
+            return -Errno.ENOMEM;
+        }
+        ring.wq.enterUnbounded();
+        try {
+            return t.await(ring, r, fd, (short) events);
+        } finally {
+            ring.wq.exitUnbounded();
+        }
+    }
+
+    /** Waits until {@code fd} is ready: its revents (> 0), or -ECANCELED once cancel asked for {@code r}. */
     private int await(PortableRing ring, Request r, int fd, short events) {
         ring.lock.lock();
         try {
@@ -107,9 +124,10 @@ final class Readiness {
                         r.wakeFd = -1;
                         return -Errno.ECANCELED;
                     }
-                    if (pollfds.get(JAVA_SHORT, 6) != 0) {
+                    int revents = pollfds.get(JAVA_SHORT, 6) & 0xffff;
+                    if (revents != 0) {
                         r.wakeFd = -1;
-                        return 0;
+                        return revents;
                     }
                 } finally {
                     ring.lock.unlock();
@@ -135,7 +153,7 @@ final class Readiness {
         }
         r.cancelRequested = true;
         if (r.wakeFd < 0) {
-            return false;
+            return r.opcode == io.uring4j.ring.Opcode.POLL_ADD;    // a poll always waits, so it will see the flag
         }
         Sys.write(r.wakeFd, one.address(), 8, -1);
         return true;
