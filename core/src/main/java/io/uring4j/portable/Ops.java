@@ -53,7 +53,10 @@ final class Ops {
     /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
     static int prep(Request r, int ioprio) {
         if (isReadWrite(r.opcode)) {
-            return (ioprio >>> 13) > 3 ? -Errno.EINVAL : 0;     // an invalid I/O priority class
+            if ((ioprio >>> 13) > 3) {
+                return -Errno.EINVAL;       // an invalid I/O priority class
+            }
+            return r.opcode == Opcode.READV || r.opcode == Opcode.WRITEV ? copyIovecs(r) : 0;
         }
         if (r.opcode == Opcode.TIMEOUT || r.opcode == Opcode.LINK_TIMEOUT) {
             // Other clocks, multishot and ETIME_SUCCESS are not implemented: refused as by an older kernel.
@@ -74,6 +77,24 @@ final class Ops {
             boolean valid = (flags & ~(OpFlags.Timeout.UPDATE | OpFlags.Timeout.LINK_TIMEOUT_UPDATE
                     | OpFlags.Timeout.ABS)) == 0 && (update || flags == 0);
             return valid ? 0 : -Errno.EINVAL;
+        }
+        return 0;
+    }
+
+    /** The kernel imports iovecs at prep: the application may reuse them as soon as submit returns. */
+    private static int copyIovecs(Request r) {
+        if (r.len < 0 || r.len > MAX_IOVECS) {
+            return -Errno.EINVAL;
+        }
+        long bytes = 16L * r.len;
+        if (r.iov == null || r.iov.byteSize() < bytes) {
+            r.iov = java.lang.foreign.Arena.ofAuto().allocate(Math.max(bytes, 64), 8);
+        }
+        if (bytes > 0) {
+            if (r.addr == 0) {
+                return -Errno.EFAULT;
+            }
+            java.lang.foreign.MemorySegment.copy(PortableRing.USER, r.addr, r.iov, 0, bytes);
         }
         return 0;
     }
@@ -135,15 +156,13 @@ final class Ops {
         if (fd < 0) {
             return fd;
         }
-        if (r.len < 0 || r.len > MAX_IOVECS) {
-            return -Errno.EINVAL;
-        }
         long total = 0;
         for (int i = 0; i < r.len; i++) {
-            total += PortableRing.USER.get(JAVA_LONG.withByteAlignment(1), r.addr + 16L * i + 8);
+            total += r.iov.get(JAVA_LONG, 16L * i + 8);
         }
         r.wanted = (int) Math.min(total, Integer.MAX_VALUE);
-        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.addr, r.len, r.off, r.opFlags);
+        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.iov.address(), r.len, r.off,
+                r.opFlags);
     }
 
     private int close(Request r) {

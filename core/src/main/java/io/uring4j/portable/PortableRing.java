@@ -80,7 +80,8 @@ final class PortableRing {
     private volatile Thread waiter;
     /**
      * TIMEOUT requests completed by expiry or count, the kernel's cq_timeouts: each one ends a wait, even one
-     * for more CQEs than have come. Written by the timer thread only.
+     * for more CQEs than have come. Bumped under the lock right after the timeout's CQE, so a waiter that sees
+     * it sees the CQE too.
      */
     private volatile int timeoutsFired;
     volatile boolean closed;
@@ -389,6 +390,9 @@ final class PortableRing {
             if (!skips || failed) {
                 post(r.userData, res, 0, r.opcode != Opcode.TIMEOUT);
             }
+            if (r.opcode == Opcode.TIMEOUT && res != -Errno.ECANCELED) {
+                timeoutsFired++;        // single writer: under the lock
+            }
             next = r.link;
             Request lt = r.linkTimeout;
             if (lt != null && r.opcode != Opcode.LINK_TIMEOUT) {
@@ -588,15 +592,6 @@ final class PortableRing {
         if (registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
                 && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
             registered.signalEventfd();
-        }
-    }
-
-    /** A TIMEOUT's CQE is posted: ends the current wait (called by the timer thread after posting). */
-    void timeoutFired() {
-        timeoutsFired++;
-        Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
         }
     }
 

@@ -1,12 +1,15 @@
 package io.uring4j.portable;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Our io_kiocb: one in-flight request. Preallocated per ring (see {@link RequestPool}) and reused, so submitting
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 5 references (20):
- * 104 bytes — under two cache lines, half the kernel's 224-byte io_kiocb.
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 6 references (24):
+ * 108 bytes, padded to 112 — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * iovec copy, kept across reuse.
  */
 final class Request {
     static final byte FREE = 0;
@@ -57,6 +60,8 @@ final class Request {
     /** The LINK_TIMEOUT guarding this request, or, on a LINK_TIMEOUT, the request it guards. */
     Request linkTimeout;
     PortableRing ring;
+    /** READV/WRITEV: the iovecs, copied at submission as the kernel imports them; grown on demand, reused. */
+    MemorySegment iov;
     /** The worker thread executing a RUNNING request (for cancel diagnostics). */
     Thread worker;
 

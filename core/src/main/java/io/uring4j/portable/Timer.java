@@ -141,9 +141,6 @@ final class Timer {
                 ring.lock.unlock();
                 try {
                     ring.issue(ring.finish(victim, res, true), false);
-                    if (victim == due) {
-                        ring.timeoutFired();
-                    }
                 } finally {
                     ring.lock.lock();
                 }
