@@ -15,7 +15,7 @@ final class Ops {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
             | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.WRITE;
+    static final int LAST_OP = Opcode.FADVISE;
     private static final int MAX_IOVECS = 1024;
 
     private final PortableRing ring;
@@ -28,7 +28,8 @@ final class Ops {
         return switch (opcode) {
             case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
-                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.POLL_ADD, Opcode.POLL_REMOVE -> true;
+                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
+                 Opcode.POLL_REMOVE -> true;
             default -> false;
         };
     }
@@ -37,7 +38,7 @@ final class Ops {
     static boolean blocks(int opcode) {
         return switch (opcode) {
             case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
-                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.POLL_ADD -> true;
+                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD -> true;
             default -> false;
         };
     }
@@ -115,6 +116,11 @@ final class Ops {
             case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
             case Opcode.CLOSE -> close(r);
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
+            case Opcode.FADVISE -> {
+                int fd = file(r);
+                // The 64-bit length is in addr (fadvise64); older SQEs carry a 32-bit one in len.
+                yield fd < 0 ? fd : Sys.fadvise(fd, r.off, r.addr != 0 ? r.addr : Integer.toUnsignedLong(r.len), r.opFlags);
+            }
             case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
             case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);

@@ -37,6 +37,10 @@ final class Sys {
     private static final MethodHandle OPENAT = handle("openat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
     private static final MethodHandle STATX = handle("statx", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG);
     private static final MethodHandle CLOSE = handle("close", JAVA_INT, JAVA_INT);
+    /** posix_fadvise returns the error number itself and leaves errno alone: linked without capture. */
+    private static final MethodHandle FADVISE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("posix_fadvise").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle DUP = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
@@ -178,6 +182,14 @@ final class Sys {
         MemorySegment s = CALL_STATE.get();
         try {
             return (int) result((int) EVENTFD.invokeExact(s, initval, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int fadvise(int fd, long off, long len, int advice) {
+        try {
+            return -(int) FADVISE.invokeExact(fd, off, len, advice);
         } catch (Throwable t) {
             throw rethrow(t);
         }
