@@ -101,7 +101,7 @@ final class PortableRing {
         this.arena = arena;
         this.mem = mem;
         this.sqes = sqes;
-        this.pool = new RequestPool(cqEntries, this);
+        this.pool = new RequestPool(cqEntries);
         String name = "uring4j-portable-" + Integer.toHexString(fd);
         this.wq = new WorkQueue(this, Math.max(1, Math.min(sqEntries, 4 * Runtime.getRuntime().availableProcessors())),
                 name + "-iowq");

@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.ring.Opcode;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
@@ -116,7 +117,7 @@ final class Readiness {
                     return n;
                 }
                 if (pollfds.get(JAVA_SHORT, 14) != 0) {
-                    Sys.read(wakeFd, counter.address(), 8, -1);     // consume the wake-up
+                    Sys.read(wakeFd, counter.address(), 8);     // consume the wake-up
                 }
                 ring.lock.lock();
                 try {
@@ -153,9 +154,9 @@ final class Readiness {
         }
         r.cancelRequested = true;
         if (r.wakeFd < 0) {
-            return r.opcode == io.uring4j.ring.Opcode.POLL_ADD;    // a poll always waits, so it will see the flag
+            return r.opcode == Opcode.POLL_ADD;    // a poll always waits, so it will see the flag
         }
-        Sys.write(r.wakeFd, one.address(), 8, -1);
+        Sys.write(r.wakeFd, one.address(), 8);
         return true;
     }
 }

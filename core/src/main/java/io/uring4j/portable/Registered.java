@@ -292,7 +292,7 @@ final class Registered {
     void signalEventfd() {
         int fd = eventfd;
         if (fd >= 0) {
-            Sys.write(fd, one.address(), 8, -1);
+            Sys.write(fd, one.address(), 8);
         }
     }
 

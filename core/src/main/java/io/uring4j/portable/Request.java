@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 6 references (24):
- * 108 bytes, padded to 112 — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 4 references (16):
+ * 100 bytes, padded to 104 — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
  * iovec copy, kept across reuse.
  */
 final class Request {
@@ -59,17 +59,13 @@ final class Request {
     Request nextQueued;
     /** The LINK_TIMEOUT guarding this request, or, on a LINK_TIMEOUT, the request it guards. */
     Request linkTimeout;
-    PortableRing ring;
     /** READV/WRITEV: the iovecs, copied at submission as the kernel imports them; grown on demand, reused. */
     MemorySegment iov;
-    /** The worker thread executing a RUNNING request (for cancel diagnostics). */
-    Thread worker;
 
     void reset() {
         link = null;
         nextQueued = null;
         linkTimeout = null;
-        worker = null;
         countLeft = 0;
         cancelRequested = false;
         wakeFd = -1;

@@ -10,20 +10,19 @@ final class RequestPool {
     private int[] free;
     private int freeCount;
 
-    RequestPool(int initial, PortableRing ring) {
+    RequestPool(int initial) {
         all = new Request[initial];
         free = new int[initial];
         for (int i = 0; i < initial; i++) {
-            all[i] = newRequest(i, ring);
+            all[i] = newRequest(i);
             free[i] = initial - 1 - i;
         }
         freeCount = initial;
     }
 
-    private static Request newRequest(int slot, PortableRing ring) {
+    private static Request newRequest(int slot) {
         Request r = new Request();
         r.slot = slot;
-        r.ring = ring;
         return r;
     }
 
@@ -44,7 +43,7 @@ final class RequestPool {
         Request[] bigger = java.util.Arrays.copyOf(all, old * 2);
         int[] biggerFree = new int[old * 2];
         for (int i = old; i < old * 2; i++) {
-            bigger[i] = newRequest(i, all[0].ring);
+            bigger[i] = newRequest(i);
             biggerFree[freeCount++] = i;
         }
         all = bigger;

@@ -30,7 +30,6 @@ final class RingLayout {
     static final long P_FEATURES = 20;
     static final long P_SQ_OFF = 40;
     static final long P_CQ_OFF = 80;
-    static final long P_SIZE = 120;
 
     // mmap offsets
     static final long OFF_SQ_RING = 0;

@@ -26,8 +26,6 @@ final class Sys {
     private static final ThreadLocal<MemorySegment> CALL_STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE));
 
-    private static final MethodHandle PREAD = handle("pread", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG);
-    private static final MethodHandle PWRITE = handle("pwrite", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle READ = handle("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle WRITE = handle("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle PREADV2 = handle("preadv2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -79,29 +77,30 @@ final class Sys {
         return new IllegalStateException(t);
     }
 
-    /** pread, or read at the file position when {@code off == -1} (FEAT_RW_CUR_POS). */
-    static long read(int fd, long buf, long len, long off) {
+    /** read(2): the wake-up eventfd's counter. */
+    static long read(int fd, long buf, long len) {
         MemorySegment s = CALL_STATE.get();
         try {
-            return off == -1 ? result((long) READ.invokeExact(s, fd, buf, len), s)
-                    : result((long) PREAD.invokeExact(s, fd, buf, len, off), s);
+            return result((long) READ.invokeExact(s, fd, buf, len), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** pwrite, or write at the file position when {@code off == -1}. */
-    static long write(int fd, long buf, long len, long off) {
+    /** write(2): eventfd signals. */
+    static long write(int fd, long buf, long len) {
         MemorySegment s = CALL_STATE.get();
         try {
-            return off == -1 ? result((long) WRITE.invokeExact(s, fd, buf, len), s)
-                    : result((long) PWRITE.invokeExact(s, fd, buf, len, off), s);
+            return result((long) WRITE.invokeExact(s, fd, buf, len), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** preadv2; {@code off == -1} reads at the file position, as the kernel's readv does. */
+    /**
+     * preadv2, for every read (a plain READ is one iovec): {@code off == -1} reads at the file position
+     * (FEAT_RW_CUR_POS), and RWF_NOWAIT gives the non-blocking first attempt.
+     */
     static long readv(int fd, long iov, int count, long off, int rwFlags) {
         MemorySegment s = CALL_STATE.get();
         try {

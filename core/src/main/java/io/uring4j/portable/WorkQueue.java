@@ -147,7 +147,6 @@ final class WorkQueue {
                 }
                 r.nextQueued = null;
                 r.state = Request.RUNNING;
-                r.worker = Thread.currentThread();
             } finally {
                 lock.unlock();
             }

@@ -11,11 +11,16 @@
  *       SQEs, and reports the offsets through io_uring_params; {@code map} hands out views of them. Ring fds
  *       are fake, {@code 2^30 + n}, above any fd Linux can allocate.</li>
  *   <li><b>Requests.</b> A preallocated pool of {@link io.uring4j.portable.Request}s (our io_kiocb, 104 bytes),
- *       {@code cq_entries} of them, doubled on demand. SQEs are copied at submission (SUBMIT_STABLE).</li>
+ *       {@code cq_entries} of them, doubled on demand. SQEs (and READV/WRITEV iovecs) are copied at submission
+ *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
- *       CLOSE) run inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC) and anything with
- *       IOSQE_ASYNC go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
- *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM.</li>
+ *       CLOSE, POLL_REMOVE) run inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC, FADVISE,
+ *       POLL_ADD) and anything with IOSQE_ASYNC go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue})
+ *       of at most {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM.</li>
+ *   <li><b>Readiness.</b> Reads and writes try RWF_NOWAIT first; if the file is not ready (a pipe, a socket)
+ *       the worker waits in poll(2) on the file and on its own eventfd, which cancel and LINK_TIMEOUT write
+ *       to — so such waits can be cancelled — and stops counting against the io-wq bound, as io-wq moves
+ *       work that may block forever to its unbounded workers ({@link io.uring4j.portable.Readiness}).</li>
  *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
  *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
  *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
@@ -30,13 +35,17 @@
  *
  * <h2>Differences from the kernel (so far)</h2>
  * <ul>
- *   <li>A request running on a worker cannot be cancelled (a blocking system call is not interruptible from
- *       Java): cancel answers -EALREADY, and a LINK_TIMEOUT that fires lets it finish with its own result.
- *       Reads of pipes and sockets therefore block a worker until data comes (no poll-based arming yet).</li>
+ *   <li>A request inside its system call (a regular-file read, an open) cannot be cancelled: cancel answers
+ *       -EALREADY and a LINK_TIMEOUT that fires lets it finish with its own result. A cancel that meets a read
+ *       a worker has just picked up, before its readiness wait, also answers -EALREADY, though the read then
+ *       ends with -ECANCELED (the kernel arms its poll at submission, so it answers 0).</li>
+ *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
+ *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
  *       direct descriptors (file_index on OPENAT), timeout clocks other than CLOCK_MONOTONIC, multishot and
- *       ETIME_SUCCESS timeouts, IOSQE_BUFFER_SELECT, the setup flags SQPOLL, IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
+ *       ETIME_SUCCESS timeouts, multishot polls and poll updates, IOSQE_BUFFER_SELECT, the setup flags SQPOLL,
+ *       IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
  *       buffers, eventfd and probe.</li>
  * </ul>
  */
