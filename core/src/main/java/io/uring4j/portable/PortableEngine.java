@@ -21,7 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * real system call given one fails with EBADF.
  */
 public final class PortableEngine implements Engine {
-    static final int FD_BASE = 1 << 30;
+    /** The first portable ring fd: every portable ring fd is at least this, every real fd below it. */
+    public static final int FD_BASE = 1 << 30;
     private static final PortableEngine INSTANCE = new PortableEngine();
 
     /** Setup flags we honour; the rest are refused with EINVAL, as by a kernel that predates them. */

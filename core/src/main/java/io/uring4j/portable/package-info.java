@@ -1,7 +1,8 @@
 /**
  * The portable engine: io_uring's kernel side written in Java, for hosts where the kernel refuses io_uring
  * (seccomp EPERM, {@code kernel.io_uring_disabled}, ENOSYS, a memlock ENOMEM). Select it with
- * {@code IoUring.builder().engine(Engine.portable())} or {@code -During4j.engine=portable}; everything above
+ * {@code IoUring.builder().engine(Engine.portable())} or {@code -During4j.engine=portable}, or let
+ * {@code Engine.auto()} ({@code -During4j.engine=auto}) fall back to it when setup is refused; everything above
  * the ring runs unchanged.
  *
  * <h2>Design</h2>
