@@ -104,6 +104,14 @@ final class Cancels {
                 } else if (r.state == Request.QUEUED) {
                     taken = ring.wq.remove(r);
                 }
+                if (!taken && !all && r.canceller == null && r.state == Request.RUNNING) {
+                    // Running on a worker: asked to stop, it ends -ECANCELED if it reaches its readiness wait,
+                    // else with its result. Our answer waits for which (0 or -EALREADY), as the target's CQE
+                    // precedes ours in the kernel too.
+                    Readiness.interrupt(r, ring.registered.one);
+                    r.canceller = c;
+                    return PortableRing.PENDING;
+                }
                 if (!taken && Readiness.interrupt(r, ring.registered.one)) {
                     count++;            // its worker finishes it with -ECANCELED
                     if (!all) {

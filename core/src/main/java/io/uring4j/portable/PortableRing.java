@@ -384,8 +384,10 @@ final class PortableRing {
         boolean hardlink = (r.sqeFlags & SqeFlags.IO_HARDLINK) != 0;
         Request next;
         Request drained;
+        Request canceller;
         lock.lock();
         try {
+            canceller = r.canceller;
             boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
             if (!skips || failed) {
                 post(r.userData, res, 0, r.opcode != Opcode.TIMEOUT);
@@ -418,6 +420,9 @@ final class PortableRing {
             lock.unlock();
         }
         wake(async);
+        if (canceller != null) {
+            issue(finish(canceller, res == -Errno.ECANCELED ? 0 : -Errno.EALREADY, async), false);
+        }
         while (drained != null) {
             Request d = drained;
             drained = d.nextQueued;
@@ -600,6 +605,16 @@ final class PortableRing {
     /** The ring fd is closed: stop workers and the timer, drop what is in flight, free the memory. */
     void close() {
         closed = true;
+        lock.lock();
+        try {
+            for (Request r : pool.all) {
+                if (r.state == Request.RUNNING) {
+                    Readiness.interrupt(r, registered.one);     // out of readiness waits, so workers can leave
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
         wq.close();
         timer.close();
         lock.lock();

@@ -35,6 +35,15 @@ final class Readiness {
         wakeFd = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
     }
 
+    /** The worker thread leaves: closes its wake eventfd. */
+    static void release() {
+        Readiness t = PER_THREAD.get();
+        PER_THREAD.remove();
+        if (t.wakeFd >= 0) {
+            Sys.close(t.wakeFd);
+        }
+    }
+
     /**
      * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer {@code addr, len}),
      * read or written at {@code off} (-1: the file position; 0 on a pipe or socket means the same, as in the

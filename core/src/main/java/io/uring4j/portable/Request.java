@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 4 references (16):
- * 100 bytes, padded to 104 — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 5 references (20):
+ * 104 bytes — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
  * iovec copy, kept across reuse.
  */
 final class Request {
@@ -59,6 +59,8 @@ final class Request {
     Request nextQueued;
     /** The LINK_TIMEOUT guarding this request, or, on a LINK_TIMEOUT, the request it guards. */
     Request linkTimeout;
+    /** An ASYNC_CANCEL waiting for this RUNNING request to finish: it answers 0 if we end -ECANCELED. */
+    Request canceller;
     /** READV/WRITEV: the iovecs, copied at submission as the kernel imports them; grown on demand, reused. */
     MemorySegment iov;
 
@@ -66,6 +68,7 @@ final class Request {
         link = null;
         nextQueued = null;
         linkTimeout = null;
+        canceller = null;
         countLeft = 0;
         cancelRequested = false;
         wakeFd = -1;

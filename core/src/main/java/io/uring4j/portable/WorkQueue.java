@@ -13,15 +13,21 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class WorkQueue {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long closing the ring waits for workers to leave (one inside a slow system call may not). */
+    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
+    private final Condition gone = lock.newCondition();
     private final PortableRing ring;
     private final int max;
     private final String name;
     private Request head;
     private Request tail;
+    /** Workers counting against {@link #max} (not those waiting for readiness). */
     private int workers;
+    /** Worker threads alive, for close. */
+    private int alive;
     private int idle;
     private int started;
     private boolean closed;
@@ -50,7 +56,7 @@ final class WorkQueue {
                 work.signal();
             } else if (workers < max) {
                 workers++;
-                Thread.ofPlatform().daemon().name(name + "-" + started++).start(this::serve);
+                startWorker();
             }
         } finally {
             lock.unlock();
@@ -92,7 +98,7 @@ final class WorkQueue {
             workers--;
             if (head != null && idle == 0 && workers < max && !closed) {
                 workers++;
-                Thread.ofPlatform().daemon().name(name + "-" + started++).start(this::serve);
+                startWorker();
             }
         } finally {
             lock.unlock();
@@ -109,18 +115,49 @@ final class WorkQueue {
         }
     }
 
+    /** Under the lock. */
+    private void startWorker() {
+        alive++;
+        Thread.ofPlatform().daemon().name(name + "-" + started++).start(this::serve);
+    }
+
+    /**
+     * Drops queued work and waits (boundedly) for the workers to leave, so that their per-thread resources are
+     * released when the ring's close returns. The caller has woken those waiting for readiness.
+     */
     void close() {
         lock.lock();
         try {
             closed = true;
             head = tail = null;
             work.signalAll();
+            long wait = CLOSE_WAIT_NANOS;
+            while (alive > 0 && wait > 0) {
+                wait = gone.awaitNanos(wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
         }
     }
 
     private void serve() {
+        try {
+            serveUntilIdle();
+        } finally {
+            Readiness.release();
+            lock.lock();
+            try {
+                alive--;
+                gone.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void serveUntilIdle() {
         while (true) {
             Request r;
             lock.lock();
