@@ -78,6 +78,8 @@ final class PortableRing {
     private Request deferHead;
     private Request deferTail;
     private volatile Thread waiter;
+    /** The CQ tail the waiter needs (its head + min_complete): posters below it do not wake it. */
+    private volatile int waitTarget;
     /**
      * TIMEOUT requests completed by expiry or count, the kernel's cq_timeouts: each one ends a wait, even one
      * for more CQEs than have come. Bumped under the lock right after the timeout's CQE, so a waiter that sees
@@ -160,6 +162,7 @@ final class PortableRing {
         }
         long deadline = System.nanoTime() + timeoutNanos;
         int timeouts = timeoutsFired;
+        waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
         waiter = Thread.currentThread();    // volatile: ordered before the re-check below
         try {
             while (true) {
@@ -419,7 +422,7 @@ final class PortableRing {
         } finally {
             lock.unlock();
         }
-        wake(async);
+        wake(async, r.opcode == Opcode.TIMEOUT);     // a timeout ends the wait even short of min_complete
         if (canceller != null) {
             issue(finish(canceller, res == -Errno.ECANCELED ? 0 : -Errno.EALREADY, async), false);
         }
@@ -585,13 +588,20 @@ final class PortableRing {
     }
 
     /**
-     * After posting: wakes the waiter (the full fence orders our tail store before reading {@link #waiter}, the
-     * other half of the waiter's store-then-check) and signals the eventfd.
+     * After posting: wakes the waiter if the CQ now holds what it waits for (or CQEs wait in the overflow list
+     * for it to flush, or {@code always}) — the kernel's wake-up check of nr_events, so a chain of ten CQEs
+     * costs one unpark, not ten. The full fence orders our tail store before reading {@link #waiter}: the other
+     * half of the waiter's store-then-check. Then signals the eventfd.
      */
     void wake(boolean async) {
+        wake(async, false);
+    }
+
+    private void wake(boolean async, boolean always) {
         VarHandle.fullFence();
         Thread w = waiter;
-        if (w != null) {
+        if (w != null && (always || overflow.count > 0
+                || (int) INT.getAcquire(mem, (long) RingLayout.CQ_TAIL) - waitTarget >= 0)) {
             LockSupport.unpark(w);
         }
         if (registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
