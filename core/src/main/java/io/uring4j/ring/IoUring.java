@@ -246,7 +246,8 @@ public final class IoUring implements AutoCloseable {
                     return null;
                 }
             } else if (waitNr <= cq.ready()) {
-                return cqe;
+                // A CQE posted between the peek and ready() (io-wq, the portable engine's workers) is there too.
+                return cqe != null ? cqe : cq.peek();
             }
             if (looped && timed) {
                 return cqe;
