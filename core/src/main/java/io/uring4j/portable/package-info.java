@@ -28,18 +28,22 @@
  *       whole chain. LINK_TIMEOUT is armed when its request is issued.</li>
  *   <li><b>Completions.</b> CQEs are posted under the ring lock with a release store of the CQ tail; a full
  *       CQ sends them to an ordered overflow list (FEAT_NODROP, IORING_SQ_CQ_OVERFLOW set while backlogged)
- *       flushed on the next enter. The waiter parks after publishing itself; posters unpark it — a single
- *       waiter, no wait queue.</li>
+ *       flushed on the next enter. The waiter parks after publishing itself and the CQ tail it needs; posters
+ *       unpark it once that tail is reached (or overflow or a TIMEOUT needs it) — a single waiter, no wait
+ *       queue, one wake-up per min_complete rather than per CQE.</li>
  *   <li><b>Drain.</b> An IO_DRAIN chain waits until nothing is in flight, and everything submitted after it
  *       waits for it.</li>
  * </ul>
  *
  * <h2>Differences from the kernel (so far)</h2>
  * <ul>
- *   <li>A request inside its system call (a regular-file read, an open) cannot be cancelled: cancel answers
- *       -EALREADY and a LINK_TIMEOUT that fires lets it finish with its own result. A cancel that meets a read
- *       a worker has just picked up, before its readiness wait, also answers -EALREADY, though the read then
- *       ends with -ECANCELED (the kernel arms its poll at submission, so it answers 0).</li>
+ *   <li>A request inside its system call (a regular-file read, an open) cannot be cancelled: a cancel of it
+ *       answers -EALREADY once it has finished, and a LINK_TIMEOUT that fires lets it finish with its own
+ *       result. A cancel of a request a worker has just picked up waits for its outcome: 0 if it stopped at
+ *       its readiness wait, else -EALREADY. With ALL/ANY such a request is not counted, though it may still
+ *       end with -ECANCELED (the kernel arms its poll at submission and counts it).</li>
+ *   <li>Every pending pipe or socket read, and every POLL_ADD, holds a worker thread in poll(2): thousands of
+ *       them mean thousands of threads. An epoll-based poller (the kernel's internal poll arming) is next.</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
