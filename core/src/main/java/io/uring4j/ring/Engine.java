@@ -18,7 +18,35 @@ public interface Engine {
         return KernelEngine.INSTANCE;
     }
 
-    /** A short name for reports: {@code kernel}. */
+    /** io_uring's kernel side written in Java, for hosts where the kernel refuses io_uring. */
+    static Engine portable() {
+        return io.uring4j.portable.PortableEngine.instance();
+    }
+
+    /**
+     * The kernel's io_uring, or the portable engine when the kernel refuses io_uring_setup with EPERM, ENOSYS or
+     * ENOMEM — logged once per ring as a WARNING line of the {@code io.uring4j} System.Logger naming the cause
+     * and the fix.
+     */
+    static Engine auto() {
+        return AutoEngine.INSTANCE;
+    }
+
+    /**
+     * The engine named by the system property {@code uring4j.engine} ({@code kernel}, the default,
+     * {@code portable} or {@code auto}): what builders use unless told otherwise.
+     */
+    static Engine configured() {
+        String name = System.getProperty("uring4j.engine", "kernel");
+        return switch (name) {
+            case "kernel" -> kernel();
+            case "portable" -> portable();
+            case "auto" -> auto();
+            default -> throw new IllegalArgumentException("uring4j.engine must be kernel, portable or auto: " + name);
+        };
+    }
+
+    /** A short name for reports: {@code kernel}, {@code portable} or {@code auto}. */
     String name();
 
     /** {@code io_uring_setup}: fills {@code params} (io_uring_params, 120 bytes) and returns the ring fd. */

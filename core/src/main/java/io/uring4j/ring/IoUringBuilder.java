@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class IoUringBuilder {
     private static final int MAX_SQ_ENTRIES = 32768;
 
-    private Engine engine = Engine.kernel();
+    private Engine engine = Engine.configured();
     private int entries = 128;
     private int cqEntries;
     private int flags;
@@ -139,7 +139,7 @@ public final class IoUringBuilder {
         return flags(SetupFlags.NO_SQARRAY);
     }
 
-    /** The engine implementing the kernel side; {@link Engine#kernel()} by default. */
+    /** The engine implementing the kernel side; {@link Engine#configured()} (the kernel's) by default. */
     public IoUringBuilder engine(Engine engine) {
         this.engine = java.util.Objects.requireNonNull(engine);
         return this;
@@ -189,18 +189,20 @@ public final class IoUringBuilder {
             if (fd < 0) {
                 throw setupFailure(fd, setupFlags);
             }
+            // Engine.auto() chose one engine for this ring: the ring talks to that one directly.
+            Engine owner = engine instanceof AutoEngine auto ? auto.owner(fd) : engine;
             boolean indexOnly = (setupFlags & SetupFlags.REGISTERED_FD_ONLY) != 0;
             try {
                 if (noMmap) {
                     fillSqArray(appRings, params);
-                    return new IoUring(engine, fd, params, arena, appRings, appRings, appSqes, indexOnly);
+                    return new IoUring(owner, fd, params, arena, appRings, appRings, appSqes, indexOnly);
                 }
-                return mapped(fd, params, arena);
+                return mapped(owner, fd, params, arena);
             } catch (Throwable t) {
                 if (indexOnly) {
-                    Registrar.unregisterRingIndex(engine, fd);     // the index is the ring's only reference
+                    Registrar.unregisterRingIndex(owner, fd);      // the index is the ring's only reference
                 } else {
-                    engine.close(fd);
+                    owner.close(fd);
                 }
                 throw t;
             }
@@ -211,7 +213,7 @@ public final class IoUringBuilder {
     }
 
     /** mmaps SQ ring, CQ ring (the same mapping with FEAT_SINGLE_MMAP) and SQE array, sized from the params. */
-    private IoUring mapped(int fd, MemorySegment params, Arena arena) throws ErrnoException {
+    private static IoUring mapped(Engine engine, int fd, MemorySegment params, Arena arena) throws ErrnoException {
         int setupFlags = params.get(JAVA_INT, ParamsLayout.FLAGS);
         int sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
         int cqEntries = params.get(JAVA_INT, ParamsLayout.CQ_ENTRIES);

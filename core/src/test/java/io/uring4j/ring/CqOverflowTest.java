@@ -136,6 +136,7 @@ class CqOverflowTest {
     @ParameterizedTest(name = "cq={0} batch={1} flags={2}")
     @MethodSource("overflowHandlingConfigs")
     void overflowIsFlushedFairlyAndLosesNothing(int cqSize, boolean batch, int flags) throws Exception {
+        Rings.kernelOnlyFlags(flags);
         final int n = 8;
         final int loops = 128;
         try (IoUring ring = IoUring.builder().entries(2).cqEntries(cqSize).flags(flags).build()) {

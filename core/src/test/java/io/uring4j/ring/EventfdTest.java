@@ -67,6 +67,7 @@ class EventfdTest {
     @ParameterizedTest(name = "DEFER_TASKRUN: {0}")
     @ValueSource(booleans = {false, true})
     void disabledNotificationLeavesAPendingReadWaitingUntilReenabled(boolean defer) throws Exception {
+        Rings.kernelOnlyFlags(defer ? SetupFlags.DEFER_TASKRUN : 0);
         IoUringBuilder builder = IoUring.builder().entries(64);
         if (defer) {
             builder.deferTaskrun();

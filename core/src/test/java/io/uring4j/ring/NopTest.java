@@ -14,6 +14,7 @@ class NopTest {
     @ValueSource(ints = {0, SetupFlags.SQE128, SetupFlags.CQE32, SetupFlags.SQE128 | SetupFlags.CQE32,
         SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
     void nopsCompleteWithTheirUserData(int flags) throws Exception {
+        Rings.kernelOnlyFlags(flags);
         try (IoUring ring = IoUring.builder().entries(8).flags(flags).build()) {
             for (int round = 0; round < 200; round++) {
                 int async = (round & 1) == 0 ? 0 : SqeFlags.ASYNC;

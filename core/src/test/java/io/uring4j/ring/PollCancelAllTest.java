@@ -82,6 +82,7 @@ class PollCancelAllTest {
 
     @Test
     void cancelAllAnyCancelsPendingReadsToo() throws Exception {
+        Rings.kernelOnly("a cancel racing a read that a worker has just picked up may count it as -EALREADY");
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(16); Pipe pipe = Pipe.open()) {
             MemorySegment bufs = arena.allocate(8 * 32);
             for (int i = 1; i <= 8; i++) {

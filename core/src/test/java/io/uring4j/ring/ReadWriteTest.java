@@ -97,6 +97,7 @@ class ReadWriteTest {
 
     @Test
     void writesThenReadsThroughAnSqpollRingWithARegisteredFile() throws Exception {
+        Rings.kernelOnlyFlags(SetupFlags.SQPOLL);
         try (Fd file = Fd.open(dir.resolve("sqpoll.dat"), LibC.O_CREAT | LibC.O_RDWR); Arena arena = Arena.ofConfined();
              IoUring ring = IoUring.builder().entries(BLOCKS).sqpoll(1000).build()) {
             // As read-write.c does under SQPOLL: the file is slot 0 of the registered table.

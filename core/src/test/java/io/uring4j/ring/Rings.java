@@ -17,6 +17,28 @@ final class Rings {
     private Rings() {
     }
 
+    /** Whether this test runs on the portable engine ({@code -During4j.engine=portable}, or PortableEngineSuiteTest). */
+    static boolean portable() {
+        return "portable".equals(System.getProperty("uring4j.engine"));
+    }
+
+    /**
+     * An intended difference: skips the test on the portable engine, saying why. Every call names something the
+     * portable engine does not do (yet), so the list of calls is the list of differences.
+     */
+    static void kernelOnly(String reason) {
+        assumeTrue(!portable(), () -> "portable engine: " + reason);
+    }
+
+    /** Setup flags the portable engine refuses (EINVAL, as an older kernel): skips a test that needs them. */
+    static void kernelOnlyFlags(int setupFlags) {
+        int unsupported = SetupFlags.IOPOLL | SetupFlags.SQPOLL | SetupFlags.DEFER_TASKRUN | SetupFlags.R_DISABLED
+                | SetupFlags.NO_MMAP | SetupFlags.ATTACH_WQ | SetupFlags.HYBRID_IOPOLL | SetupFlags.CQE_MIXED;
+        if ((setupFlags & unsupported) != 0) {
+            kernelOnly("setup flags " + SetupFlags.toString(setupFlags & unsupported) + " are not implemented");
+        }
+    }
+
     /** Skips the test when the kernel lacks any of {@code opcodes} (found by probe, never by version). */
     static void assumeSupported(IoUring ring, byte... opcodes) throws ErrnoException {
         Probe probe = ring.register().probe();

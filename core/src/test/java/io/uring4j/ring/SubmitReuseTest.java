@@ -87,6 +87,7 @@ class SubmitReuseTest {
      */
     @Test
     void aDrainedWritevWritesAllAfterItsIovecsAreNulled() throws Exception {
+        Rings.kernelOnlyFlags(SetupFlags.DEFER_TASKRUN);
         int n = 128;
         try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open();
              IoUring ring = IoUring.builder().entries(8).deferTaskrun().taskrunFlag().build()) {

@@ -1,0 +1,183 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.sys.Errno;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The opcodes the portable engine implements, and their execution. Everything else completes with -EINVAL, as
+ * on a kernel that predates the opcode, and {@code REGISTER_PROBE} reports exactly {@link #supports}.
+ */
+final class Ops {
+    static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
+            | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.CQE_SKIP_SUCCESS;
+    /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
+    static final int LAST_OP = Opcode.FADVISE;
+    private static final int MAX_IOVECS = 1024;
+
+    private final PortableRing ring;
+
+    Ops(PortableRing ring) {
+        this.ring = ring;
+    }
+
+    static boolean supports(int opcode) {
+        return switch (opcode) {
+            case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
+                 Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
+                 Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
+                 Opcode.POLL_REMOVE -> true;
+            default -> false;
+        };
+    }
+
+    /** Work that may block in a system call: it runs on the io-wq, never in enter. */
+    static boolean blocks(int opcode) {
+        return switch (opcode) {
+            case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
+                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD -> true;
+            default -> false;
+        };
+    }
+
+    /** Reads and writes, whose short result fails a link. */
+    static boolean isReadWrite(int opcode) {
+        return switch (opcode) {
+            case Opcode.READV, Opcode.WRITEV, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.READ, Opcode.WRITE -> true;
+            default -> false;
+        };
+    }
+
+    /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
+    static int prep(Request r, int ioprio) {
+        if (isReadWrite(r.opcode)) {
+            if ((ioprio >>> 13) > 3) {
+                return -Errno.EINVAL;       // an invalid I/O priority class
+            }
+            return r.opcode == Opcode.READV || r.opcode == Opcode.WRITEV ? copyIovecs(r) : 0;
+        }
+        if (r.opcode == Opcode.TIMEOUT || r.opcode == Opcode.LINK_TIMEOUT) {
+            // Other clocks, multishot and ETIME_SUCCESS are not implemented: refused as by an older kernel.
+            boolean valid = ioprio == 0 && r.bufIndex == 0 && r.fileIndex == 0 && r.len == 1
+                    && (r.opFlags & ~OpFlags.Timeout.ABS) == 0;
+            return valid ? 0 : -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.POLL_ADD) {
+            // Multishot and level-triggered modes are not implemented; the update flags belong to POLL_REMOVE.
+            return r.len != 0 || r.addr != 0 || r.off != 0 ? -Errno.EINVAL : 0;
+        }
+        if (r.opcode == Opcode.POLL_REMOVE) {
+            return r.len != 0 ? -Errno.EINVAL : 0;      // poll updates are not implemented
+        }
+        if (r.opcode == Opcode.TIMEOUT_REMOVE) {
+            int flags = r.opFlags;
+            boolean update = (flags & (OpFlags.Timeout.UPDATE | OpFlags.Timeout.LINK_TIMEOUT_UPDATE)) != 0;
+            boolean valid = (flags & ~(OpFlags.Timeout.UPDATE | OpFlags.Timeout.LINK_TIMEOUT_UPDATE
+                    | OpFlags.Timeout.ABS)) == 0 && (update || flags == 0);
+            return valid ? 0 : -Errno.EINVAL;
+        }
+        return 0;
+    }
+
+    /** The kernel imports iovecs at prep: the application may reuse them as soon as submit returns. */
+    private static int copyIovecs(Request r) {
+        if (r.len < 0 || r.len > MAX_IOVECS) {
+            return -Errno.EINVAL;
+        }
+        long bytes = 16L * r.len;
+        if (r.iov == null || r.iov.byteSize() < bytes) {
+            r.iov = java.lang.foreign.Arena.ofAuto().allocate(Math.max(bytes, 64), 8);
+        }
+        if (bytes > 0) {
+            if (r.addr == 0) {
+                return -Errno.EFAULT;
+            }
+            java.lang.foreign.MemorySegment.copy(PortableRing.USER, r.addr, r.iov, 0, bytes);
+        }
+        return 0;
+    }
+
+    /** Runs {@code r}: its result, or {@link PortableRing#PENDING} when a timer will complete it. */
+    int execute(Request r) {
+        return switch (r.opcode) {
+            case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
+                    : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
+            case Opcode.READ, Opcode.WRITE, Opcode.READ_FIXED, Opcode.WRITE_FIXED -> readWrite(r);
+            case Opcode.READV, Opcode.WRITEV -> vectored(r);
+            case Opcode.FSYNC -> {
+                int fd = file(r);
+                yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
+                        : Sys.fsync(fd, r.opFlags != 0);
+            }
+            // Direct descriptors (file_index) are not implemented: refused as by a kernel before 5.15.
+            case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
+            case Opcode.CLOSE -> close(r);
+            case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
+            case Opcode.FADVISE -> {
+                int fd = file(r);
+                // The 64-bit length is in addr (fadvise64); older SQEs carry a 32-bit one in len.
+                yield fd < 0 ? fd : Sys.fadvise(fd, r.off, r.addr != 0 ? r.addr : Integer.toUnsignedLong(r.len), r.opFlags);
+            }
+            case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
+            case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
+            case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);
+            case Opcode.POLL_ADD -> {
+                int fd = file(r);
+                yield fd < 0 ? fd : Readiness.poll(ring, r, fd, r.opFlags & 0xffff);
+            }
+            case Opcode.POLL_REMOVE -> Cancels.cancel(ring, r, Opcode.POLL_ADD);
+            default -> -Errno.EINVAL;
+        };
+    }
+
+    private int file(Request r) {
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return ring.registered.file(r.fd);
+        }
+        return r.fd < 0 ? -Errno.EBADF : r.fd;
+    }
+
+    private int readWrite(Request r) {
+        int fd = file(r);
+        if (fd < 0) {
+            return fd;
+        }
+        boolean fixed = r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED;
+        if (fixed) {
+            int check = ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
+            if (check < 0) {
+                return check;
+            }
+        }
+        r.wanted = r.len;
+        boolean write = r.opcode == Opcode.WRITE || r.opcode == Opcode.WRITE_FIXED;
+        return (int) Readiness.transfer(ring, r, fd, write, r.addr, -1, r.off, 0);
+    }
+
+    private int vectored(Request r) {
+        int fd = file(r);
+        if (fd < 0) {
+            return fd;
+        }
+        long total = 0;
+        for (int i = 0; i < r.len; i++) {
+            total += r.iov.get(JAVA_LONG, 16L * i + 8);
+        }
+        r.wanted = (int) Math.min(total, Integer.MAX_VALUE);
+        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.iov.address(), r.len, r.off,
+                r.opFlags);
+    }
+
+    private int close(Request r) {
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return -Errno.EBADF;
+        }
+        if (r.fileIndex != 0) {
+            return r.fd != 0 ? -Errno.EINVAL : ring.registered.closeSlot(r.fileIndex - 1);
+        }
+        return Sys.close(r.fd);
+    }
+}

@@ -1,0 +1,202 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.Engine;
+import io.uring4j.ring.Features;
+import io.uring4j.ring.SetupFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * io_uring's kernel side in Java: an {@link Engine} for hosts where the kernel refuses io_uring. Rings live in
+ * memory this engine allocates, laid out as the kernel lays them out; {@link #enter} consumes SQEs and posts
+ * CQEs with the kernel's memory ordering, so the ring API above runs unchanged.
+ *
+ * <p>Ring fds are fake: {@code 2^30 + n}. Linux never hands out an fd that high — {@code fs.nr_open}, the
+ * ceiling of RLIMIT_NOFILE, is at most {@code 2^30 - 64} — so a ring fd cannot collide with a real one, and a
+ * real system call given one fails with EBADF.
+ */
+public final class PortableEngine implements Engine {
+    /** The first portable ring fd: every portable ring fd is at least this, every real fd below it. */
+    public static final int FD_BASE = 1 << 30;
+    private static final PortableEngine INSTANCE = new PortableEngine();
+
+    /** Setup flags we honour; the rest are refused with EINVAL, as by a kernel that predates them. */
+    private static final int SETUP_FLAGS = SetupFlags.CQSIZE | SetupFlags.CLAMP | SetupFlags.SUBMIT_ALL
+            | SetupFlags.COOP_TASKRUN | SetupFlags.TASKRUN_FLAG | SetupFlags.NO_SQARRAY | SetupFlags.SQE128
+            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER;
+    static final int FEATURES = Features.SINGLE_MMAP | Features.NODROP | Features.SUBMIT_STABLE
+            | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE;
+
+    /** Rings by {@code fd - FD_BASE}; replaced whole under the monitor, read without a lock on every enter. */
+    private volatile PortableRing[] rings = new PortableRing[16];
+
+    private PortableEngine() {
+    }
+
+    /** The engine (one per JVM; its rings are independent). */
+    public static PortableEngine instance() {
+        return INSTANCE;
+    }
+
+    @Override
+    public String name() {
+        return "portable";
+    }
+
+    @Override
+    public int setup(int entries, MemorySegment params) {
+        int flags = params.get(JAVA_INT, RingLayout.P_FLAGS);
+        if ((flags & ~SETUP_FLAGS) != 0
+                || ((flags & SetupFlags.TASKRUN_FLAG) != 0 && (flags & SetupFlags.COOP_TASKRUN) == 0)) {
+            return -Errno.EINVAL;
+        }
+        boolean clamp = (flags & SetupFlags.CLAMP) != 0;
+        if (entries <= 0 || (entries > RingLayout.MAX_SQ_ENTRIES && !clamp)) {
+            return -Errno.EINVAL;
+        }
+        int sq = roundUp(Math.min(entries, RingLayout.MAX_SQ_ENTRIES));
+        int cq = 2 * sq;
+        if ((flags & SetupFlags.CQSIZE) != 0) {
+            int asked = params.get(JAVA_INT, RingLayout.P_CQ_ENTRIES);
+            if (asked <= 0 || (asked > RingLayout.MAX_CQ_ENTRIES && !clamp)) {
+                return -Errno.EINVAL;
+            }
+            cq = roundUp(Math.min(asked, RingLayout.MAX_CQ_ENTRIES));
+            if (cq < sq) {
+                return -Errno.EINVAL;
+            }
+        }
+        // The kernel's rings_size(): with CQE32 the whole of header + CQEs doubles (the CQEs start at 64 still).
+        long ringBytes = (RingLayout.CQES + (long) cq * RingLayout.CQE_SIZE)
+                * ((flags & SetupFlags.CQE32) != 0 ? 2 : 1);
+        int sqeSize = (flags & SetupFlags.SQE128) != 0 ? 2 * RingLayout.SQE_SIZE : RingLayout.SQE_SIZE;
+        boolean sqArray = (flags & SetupFlags.NO_SQARRAY) == 0;
+        long arrayOff = sqArray ? (ringBytes + 63) & -64 : -1;
+        if (sqArray) {
+            ringBytes = arrayOff + 4L * sq;
+        }
+        Arena arena = Arena.ofShared();
+        MemorySegment mem;
+        MemorySegment sqes;
+        try {
+            mem = arena.allocate(pages(ringBytes), 4096);
+            sqes = arena.allocate(pages((long) sq * sqeSize), 4096);
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            return -Errno.ENOMEM;
+        }
+        mem.set(JAVA_INT, RingLayout.SQ_RING_MASK, sq - 1);
+        mem.set(JAVA_INT, RingLayout.CQ_RING_MASK, cq - 1);
+        mem.set(JAVA_INT, RingLayout.SQ_RING_ENTRIES, sq);
+        mem.set(JAVA_INT, RingLayout.CQ_RING_ENTRIES, cq);
+        fillParams(params, sq, cq, sqArray ? arrayOff : 0);
+        synchronized (this) {
+            PortableRing[] table = rings;
+            int slot = 0;
+            while (slot < table.length && table[slot] != null) {
+                slot++;
+            }
+            if (slot == table.length) {
+                table = java.util.Arrays.copyOf(table, table.length * 2);
+            } else {
+                table = table.clone();
+            }
+            table[slot] = new PortableRing(FD_BASE + slot, flags, sq, cq, arrayOff, arena, mem, sqes);
+            rings = table;
+            return FD_BASE + slot;
+        }
+    }
+
+    private static void fillParams(MemorySegment p, int sq, int cq, long arrayOff) {
+        p.set(JAVA_INT, RingLayout.P_SQ_ENTRIES, sq);
+        p.set(JAVA_INT, RingLayout.P_CQ_ENTRIES, cq);
+        p.set(JAVA_INT, RingLayout.P_FEATURES, FEATURES);
+        long s = RingLayout.P_SQ_OFF;
+        p.set(JAVA_INT, s, RingLayout.SQ_HEAD);
+        p.set(JAVA_INT, s + 4, RingLayout.SQ_TAIL);
+        p.set(JAVA_INT, s + 8, RingLayout.SQ_RING_MASK);
+        p.set(JAVA_INT, s + 12, RingLayout.SQ_RING_ENTRIES);
+        p.set(JAVA_INT, s + 16, RingLayout.SQ_FLAGS);
+        p.set(JAVA_INT, s + 20, RingLayout.SQ_DROPPED);
+        p.set(JAVA_INT, s + 24, (int) arrayOff);
+        long c = RingLayout.P_CQ_OFF;
+        p.set(JAVA_INT, c, RingLayout.CQ_HEAD);
+        p.set(JAVA_INT, c + 4, RingLayout.CQ_TAIL);
+        p.set(JAVA_INT, c + 8, RingLayout.CQ_RING_MASK);
+        p.set(JAVA_INT, c + 12, RingLayout.CQ_RING_ENTRIES);
+        p.set(JAVA_INT, c + 16, RingLayout.CQ_OVERFLOW);
+        p.set(JAVA_INT, c + 20, RingLayout.CQES);
+        p.set(JAVA_INT, c + 24, RingLayout.CQ_FLAGS);
+    }
+
+    private static int roundUp(int n) {
+        return Integer.highestOneBit(Math.max(1, n) * 2 - 1);
+    }
+
+    private static long pages(long bytes) {
+        return (bytes + 4095) & -4096L;
+    }
+
+    private PortableRing ring(int fd) {
+        PortableRing[] table = rings;
+        int slot = fd - FD_BASE;
+        return slot >= 0 && slot < table.length ? table[slot] : null;
+    }
+
+    @Override
+    public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
+        PortableRing ring = ring(ringFd);
+        MemorySegment region = ring == null ? null
+                : offset == RingLayout.OFF_SQ_RING || offset == RingLayout.OFF_CQ_RING ? ring.mem
+                : offset == RingLayout.OFF_SQES ? ring.sqes : null;
+        if (region == null || size > region.byteSize()) {
+            throw new ErrnoException("map(portable ring region 0x" + Long.toHexString(offset) + ", " + size
+                    + " bytes)", ring == null ? -Errno.EBADF : -Errno.EINVAL);
+        }
+        return MemorySegment.ofAddress(region.address()).reinterpret(size, arena, null);
+    }
+
+    @Override
+    public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        PortableRing ring = ring(ringFd);
+        return ring == null ? -Errno.EBADF : ring.enter(toSubmit, minComplete, flags, arg, argSize);
+    }
+
+    @Override
+    public int register(int ringFd, int opcode, long arg, int nrArgs) {
+        PortableRing ring = ring(ringFd);
+        if (ring == null) {
+            return -Errno.EBADF;
+        }
+        if (!ring.isIssuer()) {
+            return -Errno.EEXIST;
+        }
+        ring.lock.lock();
+        try {
+            return ring.registered.register(opcode, arg, nrArgs);
+        } finally {
+            ring.lock.unlock();
+        }
+    }
+
+    @Override
+    public int close(int ringFd) {
+        PortableRing ring;
+        synchronized (this) {
+            ring = ring(ringFd);
+            if (ring == null) {
+                return -Errno.EBADF;
+            }
+            PortableRing[] table = rings.clone();
+            table[ringFd - FD_BASE] = null;
+            rings = table;
+        }
+        ring.close();
+        return 0;
+    }
+}

@@ -1,0 +1,642 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.CompletionQueue;
+import io.uring4j.ring.EnterFlags;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.sys.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * One ring's kernel side: consumes SQEs, runs requests (inline, on the {@link WorkQueue} or the {@link Timer}),
+ * posts CQEs, keeps overflowed CQEs in order, and wakes the one thread waiting in enter.
+ *
+ * <p>Ordering on the shared ring memory mirrors the kernel's: the SQ tail is read with acquire (SQE contents
+ * after it) and the SQ head published with release (the slots may be reused); a CQE is written before its tail
+ * is published with release, and the CQ head is read with acquire (the application is done with the slot).
+ *
+ * <p>Locking: {@link #lock} guards the CQ producer side, the overflow list, in-flight and drain accounting, the
+ * timer list and the request pool. Enter is called by one thread at a time (the ring API is single-threaded),
+ * so the SQ consumer side is unlocked, as is the wait: the waiter publishes itself in {@link #waiter} and
+ * posters unpark it after their tail store — no wait queue.
+ */
+final class PortableRing {
+    /** Every address, for reading what SQEs point at (iovecs, timespecs): the kernel's copy_from_user. */
+    static final MemorySegment USER = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    /** execute(): the request completes later (armed timer). */
+    static final int PENDING = Integer.MIN_VALUE;
+    private static final int ENTER_FLAGS = EnterFlags.GETEVENTS | EnterFlags.SQ_WAKEUP | EnterFlags.SQ_WAIT
+            | EnterFlags.EXT_ARG;
+
+    final int fd;
+    final int setupFlags;
+    final int sqEntries;
+    final int cqEntries;
+    private final int sqMask;
+    private final int cqMask;
+    /** 64 or 128 (SQE128). */
+    private final int sqeSize;
+    /** log2 of the CQE size: 4, or 5 with CQE32 (whose second half we always leave zero). */
+    private final int cqeShift;
+    /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
+    private final Thread issuer;
+    /** Offset of the SQ index array; -1 with NO_SQARRAY. */
+    private final long arrayOff;
+    private final Arena arena;
+    final MemorySegment mem;
+    final MemorySegment sqes;
+
+    final ReentrantLock lock = new ReentrantLock();
+    final RequestPool pool;
+    final WorkQueue wq;
+    final Timer timer;
+    final Registered registered;
+    private final Ops ops;
+
+    /** Our SQ head: only enter moves it. */
+    private int sqHead;
+    /** Our CQ tail, under the lock; published to the ring with release. */
+    private int cqTail;
+    private final Overflow overflow = new Overflow();
+    /** Requests issued (not deferred) and not completed. */
+    private int inflight;
+    /** An IO_DRAIN chain is running: everything submitted after it waits for it. */
+    private boolean drainActive;
+    private Request deferHead;
+    private Request deferTail;
+    private volatile Thread waiter;
+    /** The CQ tail the waiter needs (its head + min_complete): posters below it do not wake it. */
+    private volatile int waitTarget;
+    /**
+     * TIMEOUT requests completed by expiry or count, the kernel's cq_timeouts: each one ends a wait, even one
+     * for more CQEs than have come. Bumped under the lock right after the timeout's CQE, so a waiter that sees
+     * it sees the CQE too.
+     */
+    private volatile int timeoutsFired;
+    volatile boolean closed;
+
+    PortableRing(int fd, int setupFlags, int sqEntries, int cqEntries, long arrayOff, Arena arena,
+                 MemorySegment mem, MemorySegment sqes) {
+        this.fd = fd;
+        this.setupFlags = setupFlags;
+        this.sqEntries = sqEntries;
+        this.cqEntries = cqEntries;
+        this.sqMask = sqEntries - 1;
+        this.cqMask = cqEntries - 1;
+        this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
+        this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
+        this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
+        this.arrayOff = arrayOff;
+        this.arena = arena;
+        this.mem = mem;
+        this.sqes = sqes;
+        this.pool = new RequestPool(cqEntries);
+        String name = "uring4j-portable-" + Integer.toHexString(fd);
+        this.wq = new WorkQueue(this, Math.max(1, Math.min(sqEntries, 4 * Runtime.getRuntime().availableProcessors())),
+                name + "-iowq");
+        this.timer = new Timer(this, name + "-timer");
+        this.registered = new Registered(arena);
+        this.ops = new Ops(this);
+    }
+
+    // ---- enter -------------------------------------------------------------------------------------------
+
+    int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        if ((flags & ~ENTER_FLAGS) != 0) {
+            return -Errno.EINVAL;
+        }
+        if (!isIssuer()) {
+            return -Errno.EEXIST;
+        }
+        long timeout = -1;
+        if ((flags & EnterFlags.EXT_ARG) != 0) {
+            if (argSize != 24) {
+                return -Errno.EINVAL;
+            }
+            long ts = arg == 0 ? 0 : USER.get(JAVA_LONG.withByteAlignment(1), arg + 16);
+            if (ts != 0) {
+                timeout = Math.max(0, timespecNanos(ts));
+            }
+        }
+        if (overflow.count > 0) {
+            flushOverflow();
+        }
+        int submitted = toSubmit > 0 ? submit(toSubmit) : 0;
+        if ((flags & EnterFlags.GETEVENTS) != 0) {
+            int ret = waitCq(Math.min(minComplete, cqEntries), timeout);
+            if (submitted == 0) {
+                return ret;
+            }
+        }
+        return submitted;
+    }
+
+    /** SINGLE_ISSUER rings answer other threads with EEXIST, as the kernel does. */
+    boolean isIssuer() {
+        return issuer == null || issuer == Thread.currentThread();
+    }
+
+    static long timespecNanos(long ts) {
+        long sec = USER.get(JAVA_LONG.withByteAlignment(1), ts);
+        long nsec = USER.get(JAVA_LONG.withByteAlignment(1), ts + 8);
+        return sec * 1_000_000_000L + nsec;
+    }
+
+    /** Waits until {@code min} CQEs are ready; 0, -ETIME or -EINTR (a Java interrupt stands in for a signal). */
+    private int waitCq(int min, long timeoutNanos) {
+        if (cqReady() >= min) {
+            return 0;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        int timeouts = timeoutsFired;
+        waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
+        waiter = Thread.currentThread();    // volatile: ordered before the re-check below
+        try {
+            while (true) {
+                if (overflow.count > 0) {
+                    flushOverflow();
+                }
+                if (cqReady() >= min || timeoutsFired != timeouts) {
+                    return 0;
+                }
+                if (timeoutNanos >= 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return -Errno.ETIME;
+                    }
+                    LockSupport.parkNanos(this, left);
+                } else {
+                    LockSupport.park(this);
+                }
+                if (Thread.interrupted()) {
+                    return -Errno.EINTR;
+                }
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    private int cqReady() {
+        return (int) INT.getAcquire(mem, (long) RingLayout.CQ_TAIL) - (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD);
+    }
+
+    // ---- submission --------------------------------------------------------------------------------------
+
+    /** Consumes up to {@code toSubmit} SQEs; returns how many were consumed (io_submit_sqes). */
+    private int submit(int toSubmit) {
+        int tail = (int) INT.getAcquire(mem, (long) RingLayout.SQ_TAIL);
+        int n = Math.min(toSubmit, tail - sqHead);
+        int consumed = 0;
+        Request chainHead = null;
+        Request chainTail = null;
+        int chainError = 0;
+        Request chainFailed = null;
+        boolean submitAll = (setupFlags & SetupFlags.SUBMIT_ALL) != 0;
+        while (consumed < n) {
+            int index = arrayOff < 0 ? sqHead & sqMask : mem.get(JAVA_INT, arrayOff + 4L * (sqHead & sqMask));
+            sqHead++;
+            consumed++;
+            if (index < 0 || index >= sqEntries) {
+                INT.setRelease(mem, (long) RingLayout.SQ_DROPPED, (int) INT.getOpaque(mem, (long) RingLayout.SQ_DROPPED) + 1);
+                break;
+            }
+            Request r = acquire();
+            int err = copySqe(r, (long) index * sqeSize);
+            if (err == 0 && r.opcode == Opcode.LINK_TIMEOUT) {
+                if (chainTail == null || chainTail.opcode == Opcode.LINK_TIMEOUT) {
+                    err = -Errno.EINVAL;
+                } else {
+                    chainTail.linkTimeout = r;
+                    r.linkTimeout = chainTail;
+                }
+            }
+            boolean linksOn = (r.sqeFlags & (SqeFlags.IO_LINK | SqeFlags.IO_HARDLINK)) != 0;
+            r.state = Request.LINKED;
+            if (chainHead == null) {
+                chainHead = r;
+            } else {
+                chainTail.link = r;
+            }
+            chainTail = r;
+            if (err != 0 && chainFailed == null) {
+                chainFailed = r;
+                chainError = err;
+            }
+            if (!linksOn) {
+                boolean stop = chainFailed != null && !submitAll;
+                endChain(chainHead, chainFailed, chainError);
+                chainHead = chainTail = chainFailed = null;
+                if (stop) {
+                    break;
+                }
+            }
+        }
+        if (chainHead != null) {
+            endChain(chainHead, chainFailed, chainError);     // the batch ended inside a chain: it ends here
+        }
+        INT.setRelease(mem, (long) RingLayout.SQ_HEAD, sqHead);
+        return consumed;
+    }
+
+    private Request acquire() {
+        lock.lock();
+        try {
+            return pool.acquire();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** SUBMIT_STABLE: everything the request needs is copied now. Returns 0 or the prep error. */
+    private int copySqe(Request r, long sqe) {
+        final MemorySegment s = sqes;
+        r.opcode = s.get(JAVA_BYTE, sqe);
+        r.sqeFlags = s.get(JAVA_BYTE, sqe + 1);
+        int ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
+        r.fd = s.get(JAVA_INT, sqe + 4);
+        r.off = s.get(JAVA_LONG, sqe + 8);
+        r.addr = s.get(JAVA_LONG, sqe + 16);
+        r.len = s.get(JAVA_INT, sqe + 24);
+        r.opFlags = s.get(JAVA_INT, sqe + 28);
+        r.userData = s.get(JAVA_LONG, sqe + 32);
+        r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
+        r.fileIndex = s.get(JAVA_INT, sqe + 44);
+        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
+            return -Errno.EINVAL;
+        }
+        return Ops.prep(r, ioprio);
+    }
+
+    /**
+     * Queues a complete chain, or fails it whole when a member was refused at prep: that member completes with
+     * its error and every other one, earlier members and hard links included, with -ECANCELED.
+     */
+    private void endChain(Request head, Request failed, int error) {
+        if (failed != null) {
+            lock.lock();
+            try {
+                for (Request r = head; r != null; ) {
+                    Request next = r.link;
+                    post(r.userData, r == failed ? error : -Errno.ECANCELED, 0, true);
+                    pool.release(r);
+                    r = next;
+                }
+            } finally {
+                lock.unlock();
+            }
+            wake(false);
+            return;
+        }
+        boolean drain = false;
+        int length = 0;
+        for (Request r = head; r != null; r = r.link) {
+            drain |= (r.sqeFlags & SqeFlags.IO_DRAIN) != 0;
+            length++;
+        }
+        lock.lock();
+        try {
+            if (deferHead != null || drainActive || (drain && inflight > 0)) {
+                head.state = Request.DEFERRED;
+                head.nextQueued = null;
+                if (deferTail == null) {
+                    deferHead = head;
+                } else {
+                    deferTail.nextQueued = head;
+                }
+                deferTail = head;
+                return;
+            }
+            inflight += length;
+            drainActive |= drain;
+        } finally {
+            lock.unlock();
+        }
+        issue(head, false);
+    }
+
+    // ---- execution ---------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code r} and then its successors right here, as long as each can run on this thread: blocking work
+     * found on a non-worker thread is handed to the io-wq, and a request that completes later (a timer) ends
+     * the run; its completion continues the chain.
+     */
+    void issue(Request r, boolean onWorker) {
+        while (r != null) {
+            armLinkTimeout(r);
+            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)) {
+                wq.enqueue(r);
+                return;
+            }
+            r.state = Request.RUNNING;
+            int res = r.cancelRequested ? -Errno.ECANCELED : ops.execute(r);
+            if (res == PENDING) {
+                return;
+            }
+            r = finish(r, res, onWorker);
+        }
+    }
+
+    /** A worker picked {@code r}: run it and its chain in place. After close, ring memory is gone: stop. */
+    void runOnWorker(Request r) {
+        try {
+            issue(r, true);
+        } catch (IllegalStateException e) {
+            if (!closed) {
+                throw e;
+            }
+        }
+    }
+
+    private void armLinkTimeout(Request r) {
+        Request lt = r.linkTimeout;
+        if (lt == null || r.opcode == Opcode.LINK_TIMEOUT) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (lt.state == Request.LINKED) {
+                timer.arm(lt, System.nanoTime() + timespecNanos(lt.addr));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Completes {@code r} with {@code res}: posts its CQE (unless skipped), retires its disarmed link timeout,
+     * fails the rest of the chain on error (not after a hard link), starts drained requests once nothing is in
+     * flight, and returns the successor to run in place, or null.
+     */
+    Request finish(Request r, int res, boolean async) {
+        boolean failed = res < 0 || (Ops.isReadWrite(r.opcode) && res < r.wanted);
+        boolean hardlink = (r.sqeFlags & SqeFlags.IO_HARDLINK) != 0;
+        Request next;
+        Request drained;
+        Request canceller;
+        lock.lock();
+        try {
+            canceller = r.canceller;
+            boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
+            if (!skips || failed) {
+                post(r.userData, res, 0, r.opcode != Opcode.TIMEOUT);
+            }
+            if (r.opcode == Opcode.TIMEOUT && res != -Errno.ECANCELED) {
+                timeoutsFired++;        // single writer: under the lock
+            }
+            next = r.link;
+            Request lt = r.linkTimeout;
+            if (lt != null && r.opcode != Opcode.LINK_TIMEOUT) {
+                // Our guard is still in the chain right behind us: we beat it, so it completes -ECANCELED.
+                if (lt.state == Request.ARMED) {
+                    timer.remove(lt);
+                }
+                if ((lt.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+                    post(lt.userData, -Errno.ECANCELED, 0, true);
+                }
+                next = lt.link;
+                retire(lt);
+            }
+            retire(r);
+            if (next != null && failed && !hardlink) {
+                // The kernel's REQ_F_SKIP_LINK_CQES: a failure in a request that skips its CQE on success
+                // silences the cancelled rest of the chain (its own error is still posted).
+                cancelChain(next, (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0);
+                next = null;
+            }
+            drained = releaseDeferred();
+        } finally {
+            lock.unlock();
+        }
+        wake(async, r.opcode == Opcode.TIMEOUT);     // a timeout ends the wait even short of min_complete
+        if (canceller != null) {
+            issue(finish(canceller, res == -Errno.ECANCELED ? 0 : -Errno.EALREADY, async), false);
+        }
+        while (drained != null) {
+            Request d = drained;
+            drained = d.nextQueued;
+            d.nextQueued = null;
+            issue(d, false);
+        }
+        return next;
+    }
+
+    /**
+     * A LINK_TIMEOUT expired before the request it guards: it completes with -ETIME and leaves the chain, and
+     * the guarded request is cancelled if it has not started — returned (RUNNING) for the caller to finish with
+     * -ECANCELED outside the lock. A request already running on a worker finishes with its own result: a
+     * blocking system call cannot be interrupted. Under the lock.
+     */
+    Request linkTimeoutFired(Request lt) {
+        Request target = lt.linkTimeout;
+        target.link = lt.link;
+        target.linkTimeout = null;
+        if ((lt.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) == 0) {
+            post(lt.userData, -Errno.ETIME, 0, true);
+        }
+        retire(lt);
+        boolean taken = false;
+        if (target.state == Request.ARMED) {
+            timer.remove(target);
+            taken = true;
+        } else if (target.state == Request.QUEUED) {
+            taken = wq.remove(target);
+        }
+        if (taken) {
+            target.state = Request.RUNNING;
+            wake(true);
+            return target;
+        }
+        // Running, picked by a worker just now, or being issued: it stops before executing or while waiting
+        // for readiness; inside a system call it runs out.
+        Readiness.interrupt(target, registered.one);
+        wake(true);
+        return null;
+    }
+
+    /** Completes every request from {@code first} on with -ECANCELED (a failed link). Under the lock. */
+    private void cancelChain(Request first, boolean post) {
+        for (Request r = first; r != null; ) {
+            Request next = r.link;
+            if (r.state == Request.ARMED) {
+                timer.remove(r);
+            }
+            if (post) {
+                post(r.userData, -Errno.ECANCELED, 0, true);
+            }
+            retire(r);
+            r = next;
+        }
+    }
+
+    private void retire(Request r) {
+        inflight--;
+        pool.release(r);
+    }
+
+    /**
+     * With nothing in flight, the drain barrier is passed: starts deferred chains in order, up to and including
+     * the next IO_DRAIN one (which everything after it waits for). Under the lock; returns them linked through
+     * {@link Request#nextQueued}.
+     */
+    private Request releaseDeferred() {
+        if (inflight != 0 || deferHead == null) {
+            if (inflight == 0) {
+                drainActive = false;
+            }
+            return null;
+        }
+        drainActive = false;
+        Request out = null;
+        Request outTail = null;
+        while (deferHead != null) {
+            Request d = deferHead;
+            boolean drain = false;
+            int length = 0;
+            for (Request q = d; q != null; q = q.link) {
+                drain |= (q.sqeFlags & SqeFlags.IO_DRAIN) != 0;
+                length++;
+            }
+            if (drain && out != null) {
+                break;
+            }
+            deferHead = d.nextQueued;
+            if (deferHead == null) {
+                deferTail = null;
+            }
+            d.nextQueued = null;
+            d.state = Request.LINKED;
+            inflight += length;
+            if (out == null) {
+                out = d;
+            } else {
+                outTail.nextQueued = d;
+            }
+            outTail = d;
+            if (drain) {
+                drainActive = true;
+                break;
+            }
+        }
+        return out;
+    }
+
+    // ---- completion queue --------------------------------------------------------------------------------
+
+    /**
+     * Posts a CQE, or appends it to the overflow list when the CQ is full or already backlogged (order is kept:
+     * nothing overtakes an overflowed CQE). Under the lock; {@code counts} is false for timeout CQEs, which
+     * counted timeouts do not count.
+     */
+    void post(long userData, int res, int flags, boolean counts) {
+        if (overflow.count == 0 && !tryPost(userData, res, flags)) {
+            overflow.add(userData, res, flags);
+            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.CQ_OVERFLOW);
+        } else if (overflow.count > 0) {
+            overflow.add(userData, res, flags);
+        }
+        if (counts) {
+            timer.countCompletion();
+        }
+    }
+
+    private boolean tryPost(long userData, int res, int flags) {
+        int head = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD);
+        if (cqTail - head >= cqEntries) {
+            return false;
+        }
+        long at = RingLayout.CQES + ((long) (cqTail & cqMask) << cqeShift);
+        mem.set(JAVA_LONG, at, userData);
+        mem.set(JAVA_INT, at + 8, res);
+        mem.set(JAVA_INT, at + 12, flags);
+        if (cqeShift == 5) {
+            mem.set(JAVA_LONG, at + 16, 0L);        // big_cqe[]: the slot may hold an older CQE's
+            mem.set(JAVA_LONG, at + 24, 0L);
+        }
+        cqTail++;
+        INT.setRelease(mem, (long) RingLayout.CQ_TAIL, cqTail);
+        return true;
+    }
+
+    /** Moves overflowed CQEs into the CQ, in order, as far as there is room; clears the flag once empty. */
+    private void flushOverflow() {
+        lock.lock();
+        try {
+            while (overflow.count > 0 && tryPost(overflow.userData(), overflow.res(), overflow.flags())) {
+                overflow.removeFirst();
+            }
+            if (overflow.count == 0) {
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.CQ_OVERFLOW);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * After posting: wakes the waiter if the CQ now holds what it waits for (or CQEs wait in the overflow list
+     * for it to flush, or {@code always}) — the kernel's wake-up check of nr_events, so a chain of ten CQEs
+     * costs one unpark, not ten. The full fence orders our tail store before reading {@link #waiter}: the other
+     * half of the waiter's store-then-check. Then signals the eventfd.
+     */
+    void wake(boolean async) {
+        wake(async, false);
+    }
+
+    private void wake(boolean async, boolean always) {
+        VarHandle.fullFence();
+        Thread w = waiter;
+        if (w != null && (always || overflow.count > 0
+                || (int) INT.getAcquire(mem, (long) RingLayout.CQ_TAIL) - waitTarget >= 0)) {
+            LockSupport.unpark(w);
+        }
+        if (registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
+                && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
+            registered.signalEventfd();
+        }
+    }
+
+    // ---- lifetime ----------------------------------------------------------------------------------------
+
+    /** The ring fd is closed: stop workers and the timer, drop what is in flight, free the memory. */
+    void close() {
+        closed = true;
+        lock.lock();
+        try {
+            for (Request r : pool.all) {
+                if (r.state == Request.RUNNING) {
+                    Readiness.interrupt(r, registered.one);     // out of readiness waits, so workers can leave
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        wq.close();
+        timer.close();
+        lock.lock();
+        try {
+            registered.close();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            arena.close();
+        } catch (IllegalStateException e) {
+            // a worker is touching the ring right now: the memory goes with the arena's last user
+        }
+    }
+}

@@ -1,0 +1,333 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.Registrar;
+import io.uring4j.sys.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * io_uring_register for the portable engine: the registered file and buffer tables, the eventfd, and probe.
+ *
+ * <p>Registered files and the eventfd are held as close-on-exec duplicates, as the kernel holds a reference to
+ * the file: the application may close its own fd. Tables are copy-on-write behind volatile fields, so workers
+ * resolve a fixed file or buffer without a lock; registration calls hold the ring lock. Opcodes not listed in
+ * {@link #register} answer -EINVAL, as on a kernel that predates them.
+ */
+final class Registered {
+    private static final int RSRC_SPARSE = 1;
+    private static final int FILE_SKIP = -2;
+    private static final int MAX_FILES = 1 << 20;
+    private static final int MAX_BUFFERS = 1 << 14;
+    private static final long MAX_BUFFER_LEN = 1L << 30;
+    private static final MemorySegment USER = PortableRing.USER;
+
+    private volatile int[] files;
+    /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
+    private volatile long[] buffers;
+    volatile int eventfd = -1;
+    volatile boolean eventfdAsyncOnly;
+    /** The 8-byte counter value written to the eventfd. */
+    final MemorySegment one;
+
+    Registered(Arena arena) {
+        this.one = arena.allocate(8, 8);
+        one.set(JAVA_LONG, 0, 1L);
+    }
+
+    int register(int opcode, long arg, int nr) {
+        return switch (opcode) {
+            case Registrar.REGISTER_FILES -> registerFiles(arg, nr, false);
+            case Registrar.REGISTER_FILES2 -> rsrcRegister(arg, nr, true);
+            case Registrar.UNREGISTER_FILES -> unregisterFiles();
+            case Registrar.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
+                    : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
+            case Registrar.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
+                    : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
+            case Registrar.REGISTER_BUFFERS -> registerBuffers(arg, nr, false);
+            case Registrar.REGISTER_BUFFERS2 -> rsrcRegister(arg, nr, false);
+            case Registrar.UNREGISTER_BUFFERS -> unregisterBuffers();
+            case Registrar.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
+                    : updateBuffers(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
+            case Registrar.REGISTER_EVENTFD -> registerEventfd(arg, nr, false);
+            case Registrar.REGISTER_EVENTFD_ASYNC -> registerEventfd(arg, nr, true);
+            case Registrar.UNREGISTER_EVENTFD -> unregisterEventfd();
+            case Registrar.REGISTER_PROBE -> probe(arg, nr);
+            default -> -Errno.EINVAL;
+        };
+    }
+
+    // ---- files -------------------------------------------------------------------------------------------
+
+    /** The fd in slot {@code index}, or -EBADF (out of range, empty, or no table). */
+    int file(int index) {
+        int[] table = files;
+        if (table == null || index < 0 || index >= table.length || table[index] < 0) {
+            return -Errno.EBADF;
+        }
+        return table[index];
+    }
+
+    private int registerFiles(long arg, int nr, boolean sparse) {
+        if (files != null) {
+            return -Errno.EBUSY;
+        }
+        if (nr <= 0 || nr > MAX_FILES) {
+            return -Errno.EINVAL;
+        }
+        int[] table = new int[nr];
+        for (int i = 0; i < nr; i++) {
+            int fd = sparse || arg == 0 ? -1 : USER.get(JAVA_INT, arg + 4L * i);
+            table[i] = -1;
+            if (fd >= 0) {
+                int dup = Sys.dup(fd);
+                if (dup < 0) {
+                    closeAll(table);
+                    return dup;
+                }
+                table[i] = dup;
+            } else if (fd != -1) {
+                closeAll(table);
+                return -Errno.EBADF;
+            }
+        }
+        files = table;
+        return 0;
+    }
+
+    /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
+    private int rsrcRegister(long arg, int size, boolean isFiles) {
+        if (size != 32 || arg == 0) {
+            return -Errno.EINVAL;
+        }
+        int nr = USER.get(JAVA_INT, arg);
+        int flags = USER.get(JAVA_INT, arg + 4);
+        long data = USER.get(JAVA_LONG, arg + 16);
+        if ((flags & ~RSRC_SPARSE) != 0 || ((flags & RSRC_SPARSE) != 0 && data != 0)) {
+            return -Errno.EINVAL;
+        }
+        boolean sparse = (flags & RSRC_SPARSE) != 0;
+        return isFiles ? registerFiles(data, nr, sparse) : registerBuffers(data, nr, sparse);
+    }
+
+    private int unregisterFiles() {
+        int[] table = files;
+        if (table == null) {
+            return -Errno.ENXIO;
+        }
+        files = null;
+        closeAll(table);
+        return 0;
+    }
+
+    private int updateFiles(int offset, long fds, int nr) {
+        int[] table = files;
+        if (table == null) {
+            return -Errno.ENXIO;
+        }
+        if (offset < 0 || nr < 0 || (long) offset + nr > table.length) {
+            return -Errno.EINVAL;
+        }
+        int[] next = table.clone();
+        int done = 0;
+        int error = 0;
+        for (; done < nr; done++) {
+            int fd = USER.get(JAVA_INT, fds + 4L * done);
+            if (fd == FILE_SKIP) {
+                continue;
+            }
+            int dup = -1;
+            if (fd >= 0) {
+                dup = Sys.dup(fd);
+                if (dup < 0) {
+                    error = dup;
+                    break;
+                }
+            } else if (fd != -1) {
+                error = -Errno.EBADF;
+                break;
+            }
+            if (next[offset + done] >= 0) {
+                Sys.close(next[offset + done]);
+            }
+            next[offset + done] = dup;
+        }
+        files = next;
+        return done > 0 ? done : error;
+    }
+
+    /** CLOSE with file_index: empties slot {@code slot}. */
+    int closeSlot(int slot) {
+        int[] table = files;
+        if (table == null) {
+            return -Errno.ENXIO;
+        }
+        if (slot < 0 || slot >= table.length) {
+            return -Errno.EINVAL;
+        }
+        if (table[slot] < 0) {
+            return -Errno.EBADF;
+        }
+        int[] next = table.clone();
+        int fd = next[slot];
+        next[slot] = -1;
+        files = next;
+        Sys.close(fd);
+        return 0;
+    }
+
+    private static void closeAll(int[] table) {
+        for (int fd : table) {
+            if (fd >= 0) {
+                Sys.close(fd);
+            }
+        }
+    }
+
+    // ---- buffers -----------------------------------------------------------------------------------------
+
+    /** READ_FIXED / WRITE_FIXED: the range must lie inside registered buffer {@code index}; else -EFAULT. */
+    int checkBuffer(int index, long addr, int len) {
+        long[] table = buffers;
+        if (table == null || index >= table.length / 2) {
+            return -Errno.EFAULT;
+        }
+        long base = table[2 * index];
+        long end = base + table[2 * index + 1];
+        if (base == 0 || addr < base || addr + Integer.toUnsignedLong(len) > end) {
+            return -Errno.EFAULT;
+        }
+        return 0;
+    }
+
+    private int registerBuffers(long iovecs, int nr, boolean sparse) {
+        if (buffers != null) {
+            return -Errno.EBUSY;
+        }
+        if (nr <= 0 || nr > MAX_BUFFERS) {
+            return -Errno.EINVAL;
+        }
+        long[] table = new long[2 * nr];
+        if (!sparse) {
+            int ret = readIovecs(iovecs, nr, table, 0);
+            if (ret < 0) {
+                return ret;
+            }
+        }
+        buffers = table;
+        return 0;
+    }
+
+    private int updateBuffers(int offset, long iovecs, int nr) {
+        long[] table = buffers;
+        if (table == null) {
+            return -Errno.ENXIO;
+        }
+        if (offset < 0 || nr < 0 || (long) offset + nr > table.length / 2) {
+            return -Errno.EINVAL;
+        }
+        long[] next = table.clone();
+        int ret = readIovecs(iovecs, nr, next, offset);
+        if (ret < 0) {
+            return ret;
+        }
+        buffers = next;
+        return nr;
+    }
+
+    private static int readIovecs(long iovecs, int nr, long[] table, int offset) {
+        for (int i = 0; i < nr; i++) {
+            long base = USER.get(JAVA_LONG, iovecs + 16L * i);
+            long len = USER.get(JAVA_LONG, iovecs + 16L * i + 8);
+            if ((base == 0 && len != 0) || len < 0 || len > MAX_BUFFER_LEN) {
+                return -Errno.EFAULT;
+            }
+            table[2 * (offset + i)] = base;
+            table[2 * (offset + i) + 1] = len;
+        }
+        return 0;
+    }
+
+    private int unregisterBuffers() {
+        if (buffers == null) {
+            return -Errno.ENXIO;
+        }
+        buffers = null;
+        return 0;
+    }
+
+    // ---- eventfd -----------------------------------------------------------------------------------------
+
+    private int registerEventfd(long arg, int nr, boolean asyncOnly) {
+        if (nr != 1 || arg == 0) {
+            return -Errno.EINVAL;
+        }
+        if (eventfd >= 0) {
+            return -Errno.EBUSY;
+        }
+        int dup = Sys.dup(USER.get(JAVA_INT, arg));
+        if (dup < 0) {
+            return dup;
+        }
+        eventfdAsyncOnly = asyncOnly;
+        eventfd = dup;
+        return 0;
+    }
+
+    private int unregisterEventfd() {
+        int fd = eventfd;
+        if (fd < 0) {
+            return -Errno.ENXIO;
+        }
+        eventfd = -1;
+        Sys.close(fd);
+        return 0;
+    }
+
+    void signalEventfd() {
+        int fd = eventfd;
+        if (fd >= 0) {
+            Sys.write(fd, one.address(), 8);
+        }
+    }
+
+    // ---- probe -------------------------------------------------------------------------------------------
+
+    /** {@code struct io_uring_probe}: last_op, ops_len, then {op, resv, flags = SUPPORTED, resv2} per opcode. */
+    private static int probe(long arg, int nr) {
+        if (arg == 0 || nr < 0) {
+            return -Errno.EINVAL;
+        }
+        for (long at = arg; at < arg + 16 + 8L * nr; at++) {
+            if (USER.get(JAVA_BYTE, at) != 0) {
+                return -Errno.EINVAL;     // the kernel insists on a zeroed probe
+            }
+        }
+        int len = Math.min(nr, Ops.LAST_OP + 1);
+        USER.set(JAVA_BYTE, arg, (byte) Ops.LAST_OP);
+        USER.set(JAVA_BYTE, arg + 1, (byte) len);
+        for (int op = 0; op < len; op++) {
+            long at = arg + 16 + 8L * op;
+            USER.set(JAVA_BYTE, at, (byte) op);
+            USER.set(JAVA_SHORT, at + 2, (short) (Ops.supports(op) ? 1 : 0));
+        }
+        return 0;
+    }
+
+    void close() {
+        int[] table = files;
+        files = null;
+        if (table != null) {
+            closeAll(table);
+        }
+        buffers = null;
+        if (eventfd >= 0) {
+            unregisterEventfd();
+        }
+    }
+}

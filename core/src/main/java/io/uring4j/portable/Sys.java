@@ -1,0 +1,196 @@
+package io.uring4j.portable;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The system calls the portable engine issues on behalf of requests. Every pointer is a raw address taken from
+ * an SQE (the kernel reads user memory the same way), so the handles take {@code long}s and allocate nothing.
+ * Results follow the kernel's convention: {@code >= 0} or {@code -errno}.
+ */
+final class Sys {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = STATE.varHandle(groupElement("errno"));
+    private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
+    /** One errno capture segment per thread; freed with the thread. */
+    private static final ThreadLocal<MemorySegment> CALL_STATE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE));
+
+    private static final MethodHandle READ = handle("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    private static final MethodHandle WRITE = handle("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    private static final MethodHandle PREADV2 = handle("preadv2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle PWRITEV2 = handle("pwritev2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle FSYNC = handle("fsync", JAVA_INT, JAVA_INT);
+    private static final MethodHandle FDATASYNC = handle("fdatasync", JAVA_INT, JAVA_INT);
+    private static final MethodHandle OPENAT = handle("openat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
+    private static final MethodHandle STATX = handle("statx", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG);
+    private static final MethodHandle CLOSE = handle("close", JAVA_INT, JAVA_INT);
+    /** posix_fadvise returns the error number itself and leaves errno alone: linked without capture. */
+    private static final MethodHandle FADVISE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("posix_fadvise").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle DUP = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
+
+    private static final int F_DUPFD_CLOEXEC = 1030;
+    /** preadv2/pwritev2: fail with EAGAIN instead of blocking. */
+    static final int RWF_NOWAIT = 0x8;
+    static final short POLLIN = 0x1;
+    static final short POLLOUT = 0x4;
+    static final int EFD_CLOEXEC_NONBLOCK = 0x80000 | 0x800;
+
+    private Sys() {
+    }
+
+    private static MethodHandle handle(String name, java.lang.foreign.MemoryLayout ret,
+            java.lang.foreign.MemoryLayout... args) {
+        MemorySegment symbol = LINKER.defaultLookup().find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
+        Linker.Option[] options = name.equals("fcntl") || name.equals("openat")
+                ? new Linker.Option[] {Linker.Option.firstVariadicArg(name.equals("fcntl") ? 2 : 3), CAPTURE}
+                : new Linker.Option[] {CAPTURE};
+        return LINKER.downcallHandle(symbol, FunctionDescriptor.of(ret, args), options);
+    }
+
+    private static long result(long ret, MemorySegment state) {
+        return ret == -1 ? -(int) ERRNO.get(state, 0L) : ret;
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    /** read(2): the wake-up eventfd's counter. */
+    static long read(int fd, long buf, long len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return result((long) READ.invokeExact(s, fd, buf, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** write(2): eventfd signals. */
+    static long write(int fd, long buf, long len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return result((long) WRITE.invokeExact(s, fd, buf, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * preadv2, for every read (a plain READ is one iovec): {@code off == -1} reads at the file position
+     * (FEAT_RW_CUR_POS), and RWF_NOWAIT gives the non-blocking first attempt.
+     */
+    static long readv(int fd, long iov, int count, long off, int rwFlags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return result((long) PREADV2.invokeExact(s, fd, iov, count, off, rwFlags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long writev(int fd, long iov, int count, long off, int rwFlags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return result((long) PWRITEV2.invokeExact(s, fd, iov, count, off, rwFlags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int fsync(int fd, boolean dataOnly) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result(dataOnly ? (int) FDATASYNC.invokeExact(s, fd) : (int) FSYNC.invokeExact(s, fd), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int openat(int dfd, long path, int flags, int mode) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) OPENAT.invokeExact(s, dfd, path, flags, mode), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int statx(int dfd, long path, int flags, int mask, long buf) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) STATX.invokeExact(s, dfd, path, flags, mask, buf), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int close(int fd) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) CLOSE.invokeExact(s, fd), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * A close-on-exec duplicate: registered files and eventfds hold their own reference, as the kernel holds a
+     * {@code struct file}, so the caller may close its fd.
+     */
+    static int dup(int fd) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) DUP.invokeExact(s, fd, F_DUPFD_CLOEXEC, 0), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int poll(long fds, int count, int timeoutMillis) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) POLL.invokeExact(s, fds, (long) count, timeoutMillis), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int eventfd(int initval, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) EVENTFD.invokeExact(s, initval, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int fadvise(int fd, long off, long len, int advice) {
+        try {
+            return -(int) FADVISE.invokeExact(fd, off, len, advice);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}

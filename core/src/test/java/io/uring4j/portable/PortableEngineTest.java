@@ -1,0 +1,95 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.Engine;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.Cqe;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.Probe;
+import io.uring4j.ring.SetupFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** What is particular to the portable engine: its fds, its probe, its refusals. The semantics are in the ring suite. */
+class PortableEngineTest {
+    private static IoUring ring(int entries) throws ErrnoException {
+        return IoUring.builder().entries(entries).engine(Engine.portable()).build();
+    }
+
+    @Test
+    void ringFdsLieAboveAnyRealFdAndMeanNothingToTheKernel() throws Exception {
+        try (IoUring a = ring(8); IoUring b = ring(8)) {
+            assertThat(a.fd()).isGreaterThanOrEqualTo(1 << 30);
+            assertThat(b.fd()).isNotEqualTo(a.fd()).isGreaterThanOrEqualTo(1 << 30);
+            assertThat(LibC.close(a.fd())).as("close(2) of a portable ring fd").isEqualTo(-Errno.EBADF);
+            assertThat(a.engineUsed().name()).isEqualTo("portable");
+        }
+    }
+
+    @Test
+    void setupRoundsLikeTheKernelAndReportsWhatItHonours() throws Exception {
+        try (IoUring r = ring(5)) {
+            assertThat(r.sqEntries()).isEqualTo(8);
+            assertThat(r.cqEntries()).isEqualTo(16);
+            assertThat(r.features()).isEqualTo(PortableEngine.FEATURES);
+        }
+    }
+
+    @Test
+    void setupFlagsItDoesNotImplementAreEinvalAsOnAnOlderKernel() {
+        for (int flag : new int[] {SetupFlags.SQPOLL, SetupFlags.IOPOLL, SetupFlags.DEFER_TASKRUN | SetupFlags.SINGLE_ISSUER,
+            SetupFlags.R_DISABLED, SetupFlags.NO_MMAP}) {
+            ErrnoException e = catchThrowableOfType(ErrnoException.class,
+                    () -> IoUring.builder().entries(4).flags(flag).engine(Engine.portable()).build());
+            assertThat(e).as(SetupFlags.toString(flag)).isNotNull();
+            assertThat(e.errno()).isEqualTo(Errno.EINVAL);
+        }
+    }
+
+    @Test
+    void probeReportsExactlyTheImplementedOpcodes() throws Exception {
+        try (IoUring r = ring(4)) {
+            Probe probe = r.register().probe();
+            assertThat(probe.lastOp()).isEqualTo(Opcode.FADVISE);
+            assertThat(probe.supportedNames()).containsExactly("NOP", "READV", "WRITEV", "FSYNC", "READ_FIXED",
+                    "WRITE_FIXED", "POLL_ADD", "POLL_REMOVE", "TIMEOUT", "TIMEOUT_REMOVE", "ASYNC_CANCEL",
+                    "LINK_TIMEOUT", "OPENAT", "CLOSE", "STATX", "READ", "WRITE", "FADVISE");
+        }
+    }
+
+    @Test
+    void anOpcodeItDoesNotImplementCompletesWithEinval() throws Exception {
+        try (IoUring r = ring(4)) {
+            for (byte op : new byte[] {Opcode.SEND, Opcode.ACCEPT, Opcode.MSG_RING, (byte) 200}) {
+                r.sq().next().prepRw(op, 0, 0, 0, 0).userData(op & 0xff);
+                r.submitAndWait(1);
+                Cqe cqe = r.cq().peek();
+                assertThat(cqe.res()).as(Opcode.name(op)).isEqualTo(-Errno.EINVAL);
+                r.cq().seen(cqe);
+            }
+        }
+    }
+
+    @Test
+    void theSystemPropertySelectsTheEngineOfEveryBuilder() throws Exception {
+        String before = System.getProperty("uring4j.engine");
+        System.setProperty("uring4j.engine", "portable");
+        try (IoUring r = IoUring.open(4)) {
+            assertThat(r.engineUsed()).isSameAs(Engine.portable());
+        } finally {
+            if (before == null) {
+                System.clearProperty("uring4j.engine");
+            } else {
+                System.setProperty("uring4j.engine", before);
+            }
+        }
+        assertThat(List.of(Engine.configured().name())).containsAnyOf("kernel", "portable");
+    }
+}

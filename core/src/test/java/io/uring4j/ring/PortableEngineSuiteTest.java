@@ -1,0 +1,63 @@
+package io.uring4j.ring;
+
+import org.junit.jupiter.api.Test;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+/**
+ * The ring-core semantics suite and the runtime's tests again, on the portable engine: every class below runs with
+ * {@code uring4j.engine=portable}, so each {@code IoUring.builder()} in it builds a portable ring. Intended
+ * differences are skipped inside the tests themselves with the reason ({@code Rings.kernelOnly}). To run any
+ * other test on the portable engine: {@code -During4j.engine=portable}.
+ *
+ * <p>Not in the list: ZeroAllocationTest (it needs DEFER_TASKRUN and a registered ring fd, neither implemented),
+ * and the classes on features the engine lacks altogether (sockets, provided buffers, buffer rings, msg_ring,
+ * SQPOLL/IOPOLL setups, restrictions, personalities).
+ */
+class PortableEngineSuiteTest {
+    private static final List<Class<?>> SUITE = List.of(NopTest.class, LinkTest.class, DrainOrderTest.class,
+            TimeoutTest.class, LinkTimeoutTest.class, CancelTest.class, PollCancelAllTest.class, PollTest.class,
+            ReadWriteTest.class, ShortReadTest.class, FixedBufferTest.class, FixedLinkTest.class,
+            FileRegisterTest.class, CqOverflowTest.class, CqReadyTest.class, SqFullTest.class, SkipCqeTest.class,
+            SubmitLinkFailTest.class, SubmitReuseTest.class, EventfdTest.class, ProbeTest.class,
+            OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class);
+    /** The runtime above the ring, unchanged, on the portable engine (named: they are package-private there). */
+    private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
+            "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest");
+
+    @Test
+    void ringSemanticsHoldOnThePortableEngine() {
+        String before = System.getProperty("uring4j.engine");
+        System.setProperty("uring4j.engine", "portable");
+        TestExecutionSummary summary;
+        try {
+            LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                    .selectors(SUITE.stream().map(c -> selectClass(c)).toList())
+                    .selectors(RUNTIME.stream().map(name -> selectClass(name)).toList())
+                    .build();
+            SummaryGeneratingListener listener = new SummaryGeneratingListener();
+            LauncherFactory.create().execute(request, listener);
+            summary = listener.getSummary();
+        } finally {
+            if (before == null) {
+                System.clearProperty("uring4j.engine");
+            } else {
+                System.setProperty("uring4j.engine", before);
+            }
+        }
+        String failures = summary.getFailures().stream()
+                .map(f -> f.getTestIdentifier().getUniqueId() + ": " + f.getException())
+                .collect(Collectors.joining("\n"));
+        assertThat(summary.getFailures()).as("tests failing on the portable engine:\n%s", failures).isEmpty();
+        assertThat(summary.getTestsSucceededCount()).as("tests passed on the portable engine").isGreaterThan(250);
+    }
+}
