@@ -138,35 +138,13 @@ public final class UringFileChannel extends FileChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        ensureOpen();
-        if (!readable) {
-            throw new NonReadableChannelException();
-        }
-        synchronized (positionLock) {
-            DirectAlignment.checkPosition(position, alignment);
-            int n = (int) transfer(() -> readAt(dst, position));
-            if (n > 0) {
-                position += n;
-            }
-            return n;
-        }
+        return (int) relativeRead(at -> readAt(dst, at));
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
-        ensureOpen();
-        if (!readable) {
-            throw new NonReadableChannelException();
-        }
-        synchronized (positionLock) {
-            DirectAlignment.checkPosition(position, alignment);
-            long n = transfer(() -> readAt(dsts, offset, length, position));
-            if (n > 0) {
-                position += n;
-            }
-            return n;
-        }
+        return relativeRead(at -> readAt(dsts, offset, length, at));
     }
 
     @Override
@@ -188,6 +166,33 @@ public final class UringFileChannel extends FileChannel {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
+        return (int) relativeWrite(at -> writeAt(src, at));
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        return relativeWrite(at -> writeAt(srcs, offset, length, at));
+    }
+
+    /** A read at the channel's position, which then moves past what was read. */
+    private long relativeRead(AtPosition io) throws IOException {
+        ensureOpen();
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        synchronized (positionLock) {
+            DirectAlignment.checkPosition(position, alignment);
+            long n = transfer(() -> io.run(position));
+            if (n > 0) {
+                position += n;
+            }
+            return n;
+        }
+    }
+
+    /** A write at the channel's position (or, with O_APPEND, at the end: the kernel ignores the offset). */
+    private long relativeWrite(AtPosition io) throws IOException {
         ensureOpen();
         if (!writable) {
             throw new NonWritableChannelException();
@@ -196,9 +201,8 @@ public final class UringFileChannel extends FileChannel {
             if (alignment > 0) {
                 DirectAlignment.checkPosition(position(), alignment);
             }
-            // O_APPEND: the kernel writes at the end of the file, whatever offset the request carries.
             long at = append ? 0 : position;
-            int n = (int) transfer(() -> writeAt(src, at));
+            long n = transfer(() -> io.run(at));
             if (n > 0 && !append) {
                 position += n;
             }
@@ -206,24 +210,8 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    @Override
-    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-        Objects.checkFromIndexSize(offset, length, srcs.length);
-        ensureOpen();
-        if (!writable) {
-            throw new NonWritableChannelException();
-        }
-        synchronized (positionLock) {
-            if (alignment > 0) {
-                DirectAlignment.checkPosition(position(), alignment);
-            }
-            long at = append ? 0 : position;
-            long n = transfer(() -> writeAt(srcs, offset, length, at));
-            if (n > 0 && !append) {
-                position += n;
-            }
-            return n;
-        }
+    private interface AtPosition {
+        long run(long position) throws IOException;
     }
 
     @Override
