@@ -17,9 +17,7 @@ import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
-import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -56,14 +54,14 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private final boolean seekable;
     /** The executor given at open, or null: handlers then run on virtual threads, the lock delegate on the JDK's pool. */
     private final ExecutorService executor;
-    private final Object delegateLock = new Object();
-    private AsynchronousFileChannel delegate;
+    private final JdkDelegate<AsynchronousFileChannel> delegate;
 
     private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, boolean seekable,
                                          ExecutorService executor) {
         this.file = file;
         this.readable = options.read();
         this.writable = options.write();
+        this.delegate = new JdkDelegate<>(file, readable, writable);
         this.seekable = seekable;
         this.executor = executor;
     }
@@ -336,22 +334,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     /** The JDK channel for locks, opened on first use on the same open file (see {@link UringFileChannel}). */
     private AsynchronousFileChannel delegate() throws IOException {
-        synchronized (delegateLock) {
-            if (!isOpen()) {
-                throw new ClosedChannelException();
-            }
-            if (delegate == null) {
-                Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
-                if (readable) {
-                    options.add(StandardOpenOption.READ);
-                }
-                if (writable) {
-                    options.add(StandardOpenOption.WRITE);
-                }
-                delegate = PlatformFiles.provider().newAsynchronousFileChannel(file.reopenPath(), options, executor);
-            }
-            return delegate;
-        }
+        return delegate.get(options ->
+                PlatformFiles.provider().newAsynchronousFileChannel(file.reopenPath(), options, executor));
     }
 
     // ---- close ---------------------------------------------------------------------------------------------------
@@ -364,26 +348,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     /** Closes the lock delegate, cancels operations in flight (they fail with AsynchronousCloseException) and the fd. */
     @Override
     public void close() throws IOException {
-        IOException failure = null;
-        synchronized (delegateLock) {
-            if (delegate != null) {
-                try {
-                    delegate.close();
-                } catch (IOException e) {
-                    failure = e;
-                }
-            }
-        }
-        try {
-            file.close();
-        } catch (IOException e) {
-            if (failure != null) {
-                e.addSuppressed(failure);
-            }
-            failure = e;
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        delegate.closeWithFile();
     }
 }

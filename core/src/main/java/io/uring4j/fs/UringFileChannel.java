@@ -24,10 +24,8 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -76,8 +74,7 @@ public final class UringFileChannel extends FileChannel {
      * statx per open would tax every open for a rare case.
      */
     private volatile int seekable;
-    private final Object delegateLock = new Object();
-    private FileChannel delegate;
+    private final JdkDelegate<FileChannel> delegate;
     /** Closes the fd if the channel is dropped unclosed, as the JDK's channels do. */
     private final Cleaner.Cleanable cleanable;
 
@@ -85,6 +82,7 @@ public final class UringFileChannel extends FileChannel {
         this.file = file;
         this.readable = options.read();
         this.writable = options.write();
+        this.delegate = new JdkDelegate<>(file, readable, writable);
         this.append = options.append();
         this.alignment = alignment;
         this.cleanable = CLEANER.register(this, file::closeAsync);
@@ -571,20 +569,8 @@ public final class UringFileChannel extends FileChannel {
      * every other channel of the JVM.
      */
     private FileChannel delegate() throws IOException {
-        synchronized (delegateLock) {
-            ensureOpen();       // close() takes this lock to close the delegate: none is opened after that
-            if (delegate == null) {
-                Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
-                if (readable) {
-                    options.add(StandardOpenOption.READ);
-                }
-                if (writable) {
-                    options.add(StandardOpenOption.WRITE);
-                }
-                delegate = PlatformFiles.provider().newFileChannel(file.reopenPath(), options);
-            }
-            return delegate;
-        }
+        ensureOpen();
+        return delegate.get(options -> PlatformFiles.provider().newFileChannel(file.reopenPath(), options));
     }
 
     // ---- close and plumbing -----------------------------------------------------------------------------------
@@ -592,27 +578,10 @@ public final class UringFileChannel extends FileChannel {
     /** Closes the JDK delegate, cancels requests in flight and closes the fd once the kernel is done with them. */
     @Override
     protected void implCloseChannel() throws IOException {
-        IOException failure = null;
-        synchronized (delegateLock) {
-            if (delegate != null) {
-                try {
-                    delegate.close();
-                } catch (IOException e) {
-                    failure = e;
-                }
-            }
-        }
         try {
-            file.close();
-        } catch (IOException e) {
-            if (failure != null) {
-                e.addSuppressed(failure);
-            }
-            failure = e;
-        }
-        cleanable.clean();
-        if (failure != null) {
-            throw failure;
+            delegate.closeWithFile();
+        } finally {
+            cleanable.clean();
         }
     }
 

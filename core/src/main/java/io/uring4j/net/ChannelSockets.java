@@ -155,6 +155,20 @@ final class ChannelSockets {
      * of a blocked thread too), then closes: the blocked calls end with -ECANCELED, which the channels report as
      * {@link java.nio.channels.AsynchronousCloseException} or {@link java.nio.channels.ClosedByInterruptException}.
      */
+    /** Non-blocking mode is refused: these channels exist for blocking code on virtual threads. */
+    static void requireBlocking(boolean block) {
+        if (!block) {
+            throw new UnsupportedOperationException("uring4j channels are blocking only (made for virtual threads); "
+                    + "for event-driven, non-blocking I/O use io.uring4j.net.Tcp");
+        }
+    }
+
+    static void ensureOpen(java.nio.channels.Channel channel) throws java.nio.channels.ClosedChannelException {
+        if (!channel.isOpen()) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
+    }
+
     static void close(EventLoop loop, int fd) throws IOException {
         if (fd < 0) {
             return;

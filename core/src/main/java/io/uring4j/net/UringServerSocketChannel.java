@@ -154,15 +154,10 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        if (!block) {
-            throw new UnsupportedOperationException("uring4j channels are blocking only (made for virtual threads); "
-                    + "for event-driven, non-blocking I/O use io.uring4j.net.Tcp");
-        }
+        ChannelSockets.requireBlocking(block);
     }
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
+        ChannelSockets.ensureOpen(this);
     }
 }

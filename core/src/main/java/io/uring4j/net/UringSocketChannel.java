@@ -346,16 +346,11 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     protected void implConfigureBlocking(boolean block) {
-        if (!block) {
-            throw new UnsupportedOperationException("uring4j channels are blocking only (made for virtual threads); "
-                    + "for event-driven, non-blocking I/O use io.uring4j.net.Tcp");
-        }
+        ChannelSockets.requireBlocking(block);
     }
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
+        ChannelSockets.ensureOpen(this);
     }
 
     private void ensureConnected() throws ClosedChannelException {

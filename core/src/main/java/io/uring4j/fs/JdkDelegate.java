@@ -1,0 +1,77 @@
+package io.uring4j.fs;
+
+import java.io.IOException;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The JDK channel that uring4j's file channels hand {@code map} and {@code lock} to: opened on first use on
+ * the same open file ({@code /proc/self/fd/N}), so locks are this file's locks and the JDK's JVM-wide lock
+ * table sees overlaps with every other channel; closed together with the uring4j file.
+ */
+final class JdkDelegate<C extends Channel> {
+    /** Opens the JDK channel with the access modes of the uring4j one. */
+    interface Opener<C> {
+        C open(Set<StandardOpenOption> options) throws IOException;
+    }
+
+    private final AsyncFile file;
+    private final boolean readable;
+    private final boolean writable;
+    private C delegate;
+
+    JdkDelegate(AsyncFile file, boolean readable, boolean writable) {
+        this.file = file;
+        this.readable = readable;
+        this.writable = writable;
+    }
+
+    /** The delegate; none is opened once {@link #closeWithFile()} has run (it takes the same lock). */
+    synchronized C get(Opener<C> opener) throws IOException {
+        if (!file.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (delegate == null) {
+            Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
+            if (readable) {
+                options.add(StandardOpenOption.READ);
+            }
+            if (writable) {
+                options.add(StandardOpenOption.WRITE);
+            }
+            delegate = opener.open(options);
+        }
+        return delegate;
+    }
+
+    /**
+     * Closes the delegate, then the file (which cancels its requests in flight and closes the fd once the kernel
+     * is done with them). Both are attempted; the file's failure wins, the delegate's is suppressed into it.
+     */
+    void closeWithFile() throws IOException {
+        IOException failure = null;
+        synchronized (this) {
+            if (delegate != null) {
+                try {
+                    delegate.close();
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+        }
+        try {
+            file.close();
+        } catch (IOException e) {
+            if (failure != null) {
+                e.addSuppressed(failure);
+            }
+            failure = e;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
