@@ -73,9 +73,10 @@ final class Cancels {
     }
 
     /**
-     * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any; one match or, with ALL/ANY, all. Queued
-     * and armed requests are cancelled, and so is one waiting on a worker for its file to become ready; one inside
-     * its system call answers -EALREADY. Result: 0 or the count (ALL/ANY), -EALREADY, or -ENOENT.
+     * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any;
+     * one match or, with ALL/ANY, all. Queued requests, armed timeouts and requests waiting on the poller for
+     * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0 or the count (ALL/ANY),
+     * -EALREADY, or -ENOENT.
      */
     static int cancel(PortableRing ring, Request c, int onlyOpcode) {
         int flags = onlyOpcode < 0 ? c.opFlags : 0;     // POLL_REMOVE: by user_data, poll requests only
@@ -94,7 +95,8 @@ final class Cancels {
                         || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
                 }
-                if (r.state != Request.QUEUED && r.state != Request.ARMED && r.state != Request.RUNNING) {
+                if (r.state != Request.QUEUED && r.state != Request.ARMED && r.state != Request.RUNNING
+                        && r.state != Request.POLLING) {
                     continue;       // free, deferred or waiting in a chain: not cancellable on its own
                 }
                 boolean taken = false;
@@ -103,23 +105,19 @@ final class Cancels {
                     taken = true;
                 } else if (r.state == Request.QUEUED) {
                     taken = ring.wq.remove(r);
+                } else {
+                    taken = ring.poller.remove(r);
                 }
                 if (!taken && !all && r.canceller == null && r.state == Request.RUNNING) {
-                    // Running on a worker: asked to stop, it ends -ECANCELED if it reaches its readiness wait,
-                    // else with its result. Our answer waits for which (0 or -EALREADY), as the target's CQE
-                    // precedes ours in the kernel too.
-                    Readiness.interrupt(r, ring.registered.one);
+                    // Running (a worker or the poller is trying it): asked to stop, it ends -ECANCELED if it comes
+                    // to wait for readiness, else with its result. Our answer waits for which (0 or -EALREADY),
+                    // as the target's CQE precedes ours in the kernel too.
+                    r.cancelRequested = true;
                     r.canceller = c;
                     return PortableRing.PENDING;
                 }
-                if (!taken && Readiness.interrupt(r, ring.registered.one)) {
-                    count++;            // its worker finishes it with -ECANCELED
-                    if (!all) {
-                        break;
-                    }
-                    continue;
-                }
                 if (!taken) {
+                    r.cancelRequested = true;
                     running = true;
                     if (!all) {
                         break;

@@ -13,15 +13,17 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class Ops {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
-            | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.CQE_SKIP_SUCCESS;
+            | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.FADVISE;
+    static final int LAST_OP = Opcode.SOCKET;
     private static final int MAX_IOVECS = 1024;
 
     private final PortableRing ring;
+    private final SocketOps sockets;
 
     Ops(PortableRing ring) {
         this.ring = ring;
+        this.sockets = new SocketOps(ring);
     }
 
     static boolean supports(int opcode) {
@@ -30,6 +32,15 @@ final class Ops {
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
                  Opcode.POLL_REMOVE -> true;
+            default -> isSocket(opcode);
+        };
+    }
+
+    /** The socket opcodes ({@link SocketOps}): none of them blocks, so they run inline and wait on the poller. */
+    static boolean isSocket(int opcode) {
+        return switch (opcode) {
+            case Opcode.SOCKET, Opcode.CONNECT, Opcode.ACCEPT, Opcode.SEND, Opcode.RECV, Opcode.SENDMSG,
+                 Opcode.RECVMSG, Opcode.SHUTDOWN -> true;
             default -> false;
         };
     }
@@ -38,7 +49,7 @@ final class Ops {
     static boolean blocks(int opcode) {
         return switch (opcode) {
             case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
-                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD -> true;
+                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE -> true;
             default -> false;
         };
     }
@@ -53,6 +64,12 @@ final class Ops {
 
     /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
     static int prep(Request r, int ioprio) {
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV) {
+            return -Errno.EINVAL;       // provided buffers are implemented for RECV only
+        }
+        if (isSocket(r.opcode)) {
+            return SocketOps.prep(r);
+        }
         if (isReadWrite(r.opcode)) {
             if ((ioprio >>> 13) > 3) {
                 return -Errno.EINVAL;       // an invalid I/O priority class
@@ -66,8 +83,8 @@ final class Ops {
             return valid ? 0 : -Errno.EINVAL;
         }
         if (r.opcode == Opcode.POLL_ADD) {
-            // Multishot and level-triggered modes are not implemented; the update flags belong to POLL_REMOVE.
-            return r.len != 0 || r.addr != 0 || r.off != 0 ? -Errno.EINVAL : 0;
+            // Level-triggered multishot is not implemented; the update flags belong to POLL_REMOVE.
+            return (r.len & ~OpFlags.Poll.ADD_MULTI) != 0 || r.addr != 0 || r.off != 0 ? -Errno.EINVAL : 0;
         }
         if (r.opcode == Opcode.POLL_REMOVE) {
             return r.len != 0 ? -Errno.EINVAL : 0;      // poll updates are not implemented
@@ -100,8 +117,14 @@ final class Ops {
         return 0;
     }
 
-    /** Runs {@code r}: its result, or {@link PortableRing#PENDING} when a timer will complete it. */
-    int execute(Request r) {
+    /**
+     * Runs {@code r}: its result, {@link PortableRing#PENDING} when the timer or the poller will complete it, or
+     * {@link PortableRing#NEEDS_WORKER} when it must go on on the io-wq.
+     */
+    int execute(Request r, boolean onWorker) {
+        if (isSocket(r.opcode)) {
+            return sockets.execute(r, onWorker);
+        }
         return switch (r.opcode) {
             case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
                     : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
@@ -126,7 +149,8 @@ final class Ops {
             case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);
             case Opcode.POLL_ADD -> {
                 int fd = file(r);
-                yield fd < 0 ? fd : Readiness.poll(ring, r, fd, r.opFlags & 0xffff);
+                yield fd < 0 ? fd
+                        : Readiness.poll(ring, r, fd, r.opFlags & 0xffff, (r.len & OpFlags.Poll.ADD_MULTI) != 0);
             }
             case Opcode.POLL_REMOVE -> Cancels.cancel(ring, r, Opcode.POLL_ADD);
             default -> -Errno.EINVAL;
@@ -134,10 +158,7 @@ final class Ops {
     }
 
     private int file(Request r) {
-        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
-            return ring.registered.file(r.fd);
-        }
-        return r.fd < 0 ? -Errno.EBADF : r.fd;
+        return ring.registered.fd(r);
     }
 
     private int readWrite(Request r) {

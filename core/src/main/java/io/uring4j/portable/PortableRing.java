@@ -36,8 +36,10 @@ final class PortableRing {
     /** Every address, for reading what SQEs point at (iovecs, timespecs): the kernel's copy_from_user. */
     static final MemorySegment USER = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle INT = JAVA_INT.varHandle();
-    /** execute(): the request completes later (armed timer). */
+    /** execute(): the request completes later (armed on the timer or the poller). */
     static final int PENDING = Integer.MIN_VALUE;
+    /** execute(): the request must go on on an io-wq worker (its next system call may block). */
+    static final int NEEDS_WORKER = Integer.MIN_VALUE + 1;
     private static final int ENTER_FLAGS = EnterFlags.GETEVENTS | EnterFlags.SQ_WAKEUP | EnterFlags.SQ_WAIT
             | EnterFlags.EXT_ARG;
 
@@ -63,6 +65,7 @@ final class PortableRing {
     final RequestPool pool;
     final WorkQueue wq;
     final Timer timer;
+    final Poller poller;
     final Registered registered;
     private final Ops ops;
 
@@ -108,6 +111,7 @@ final class PortableRing {
         this.wq = new WorkQueue(this, Math.max(1, Math.min(sqEntries, 4 * Runtime.getRuntime().availableProcessors())),
                 name + "-iowq");
         this.timer = new Timer(this, name + "-timer");
+        this.poller = new Poller(this, name + "-poller");
         this.registered = new Registered(arena);
         this.ops = new Ops(this);
     }
@@ -267,6 +271,7 @@ final class PortableRing {
         r.opcode = s.get(JAVA_BYTE, sqe);
         r.sqeFlags = s.get(JAVA_BYTE, sqe + 1);
         int ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
+        r.ioprio = ioprio;
         r.fd = s.get(JAVA_INT, sqe + 4);
         r.off = s.get(JAVA_LONG, sqe + 8);
         r.addr = s.get(JAVA_LONG, sqe + 16);
@@ -342,13 +347,79 @@ final class PortableRing {
                 wq.enqueue(r);
                 return;
             }
-            r.state = Request.RUNNING;
-            int res = r.cancelRequested ? -Errno.ECANCELED : ops.execute(r);
-            if (res == PENDING) {
+            r = run(r, onWorker);
+        }
+    }
+
+    /** Executes {@code r}; returns the successor to run in place, or null (it waits, or went to the io-wq). */
+    private Request run(Request r, boolean onWorker) {
+        r.state = Request.RUNNING;
+        int res = r.cancelRequested ? -Errno.ECANCELED : ops.execute(r, onWorker);
+        if (res == PENDING) {
+            return null;
+        }
+        if (res == NEEDS_WORKER) {
+            wq.enqueue(r);
+            return null;
+        }
+        return finish(r, res, onWorker);
+    }
+
+    /**
+     * The poller found {@code r}'s file ready: it runs again — here, on the poller thread, if it cannot block
+     * (socket operations, polls), else on the io-wq — and its chain goes on from there.
+     */
+    void resume(Request r) {
+        try {
+            if (Ops.blocks(r.opcode)) {
+                wq.enqueue(r);
                 return;
             }
-            r = finish(r, res, onWorker);
+            Request next = run(r, false);
+            if (next != null) {
+                issue(next, false);
+            }
+        } catch (IllegalStateException e) {
+            if (!closed) {
+                throw e;
+            }
         }
+    }
+
+    /**
+     * Arms {@code r} on the poller until {@code fd} reports one of {@code events}: {@link #PENDING}, -ECANCELED
+     * if a cancel asked for it meanwhile, or the epoll error (-EPERM: a file that is always ready).
+     */
+    int await(Request r, int fd, int events) {
+        lock.lock();
+        try {
+            int ret = poller.arm(r, fd, events);
+            return ret == 0 ? PENDING : ret;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link #await} for a multishot poll, which stays armed and posts a CQE per wake-up. */
+    int awaitMultishot(Request r, int fd, int events) {
+        lock.lock();
+        try {
+            int ret = poller.armMultishot(r, fd, events);
+            return ret == 0 ? PENDING : ret;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A multishot request's intermediate CQE: {@code res} with F_MORE (and {@code flags}); it goes on. */
+    void postMore(Request r, int res, int flags) {
+        lock.lock();
+        try {
+            post(r.userData, res, flags | io.uring4j.ring.CqeFlags.F_MORE, true);
+        } finally {
+            lock.unlock();
+        }
+        wake(true);
     }
 
     /** A worker picked {@code r}: run it and its chain in place. After close, ring memory is gone: stop. */
@@ -393,7 +464,7 @@ final class PortableRing {
             canceller = r.canceller;
             boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
             if (!skips || failed) {
-                post(r.userData, res, 0, r.opcode != Opcode.TIMEOUT);
+                post(r.userData, res, r.cqeFlags, r.opcode != Opcode.TIMEOUT);
             }
             if (r.opcode == Opcode.TIMEOUT && res != -Errno.ECANCELED) {
                 timeoutsFired++;        // single writer: under the lock
@@ -455,15 +526,17 @@ final class PortableRing {
             taken = true;
         } else if (target.state == Request.QUEUED) {
             taken = wq.remove(target);
+        } else {
+            taken = poller.remove(target);
         }
         if (taken) {
             target.state = Request.RUNNING;
             wake(true);
             return target;
         }
-        // Running, picked by a worker just now, or being issued: it stops before executing or while waiting
-        // for readiness; inside a system call it runs out.
-        Readiness.interrupt(target, registered.one);
+        // Running, picked by a worker just now, or being issued: it stops before executing or when it would
+        // wait for readiness; inside a system call it runs out.
+        target.cancelRequested = true;
         wake(true);
         return null;
     }
@@ -615,16 +688,7 @@ final class PortableRing {
     /** The ring fd is closed: stop workers and the timer, drop what is in flight, free the memory. */
     void close() {
         closed = true;
-        lock.lock();
-        try {
-            for (Request r : pool.all) {
-                if (r.state == Request.RUNNING) {
-                    Readiness.interrupt(r, registered.one);     // out of readiness waits, so workers can leave
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
+        poller.close();
         wq.close();
         timer.close();
         lock.lock();

@@ -1,61 +1,40 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.Opcode;
+import io.uring4j.ring.OpFlags;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * Reads and writes on a worker, made cancellable the way the kernel makes them so: try without blocking
- * (RWF_NOWAIT), and if the file is not ready, wait for readiness — here with poll(2) on the file and on the
- * worker's own eventfd, which cancel (or an expiring LINK_TIMEOUT) writes to. A blocked pipe or socket read can
- * so be cancelled; a regular file is always "ready", and its read simply blocks in the page cache as usual.
- *
- * <p>Per worker thread: a 16-byte iovec, two pollfds and the wake eventfd, made once, so a request allocates
- * nothing.
+ * Requests that wait for a file to become ready, the way the kernel runs them: try without blocking, and if
+ * the file is not ready, arm a wait on the ring's {@link Poller} and let the thread go; the poller runs the
+ * request again once the file is ready. Reads and writes try with RWF_NOWAIT; POLL_ADD checks once and arms.
  */
 final class Readiness {
-    private static final ThreadLocal<Readiness> PER_THREAD = ThreadLocal.withInitial(Readiness::new);
-
-    private final MemorySegment iov;
-    private final MemorySegment pollfds;
-    private final MemorySegment counter;
-    private final int wakeFd;
+    /** A file that epoll refuses (EPERM) is always ready: a regular file, whose read simply blocks as usual. */
+    private static final int ALWAYS_READY = -Errno.EPERM;
+    /** Per thread: the iovec a plain READ or WRITE becomes, so a request allocates nothing. */
+    private static final ThreadLocal<MemorySegment> IOV = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
 
     private Readiness() {
-        Arena arena = Arena.ofAuto();
-        iov = arena.allocate(16, 8);
-        pollfds = arena.allocate(16, 8);
-        counter = arena.allocate(8, 8);
-        wakeFd = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
-    }
-
-    /** The worker thread leaves: closes its wake eventfd. */
-    static void release() {
-        Readiness t = PER_THREAD.get();
-        PER_THREAD.remove();
-        if (t.wakeFd >= 0) {
-            Sys.close(t.wakeFd);
-        }
     }
 
     /**
      * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer {@code addr, len}),
      * read or written at {@code off} (-1: the file position; 0 on a pipe or socket means the same, as in the
-     * kernel). Returns the result or -errno; -ECANCELED if cancelled while waiting.
+     * kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once armed on the poller. Runs on a
+     * worker: a file that does not support RWF_NOWAIT gets a blocking call once it is ready.
      */
     static long transfer(PortableRing ring, Request r, int fd, boolean write, long iovecs, int count, long off,
                          int rwFlags) {
-        Readiness t = PER_THREAD.get();
         if (count == -1) {
-            t.iov.set(JAVA_LONG, 0, iovecs);
-            t.iov.set(JAVA_LONG, 8, Integer.toUnsignedLong(r.len));
-            iovecs = t.iov.address();
+            MemorySegment iov = IOV.get();
+            iov.set(JAVA_LONG, 0, iovecs);
+            iov.set(JAVA_LONG, 8, Integer.toUnsignedLong(r.len));
+            iovecs = iov.address();
             count = 1;
         }
         long res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
@@ -63,22 +42,15 @@ final class Readiness {
             off = -1;                               // a stream: the offset means nothing
             res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
         }
-        if (res != -Errno.EAGAIN && res != -Errno.EOPNOTSUPP) {
+        boolean blockingOnly = res == -Errno.EOPNOTSUPP;
+        if (res != -Errno.EAGAIN && !blockingOnly) {
             return res;
         }
-        if (t.wakeFd >= 0) {
-            ring.wq.enterUnbounded();
-            int ready;
-            try {
-                ready = t.await(ring, r, fd, write ? Sys.POLLOUT : Sys.POLLIN);
-            } finally {
-                ring.wq.exitUnbounded();
-            }
-            if (ready < 0) {
-                return ready;       // cancelled (or poll failed)
-            }
+        if (blockingOnly && r.revents != 0) {
+            return call(fd, write, iovecs, count, off, rwFlags);     // ready now: its blocking call
         }
-        return call(fd, write, iovecs, count, off, rwFlags);
+        int armed = ring.await(r, fd, write ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+        return armed == ALWAYS_READY ? call(fd, write, iovecs, count, off, rwFlags) : armed;
     }
 
     private static long call(int fd, boolean write, long iovecs, int count, long off, int flags) {
@@ -86,86 +58,23 @@ final class Readiness {
     }
 
     /**
-     * POLL_ADD, single-shot: waits on a worker until {@code fd} reports one of {@code events} (or an error or
-     * hang-up, which poll reports unasked, as the kernel's does). Returns the revents mask or -ECANCELED.
+     * POLL_ADD: the revents once {@code fd} reports one of {@code events} (or an error or hang-up, which poll
+     * reports unasked, as the kernel's does) — at once if it does now, else when the poller sees it. A multishot
+     * poll stays armed and posts one CQE with F_MORE per wake-up until it is cancelled.
      */
-    static int poll(PortableRing ring, Request r, int fd, int events) {
-        Readiness t = PER_THREAD.get();
-        if (t.wakeFd < 0) {
-            return -Errno.ENOMEM;
+    static int poll(PortableRing ring, Request r, int fd, int events, boolean multishot) {
+        int mask = events | OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP;
+        if (r.revents != 0) {
+            return r.revents & mask;
         }
-        ring.wq.enterUnbounded();
-        try {
-            return t.await(ring, r, fd, (short) events);
-        } finally {
-            ring.wq.exitUnbounded();
+        if (multishot) {
+            return ring.awaitMultishot(r, fd, events);
         }
-    }
-
-    /** Waits until {@code fd} is ready: its revents (> 0), or -ECANCELED once cancel asked for {@code r}. */
-    private int await(PortableRing ring, Request r, int fd, short events) {
-        ring.lock.lock();
-        try {
-            if (r.cancelRequested) {
-                return -Errno.ECANCELED;
-            }
-            r.wakeFd = wakeFd;
-        } finally {
-            ring.lock.unlock();
+        int now = SocketSys.readyNow(fd, events);
+        if (now != 0) {
+            return now < 0 ? now : now & mask;
         }
-        try {
-            pollfds.set(JAVA_INT, 0, fd);
-            pollfds.set(JAVA_SHORT, 4, events);
-            pollfds.set(JAVA_INT, 8, wakeFd);
-            pollfds.set(JAVA_SHORT, 12, Sys.POLLIN);
-            while (true) {
-                pollfds.set(JAVA_SHORT, 6, (short) 0);
-                pollfds.set(JAVA_SHORT, 14, (short) 0);
-                int n = Sys.poll(pollfds.address(), 2, -1);
-                if (n < 0 && n != -Errno.EINTR) {
-                    return n;
-                }
-                if (pollfds.get(JAVA_SHORT, 14) != 0) {
-                    Sys.read(wakeFd, counter.address(), 8);     // consume the wake-up
-                }
-                ring.lock.lock();
-                try {
-                    if (r.cancelRequested) {
-                        r.wakeFd = -1;
-                        return -Errno.ECANCELED;
-                    }
-                    int revents = pollfds.get(JAVA_SHORT, 6) & 0xffff;
-                    if (revents != 0) {
-                        r.wakeFd = -1;
-                        return revents;
-                    }
-                } finally {
-                    ring.lock.unlock();
-                }
-            }
-        } finally {
-            if (r.wakeFd >= 0) {
-                ring.lock.lock();
-                r.wakeFd = -1;
-                ring.lock.unlock();
-            }
-        }
-    }
-
-    /**
-     * Asks a RUNNING request to stop (under the ring lock): true if it was waiting for readiness and will now
-     * finish with -ECANCELED; false if it is inside a system call, which runs out — but should it come to
-     * wait for readiness after all, it stops there.
-     */
-    static boolean interrupt(Request r, MemorySegment one) {
-        if (r.cancelRequested) {
-            return false;
-        }
-        r.cancelRequested = true;
-        if (r.wakeFd < 0) {
-            return r.opcode == Opcode.POLL_ADD;    // a poll always waits, so it will see the flag
-        }
-        Sys.write(r.wakeFd, one.address(), 8);
-        return true;
+        int armed = ring.await(r, fd, events);
+        return armed == ALWAYS_READY ? SocketSys.readyNow(fd, events) & mask : armed;
     }
 }

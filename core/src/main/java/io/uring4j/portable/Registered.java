@@ -12,7 +12,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * io_uring_register for the portable engine: the registered file and buffer tables, the eventfd, and probe.
+ * io_uring_register for the portable engine: the registered file and buffer tables, the eventfd, probe, and
+ * provided-buffer rings ({@link BufRings}).
  *
  * <p>Registered files and the eventfd are held as close-on-exec duplicates, as the kernel holds a reference to
  * the file: the application may close its own fd. Tables are copy-on-write behind volatile fields, so workers
@@ -31,6 +32,7 @@ final class Registered {
     /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
     private volatile long[] buffers;
     volatile int eventfd = -1;
+    final BufRings bufRings = new BufRings();
     volatile boolean eventfdAsyncOnly;
     /** The 8-byte counter value written to the eventfd. */
     final MemorySegment one;
@@ -58,11 +60,22 @@ final class Registered {
             case Registrar.REGISTER_EVENTFD_ASYNC -> registerEventfd(arg, nr, true);
             case Registrar.UNREGISTER_EVENTFD -> unregisterEventfd();
             case Registrar.REGISTER_PROBE -> probe(arg, nr);
+            case Registrar.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
+            case Registrar.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
+            case Registrar.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
             default -> -Errno.EINVAL;
         };
     }
 
     // ---- files -------------------------------------------------------------------------------------------
+
+    /** The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. */
+    int fd(Request r) {
+        if ((r.sqeFlags & io.uring4j.ring.SqeFlags.FIXED_FILE) != 0) {
+            return file(r.fd);
+        }
+        return r.fd < 0 ? -Errno.EBADF : r.fd;
+    }
 
     /** The fd in slot {@code index}, or -EBADF (out of range, empty, or no table). */
     int file(int index) {
@@ -326,6 +339,7 @@ final class Registered {
             closeAll(table);
         }
         buffers = null;
+        bufRings.clear();
         if (eventfd >= 0) {
             unregisterEventfd();
         }

@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 9 ints (36), 4 bytes and 5 references (20):
- * 104 bytes — under two cache lines, half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 14 ints (56), 5 bytes and 5 references (20):
+ * 125, padded to 128 bytes — two cache lines, little over half the kernel's 224-byte io_kiocb. READV/WRITEV add the
  * iovec copy, kept across reuse.
  */
 final class Request {
@@ -19,10 +19,12 @@ final class Request {
     static final byte LINKED = 2;
     /** In the io-wq queue, not yet picked up: cancellable. */
     static final byte QUEUED = 3;
-    /** Executing on a worker: a blocking syscall cannot be interrupted, so cancel answers EALREADY. */
+    /** Executing (in enter, on a worker or the poller): a blocking syscall cannot be interrupted, so cancel waits. */
     static final byte RUNNING = 4;
     /** A TIMEOUT or LINK_TIMEOUT armed on the timer. */
     static final byte ARMED = 5;
+    /** Waiting on the {@link Poller} for its fd to become ready. */
+    static final byte POLLING = 6;
 
     // ---- copied from the SQE ----
     long userData;
@@ -41,16 +43,27 @@ final class Request {
     int slot;
     /** Bytes a read or write asked for: fewer fails a link, as in the kernel. */
     int wanted;
+    /** The SQE's ioprio: multishot and poll-first flags of socket opcodes. */
+    int ioprio;
+    /** Flags of the final CQE (F_BUFFER and the buffer id of a buffer-select receive). */
+    int cqeFlags;
+    /** While POLLING: the fd armed on and the events waited for. */
+    int pollFd;
+    int pollEvents;
+    /** What the poller saw when it woke this request (0 before any wait): POLL_ADD's result, connect's cue. */
+    int revents;
+    /** Op-specific progress across waits: a connect under way (1). */
+    int progress;
     byte opcode;
     byte sqeFlags;
     byte state;
     /**
      * Set by cancel or an expired LINK_TIMEOUT (under the ring lock) for a request already on its way to run:
-     * it stops before executing or while waiting for readiness ({@link Readiness}).
+     * it stops before executing or when it would arm a wait on the {@link Poller}.
      */
     volatile boolean cancelRequested;
-    /** The eventfd that wakes this request's worker out of its readiness wait; -1 when not waiting. */
-    int wakeFd = -1;
+    /** A multishot POLL_ADD: armed on its own edge-triggered registration, it posts and stays armed. */
+    boolean multishotPoll;
 
     // ---- chain and queue links ----
     /** The next request of a link chain (the kernel's {@code link}); runs when this one completes. */
@@ -71,7 +84,10 @@ final class Request {
         canceller = null;
         countLeft = 0;
         cancelRequested = false;
-        wakeFd = -1;
+        multishotPoll = false;
+        cqeFlags = 0;
+        revents = 0;
+        progress = 0;
         state = FREE;
     }
 }

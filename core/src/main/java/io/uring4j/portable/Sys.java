@@ -23,10 +23,9 @@ final class Sys {
     private static final VarHandle ERRNO = STATE.varHandle(groupElement("errno"));
     private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
     /** One errno capture segment per thread; freed with the thread. */
-    private static final ThreadLocal<MemorySegment> CALL_STATE =
+    static final ThreadLocal<MemorySegment> CALL_STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE));
 
-    private static final MethodHandle READ = handle("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle WRITE = handle("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle PREADV2 = handle("preadv2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle PWRITEV2 = handle("pwritev2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -41,19 +40,19 @@ final class Sys {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
-    private static final MethodHandle DUP = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle FCNTL = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
 
     private static final int F_DUPFD_CLOEXEC = 1030;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
     /** preadv2/pwritev2: fail with EAGAIN instead of blocking. */
     static final int RWF_NOWAIT = 0x8;
-    static final short POLLIN = 0x1;
-    static final short POLLOUT = 0x4;
     static final int EFD_CLOEXEC_NONBLOCK = 0x80000 | 0x800;
 
     private Sys() {
     }
 
-    private static MethodHandle handle(String name, java.lang.foreign.MemoryLayout ret,
+    static MethodHandle handle(String name, java.lang.foreign.MemoryLayout ret,
             java.lang.foreign.MemoryLayout... args) {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
@@ -63,11 +62,11 @@ final class Sys {
         return LINKER.downcallHandle(symbol, FunctionDescriptor.of(ret, args), options);
     }
 
-    private static long result(long ret, MemorySegment state) {
+    static long result(long ret, MemorySegment state) {
         return ret == -1 ? -(int) ERRNO.get(state, 0L) : ret;
     }
 
-    private static RuntimeException rethrow(Throwable t) {
+    static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }
@@ -75,16 +74,6 @@ final class Sys {
             throw e;
         }
         return new IllegalStateException(t);
-    }
-
-    /** read(2): the wake-up eventfd's counter. */
-    static long read(int fd, long buf, long len) {
-        MemorySegment s = CALL_STATE.get();
-        try {
-            return result((long) READ.invokeExact(s, fd, buf, len), s);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
     }
 
     /** write(2): eventfd signals. */
@@ -160,9 +149,14 @@ final class Sys {
      * {@code struct file}, so the caller may close its fd.
      */
     static int dup(int fd) {
+        return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    }
+
+    /** fcntl(2) with an int argument: F_GETFL / F_SETFL for the O_NONBLOCK checks of accept and connect. */
+    static int fcntl(int fd, int cmd, int arg) {
         MemorySegment s = CALL_STATE.get();
         try {
-            return (int) result((int) DUP.invokeExact(s, fd, F_DUPFD_CLOEXEC, 0), s);
+            return (int) result((int) FCNTL.invokeExact(s, fd, cmd, arg), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -24,7 +24,7 @@ final class WorkQueue {
     private final String name;
     private Request head;
     private Request tail;
-    /** Workers counting against {@link #max} (not those waiting for readiness). */
+    /** Workers started and not yet leaving: at most {@link #max}. */
     private int workers;
     /** Worker threads alive, for close. */
     private int alive;
@@ -88,33 +88,6 @@ final class WorkQueue {
         }
     }
 
-    /**
-     * The calling worker is about to wait for a pipe or socket, which may take forever: like io-wq moving work
-     * to its unbounded pool, it stops counting against {@code max}, and a worker is started if work is waiting.
-     */
-    void enterUnbounded() {
-        lock.lock();
-        try {
-            workers--;
-            if (head != null && idle == 0 && workers < max && !closed) {
-                workers++;
-                startWorker();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The wait of {@link #enterUnbounded()} is over: the worker counts as bounded again. */
-    void exitUnbounded() {
-        lock.lock();
-        try {
-            workers++;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** Under the lock. */
     private void startWorker() {
         alive++;
@@ -123,7 +96,7 @@ final class WorkQueue {
 
     /**
      * Drops queued work and waits (boundedly) for the workers to leave, so that their per-thread resources are
-     * released when the ring's close returns. The caller has woken those waiting for readiness.
+     * released when the ring's close returns.
      */
     void close() {
         lock.lock();
@@ -146,7 +119,6 @@ final class WorkQueue {
         try {
             serveUntilIdle();
         } finally {
-            Readiness.release();
             lock.lock();
             try {
                 alive--;

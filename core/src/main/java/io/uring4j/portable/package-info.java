@@ -11,7 +11,7 @@
  *       in the kernel's {@code struct io_rings} layout ({@link io.uring4j.portable.RingLayout}) and one for the
  *       SQEs, and reports the offsets through io_uring_params; {@code map} hands out views of them. Ring fds
  *       are fake, {@code 2^30 + n}, above any fd Linux can allocate.</li>
- *   <li><b>Requests.</b> A preallocated pool of {@link io.uring4j.portable.Request}s (our io_kiocb, 104 bytes),
+ *   <li><b>Requests.</b> A preallocated pool of {@link io.uring4j.portable.Request}s (our io_kiocb, 128 bytes),
  *       {@code cq_entries} of them, doubled on demand. SQEs (and READV/WRITEV iovecs) are copied at submission
  *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,

@@ -1,0 +1,272 @@
+package io.uring4j.portable;
+
+import io.uring4j.sys.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kernel's internal poll arming, on epoll: a request that would block (EAGAIN) is armed here on its fd and
+ * the thread that tried it moves on; one thread per ring waits in epoll_wait for every armed request and, when
+ * an fd is ready, hands the requests waiting on it back to the ring ({@link PortableRing#resume}) to try again.
+ * Ten thousand idle sockets cost ten thousand epoll entries, not ten thousand threads.
+ *
+ * <p>Several requests may wait on one fd (a recv and a send, two accepts): they share one epoll registration
+ * for the union of their events, EPOLLONESHOT, re-armed with what is still wanted after each wake-up. A
+ * multishot POLL_ADD gets a registration of its own, edge-triggered on a duplicate of the fd, so that, as in
+ * the kernel, it fires once per wake-up rather than for as long as the fd stays ready.
+ *
+ * <p>The armed requests are linked through {@link Request#nextQueued} in a table indexed by fd; everything is
+ * guarded by the ring lock, so cancel takes an armed request out atomically ({@link #remove}). The epoll fd and
+ * the thread are created with the first request that has to wait.
+ */
+final class Poller {
+    private static final int MAX_EVENTS = 64;
+    private static final long CLOSE_WAIT_MILLIS = TimeUnit.SECONDS.toMillis(2);
+
+    private final PortableRing ring;
+    private final String name;
+    /** Requests armed per fd (for a multishot poll: per duplicate), newest first. */
+    private Request[] byFd = new Request[64];
+    private int epfd = -1;
+    /** An eventfd in the epoll set: written to stop the thread. */
+    private int wakeFd = -1;
+    private Thread thread;
+    private boolean closed;
+
+    Poller(PortableRing ring, String name) {
+        this.ring = ring;
+        this.name = name;
+    }
+
+    /**
+     * Arms {@code r} (RUNNING, about to wait) until {@code fd} reports one of {@code events}, or an error or
+     * hang-up; the request becomes POLLING. Returns 0, -ECANCELED if a cancel has already asked for it, or the
+     * epoll_ctl error — EPERM for a file that is always ready (a regular file). Under the ring lock.
+     */
+    int arm(Request r, int fd, int events) {
+        if (r.cancelRequested || closed) {
+            return -Errno.ECANCELED;
+        }
+        int ret = start();
+        if (ret < 0) {
+            return ret;
+        }
+        Request head = fd < byFd.length ? byFd[fd] : null;
+        ret = register(fd, head == null, union(head, events) | Epoll.EPOLLONESHOT);
+        if (ret < 0) {
+            return ret;
+        }
+        link(r, fd, events);
+        return 0;
+    }
+
+    /** Arms a multishot poll: an edge-triggered registration of a duplicate of {@code fd}. Under the ring lock. */
+    int armMultishot(Request r, int fd, int events) {
+        if (r.cancelRequested || closed) {
+            return -Errno.ECANCELED;
+        }
+        int ret = start();
+        if (ret < 0) {
+            return ret;
+        }
+        int dup = Sys.dup(fd);
+        if (dup < 0) {
+            return dup;
+        }
+        ret = Epoll.ctl(epfd, Epoll.CTL_ADD, dup, (events & 0xffff) | Epoll.EPOLLET);
+        if (ret < 0) {
+            Sys.close(dup);
+            return ret;
+        }
+        r.multishotPoll = true;
+        link(r, dup, events);
+        return 0;
+    }
+
+    /** Takes an armed request out (cancel, link timeout): true if it was armed; it is RUNNING then. Under the lock. */
+    boolean remove(Request r) {
+        if (r.state != Request.POLLING) {
+            return false;
+        }
+        int fd = r.pollFd;
+        Request prev = null;
+        for (Request q = byFd[fd]; q != r; prev = q, q = q.nextQueued) {
+            // found below: a POLLING request is always in its fd's list
+        }
+        if (prev == null) {
+            byFd[fd] = r.nextQueued;
+        } else {
+            prev.nextQueued = r.nextQueued;
+        }
+        r.nextQueued = null;
+        r.state = Request.RUNNING;
+        if (r.multishotPoll) {
+            Epoll.ctl(epfd, Epoll.CTL_DEL, fd, 0);
+            Sys.close(fd);
+        } else {
+            rearm(fd);
+        }
+        return true;
+    }
+
+    private int start() {
+        if (thread != null) {
+            return 0;
+        }
+        epfd = Epoll.create();
+        if (epfd < 0) {
+            return epfd;
+        }
+        wakeFd = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
+        int ret = wakeFd < 0 ? wakeFd : Epoll.ctl(epfd, Epoll.CTL_ADD, wakeFd, Epoll.EPOLLIN);
+        if (ret < 0) {
+            Sys.close(epfd);
+            epfd = -1;
+            return ret;
+        }
+        thread = Thread.ofPlatform().daemon().name(name).start(this::run);
+        return 0;
+    }
+
+    private static int union(Request head, int events) {
+        int union = events & 0xffff;
+        for (Request q = head; q != null; q = q.nextQueued) {
+            union |= q.pollEvents & 0xffff;
+        }
+        return union;
+    }
+
+    /** ADD or MOD, falling back to the other when the fd's epoll entry is not what our table thinks (a reused fd). */
+    private int register(int fd, boolean add, int events) {
+        int ret = Epoll.ctl(epfd, add ? Epoll.CTL_ADD : Epoll.CTL_MOD, fd, events);
+        if (ret == -Errno.EEXIST || ret == -Errno.ENOENT) {
+            ret = Epoll.ctl(epfd, add ? Epoll.CTL_MOD : Epoll.CTL_ADD, fd, events);
+        }
+        return ret;
+    }
+
+    private void link(Request r, int fd, int events) {
+        if (fd >= byFd.length) {
+            byFd = Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
+        }
+        r.pollFd = fd;
+        r.pollEvents = events;
+        r.revents = 0;
+        r.state = Request.POLLING;
+        r.nextQueued = byFd[fd];
+        byFd[fd] = r;
+    }
+
+    /** After requests left {@code fd}: re-arm it for those still waiting, or drop it from the set. */
+    private void rearm(int fd) {
+        Request head = byFd[fd];
+        if (head == null) {
+            Epoll.ctl(epfd, Epoll.CTL_DEL, fd, 0);     // may fail: the fd may be closed already
+        } else {
+            register(fd, false, union(head, 0) | Epoll.EPOLLONESHOT);
+        }
+    }
+
+    private void run() {
+        MemorySegment events = Arena.ofAuto().allocate(Epoll.EVENT_SIZE * MAX_EVENTS, 8);
+        try {
+            while (true) {
+                int n = Epoll.await(epfd, events, MAX_EVENTS);
+                if (n == -Errno.EINTR) {
+                    continue;
+                }
+                Request ready = null;
+                ring.lock.lock();
+                try {
+                    if (closed || n < 0) {
+                        return;
+                    }
+                    for (int i = 0; i < n; i++) {
+                        ready = fired(Epoll.fd(events, i), Epoll.events(events, i), ready);
+                    }
+                } finally {
+                    ring.lock.unlock();
+                }
+                while (ready != null) {
+                    Request r = ready;
+                    ready = r.nextQueued;
+                    r.nextQueued = null;
+                    ring.resume(r);
+                }
+            }
+        } catch (IllegalStateException e) {
+            if (!ring.closed) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * {@code fd} reported {@code revents}: takes out every request waiting for one of them (or for nothing in
+     * particular: an error or hang-up is everybody's) and prepends it to {@code ready}; a multishot poll posts
+     * its CQE and stays. Under the ring lock.
+     */
+    private Request fired(int fd, int revents, Request ready) {
+        Request head = fd < byFd.length ? byFd[fd] : null;
+        if (head == null) {
+            return ready;      // the wake-up eventfd, or requests cancelled since
+        }
+        if (head.multishotPoll) {
+            ring.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
+            return ready;
+        }
+        Request prev = null;
+        for (Request q = head; q != null; ) {
+            Request next = q.nextQueued;
+            if ((revents & (q.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP)) != 0) {
+                if (prev == null) {
+                    byFd[fd] = next;
+                } else {
+                    prev.nextQueued = next;
+                }
+                q.revents = revents;
+                q.state = Request.RUNNING;
+                q.nextQueued = ready;
+                ready = q;
+            } else {
+                prev = q;
+            }
+            q = next;
+        }
+        rearm(fd);
+        return ready;
+    }
+
+    /** The ring closes: stops the thread and drops what is armed (the ring's memory goes with it). */
+    void close() {
+        Thread t;
+        ring.lock.lock();
+        try {
+            closed = true;
+            t = thread;
+            if (t != null) {
+                Sys.write(wakeFd, ring.registered.one.address(), 8);
+            }
+        } finally {
+            ring.lock.unlock();
+        }
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join(CLOSE_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (int fd = 0; fd < byFd.length; fd++) {
+            if (byFd[fd] != null && byFd[fd].multishotPoll) {
+                Sys.close(fd);
+            }
+        }
+        Sys.close(epfd);
+        Sys.close(wakeFd);
+    }
+}

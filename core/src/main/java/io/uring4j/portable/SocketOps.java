@@ -1,0 +1,200 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.CqeFlags;
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+/**
+ * The socket opcodes, run as the kernel runs them: a non-blocking attempt (MSG_DONTWAIT, or a listener or
+ * connecting socket made non-blocking for the one call), and on EAGAIN a wait armed on the {@link Poller},
+ * after which the attempt runs again — on the poller thread, as nothing here blocks. Multishot accept and
+ * receive post a CQE with F_MORE per result and re-arm, until an error, end of stream, or (receive) an empty
+ * buffer ring: -ENOBUFS, with the data left in the socket.
+ *
+ * <p>What the SQE points at (buffers, addresses, msghdrs) is the submitter's until the final CQE: we use it
+ * only while executing, never after the request's completion.
+ */
+final class SocketOps {
+    /** Receives in a row before a multishot receive re-arms (the kernel's MULTISHOT_MAX_RETRY): fairness. */
+    private static final int MULTISHOT_BATCH = 32;
+    private static final int ACCEPT_IOPRIO = OpFlags.Accept.MULTISHOT | OpFlags.Accept.DONTWAIT
+            | OpFlags.Accept.POLL_FIRST;
+    private static final int RECV_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.RECV_MULTISHOT;
+    /** connect: an EINPROGRESS is being waited for; its outcome is SO_ERROR. */
+    private static final int CONNECTING = 1;
+
+    private final PortableRing ring;
+
+    SocketOps(PortableRing ring) {
+        this.ring = ring;
+    }
+
+    /** The kernel's prep checks for the socket opcodes: a failure here fails the whole chain. */
+    static int prep(Request r) {
+        boolean select = (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0;
+        return switch (r.opcode) {
+            // Direct descriptors (file_index) are not implemented: refused as by an older kernel.
+            case Opcode.SOCKET -> r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 || r.fileIndex != 0
+                    || (r.off & ~0xffffffffL) != 0 ? -Errno.EINVAL : 0;
+            case Opcode.CONNECT -> r.len != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0
+                    ? -Errno.EINVAL : 0;
+            case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
+                    || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0 ? -Errno.EINVAL : 0;
+            case Opcode.SEND -> select || r.ioprio != 0 || r.off != 0 ? -Errno.EINVAL : 0;   // no send_to, no bundles
+            case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0
+                    || ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0 && !select) ? -Errno.EINVAL : 0;
+            // Multishot and buffer-select recvmsg are not implemented.
+            case Opcode.SENDMSG, Opcode.RECVMSG -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0
+                    ? -Errno.EINVAL : r.addr == 0 ? -Errno.EFAULT : 0;
+            case Opcode.SHUTDOWN -> r.off != 0 || r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 ? -Errno.EINVAL : 0;
+            default -> 0;
+        };
+    }
+
+    int execute(Request r, boolean onWorker) {
+        if (r.opcode == Opcode.SOCKET) {
+            return SocketSys.socket(r.fd, (int) r.off, r.len);
+        }
+        int fd = ring.registered.fd(r);
+        if (fd < 0) {
+            return fd;
+        }
+        return switch (r.opcode) {
+            case Opcode.CONNECT -> connect(r, fd);
+            case Opcode.ACCEPT -> accept(r, fd, onWorker);
+            case Opcode.SEND -> sendRecv(r, fd, true);
+            case Opcode.RECV -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd) : sendRecv(r, fd, false);
+            case Opcode.SENDMSG, Opcode.RECVMSG -> {
+                boolean send = r.opcode == Opcode.SENDMSG;
+                yield retry(r, fd, send, SocketSys.transferMsg(send, fd, r.addr, r.opFlags | Sockets.MSG_DONTWAIT));
+            }
+            case Opcode.SHUTDOWN -> SocketSys.shutdown(fd, r.len);
+            default -> -Errno.EINVAL;
+        };
+    }
+
+    /** The result of an attempt, or, on EAGAIN, a wait for readiness (unless the caller asked for MSG_DONTWAIT). */
+    private int retry(Request r, int fd, boolean out, int res) {
+        if (res != -Errno.EAGAIN || (r.opFlags & Sockets.MSG_DONTWAIT) != 0) {
+            return res;
+        }
+        return ring.await(r, fd, out ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+    }
+
+    private int sendRecv(Request r, int fd, boolean send) {
+        int res = SocketSys.transfer(send, fd, r.addr, Integer.toUnsignedLong(r.len), r.opFlags | Sockets.MSG_DONTWAIT);
+        return retry(r, fd, send, res);
+    }
+
+    /**
+     * RECV with BUFFER_SELECT, single or multishot: each receive takes the next buffer of the group's ring;
+     * F_BUFFER and its id go with the result. A receive that gets no data leaves the buffer in the ring.
+     */
+    private int recvSelect(Request r, int fd) {
+        boolean multishot = (r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0;
+        BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        for (int i = 0; ; i++) {
+            int res;
+            int bid;
+            if (group == null) {
+                return -Errno.ENOBUFS;
+            }
+            synchronized (group) {
+                if (!group.hasBuffer()) {
+                    return -Errno.ENOBUFS;
+                }
+                int len = group.len();
+                if (r.len != 0) {
+                    len = Math.min(len, r.len);
+                }
+                bid = group.bid();
+                res = SocketSys.transfer(false, fd, group.addr(), Integer.toUnsignedLong(len),
+                        r.opFlags | Sockets.MSG_DONTWAIT);
+                if (res > 0) {
+                    group.consume();
+                }
+            }
+            if (res <= 0) {
+                return retry(r, fd, false, res);        // no buffer on EOF or an error, as in the kernel
+            }
+            int flags = CqeFlags.F_BUFFER | (bid << CqeFlags.BUFFER_SHIFT);
+            if (!multishot) {
+                r.cqeFlags = flags;
+                return res;
+            }
+            ring.postMore(r, res, flags);
+            if (i + 1 == MULTISHOT_BATCH) {
+                return ring.await(r, fd, OpFlags.Poll.POLLIN);      // others get a turn; ready again at once
+            }
+        }
+    }
+
+    /**
+     * connect(2) with the socket non-blocking for the call (the kernel passes O_NONBLOCK for its attempt too),
+     * so that a connect in progress waits on the poller — cancellable, and a LINK_TIMEOUT can end it.
+     */
+    private int connect(Request r, int fd) {
+        if (r.progress == CONNECTING) {
+            return SocketSys.soError(fd);
+        }
+        int flags = Sys.fcntl(fd, Sys.F_GETFL, 0);
+        if (flags < 0) {
+            return flags;
+        }
+        boolean blocking = (flags & LibC.O_NONBLOCK) == 0;
+        if (blocking) {
+            Sys.fcntl(fd, Sys.F_SETFL, flags | LibC.O_NONBLOCK);
+        }
+        int res = SocketSys.connect(fd, r.addr, (int) r.off);
+        if (blocking) {
+            Sys.fcntl(fd, Sys.F_SETFL, flags);
+        }
+        if (res == -Errno.EINPROGRESS) {
+            r.progress = CONNECTING;
+            return ring.await(r, fd, OpFlags.Poll.POLLOUT);
+        }
+        return res == -Errno.EAGAIN ? ring.await(r, fd, OpFlags.Poll.POLLOUT) : res;
+    }
+
+    /** ACCEPT, single or multishot (one CQE with F_MORE per connection, until an error). */
+    private int accept(Request r, int fd, boolean onWorker) {
+        boolean multishot = (r.ioprio & OpFlags.Accept.MULTISHOT) != 0;
+        while (true) {
+            int res = acceptOnce(r, fd, onWorker);
+            if (res == -Errno.EAGAIN) {
+                return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
+            }
+            if (!multishot || res < 0) {
+                return res;
+            }
+            ring.postMore(r, res, 0);
+        }
+    }
+
+    /**
+     * One accept4 that must not block. accept4 has no per-call MSG_DONTWAIT, and the listener's O_NONBLOCK is
+     * shared with every other user of it, so a blocking listener is asked first (poll, zero timeout) and
+     * accepted from on an io-wq worker: should another acceptor take the connection in between, only that
+     * worker waits for the next one.
+     */
+    private int acceptOnce(Request r, int fd, boolean onWorker) {
+        int flags = Sys.fcntl(fd, Sys.F_GETFL, 0);
+        if (flags < 0) {
+            return flags;
+        }
+        if ((flags & LibC.O_NONBLOCK) == 0) {
+            int ready = SocketSys.readyNow(fd, OpFlags.Poll.POLLIN);
+            if (ready <= 0) {
+                return ready == 0 ? -Errno.EAGAIN : ready;
+            }
+            if (!onWorker) {
+                return PortableRing.NEEDS_WORKER;
+            }
+        }
+        return SocketSys.accept4(fd, r.addr, r.off, r.opFlags);
+    }
+}

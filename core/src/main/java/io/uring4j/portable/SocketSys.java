@@ -1,0 +1,120 @@
+package io.uring4j.portable;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import static io.uring4j.portable.Sys.CALL_STATE;
+import static io.uring4j.portable.Sys.handle;
+import static io.uring4j.portable.Sys.result;
+import static io.uring4j.portable.Sys.rethrow;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * The socket system calls behind the portable engine's socket opcodes, on raw addresses from SQEs, in the
+ * kernel's convention ({@code >= 0} or {@code -errno}). {@link Sys} has the plumbing.
+ */
+final class SocketSys {
+    private static final MethodHandle SOCKET = handle("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle CONNECT = handle("connect", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle ACCEPT4 = handle("accept4", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SEND = handle("send", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle RECV = handle("recv", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SENDMSG = handle("sendmsg", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle RECVMSG = handle("recvmsg", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SHUTDOWN = handle("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle GETSOCKOPT = handle("getsockopt", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_LONG, JAVA_LONG);
+    /** Per thread: a pollfd for {@link #readyNow}, and an int + socklen_t for {@link #soError}. */
+    private static final ThreadLocal<MemorySegment> SCRATCH =
+            ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(16, 8));
+
+    private SocketSys() {
+    }
+
+    static int socket(int domain, int type, int protocol) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) SOCKET.invokeExact(s, domain, type, protocol), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int connect(int fd, long addr, int len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) CONNECT.invokeExact(s, fd, addr, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int accept4(int fd, long addr, long addrLen, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) ACCEPT4.invokeExact(s, fd, addr, addrLen, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** send(2) or recv(2). */
+    static int transfer(boolean send, int fd, long buf, long len, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            long ret = send ? (long) SEND.invokeExact(s, fd, buf, len, flags) : (long) RECV.invokeExact(s, fd, buf, len, flags);
+            return (int) result(ret, s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** sendmsg(2) or recvmsg(2). */
+    static int transferMsg(boolean send, int fd, long msghdr, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            long ret = send ? (long) SENDMSG.invokeExact(s, fd, msghdr, flags) : (long) RECVMSG.invokeExact(s, fd, msghdr, flags);
+            return (int) result(ret, s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int shutdown(int fd, int how) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) SHUTDOWN.invokeExact(s, fd, how), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** SO_ERROR: the outcome of a non-blocking connect, 0 or -errno (the kernel's sock_error()). */
+    static int soError(int fd) {
+        MemorySegment s = CALL_STATE.get();
+        MemorySegment scratch = SCRATCH.get();
+        scratch.set(JAVA_INT, 0, 0);
+        scratch.set(JAVA_INT, 4, 4);
+        try {
+            int ret = (int) result((int) GETSOCKOPT.invokeExact(s, fd, io.uring4j.sys.Sockets.SOL_SOCKET,
+                    io.uring4j.sys.Sockets.SO_ERROR, scratch.address(), scratch.address() + 4), s);
+            return ret < 0 ? ret : -scratch.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * The events of {@code events} that {@code fd} reports right now (poll with a zero timeout: the kernel's
+     * vfs_poll before it arms a wait), POLLERR and POLLHUP included; 0 if none, or -errno.
+     */
+    static int readyNow(int fd, int events) {
+        MemorySegment pfd = SCRATCH.get();
+        pfd.set(JAVA_INT, 0, fd);
+        pfd.set(JAVA_INT, 4, events & 0xffff);      // events, and revents zeroed
+        int n = Sys.poll(pfd.address(), 1, 0);
+        return n <= 0 ? n : pfd.get(JAVA_SHORT, 6) & 0xffff;
+    }
+}
