@@ -64,8 +64,8 @@ final class Ops {
 
     /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
     static int prep(Request r, int ioprio) {
-        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV) {
-            return -Errno.EINVAL;       // provided buffers are implemented for RECV only
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV && r.opcode != Opcode.READ) {
+            return -Errno.EINVAL;       // provided buffers are implemented for RECV and READ only
         }
         if (isSocket(r.opcode)) {
             return SocketOps.prep(r);
@@ -173,9 +173,36 @@ final class Ops {
                 return check;
             }
         }
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0) {
+            return readSelect(r, fd);
+        }
         r.wanted = r.len;
         boolean write = r.opcode == Opcode.WRITE || r.opcode == Opcode.WRITE_FIXED;
         return (int) Readiness.transfer(ring, r, fd, write, r.addr, -1, r.off, 0);
+    }
+
+    /**
+     * READ into the next buffer of group {@code buf_group}'s ring (at most {@code len} bytes of it): F_BUFFER
+     * and the id go with the result; a read that ends up waiting leaves the buffer in the ring, as in the kernel.
+     */
+    private int readSelect(Request r, int fd) {
+        BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        if (group == null) {
+            return -Errno.ENOBUFS;
+        }
+        synchronized (group) {
+            if (!group.hasBuffer()) {
+                return -Errno.ENOBUFS;
+            }
+            r.wanted = r.len == 0 ? group.len() : Math.min(r.len, group.len());
+            int bid = group.bid();
+            int res = (int) Readiness.transfer(ring, r, fd, false, group.addr(), -1, r.off, 0);
+            if (res >= 0) {
+                group.consume();
+                r.cqeFlags = io.uring4j.ring.CqeFlags.F_BUFFER | (bid << io.uring4j.ring.CqeFlags.BUFFER_SHIFT);
+            }
+            return res;
+        }
     }
 
     private int vectored(Request r) {

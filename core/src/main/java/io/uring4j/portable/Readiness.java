@@ -23,7 +23,8 @@ final class Readiness {
     }
 
     /**
-     * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer {@code addr, len}),
+     * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer at {@code iovecs} of
+     * {@link Request#wanted} bytes),
      * read or written at {@code off} (-1: the file position; 0 on a pipe or socket means the same, as in the
      * kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once armed on the poller. Runs on a
      * worker: a file that does not support RWF_NOWAIT gets a blocking call once it is ready.
@@ -33,7 +34,7 @@ final class Readiness {
         if (count == -1) {
             MemorySegment iov = IOV.get();
             iov.set(JAVA_LONG, 0, iovecs);
-            iov.set(JAVA_LONG, 8, Integer.toUnsignedLong(r.len));
+            iov.set(JAVA_LONG, 8, Integer.toUnsignedLong(r.wanted));
             iovecs = iov.address();
             count = 1;
         }

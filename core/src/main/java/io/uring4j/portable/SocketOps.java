@@ -97,12 +97,12 @@ final class SocketOps {
     private int recvSelect(Request r, int fd) {
         boolean multishot = (r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0;
         BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        if (group == null) {
+            return -Errno.ENOBUFS;
+        }
         for (int i = 0; ; i++) {
             int res;
             int bid;
-            if (group == null) {
-                return -Errno.ENOBUFS;
-            }
             synchronized (group) {
                 if (!group.hasBuffer()) {
                     return -Errno.ENOBUFS;

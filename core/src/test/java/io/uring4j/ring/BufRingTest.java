@@ -99,6 +99,9 @@ class BufRingTest {
     @ParameterizedTest(name = "{0} entries, kernel-allocated ring: {1}")
     @CsvSource({"1, false", "4096, false", "32768, false", "1, true", "4096, true", "32768, true"})
     void eachBufferServesOneReadUntilTheRingRunsDry(int entries, boolean kernelAllocated) throws Exception {
+        if (kernelAllocated) {
+            Rings.kernelOnly("kernel-allocated buffer rings (IOU_PBUF_RING_MMAP) are not implemented");
+        }
         int groupId = 1;
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(1024);
              BufferRing br = ring.register().bufferRing(entries, groupId,
