@@ -44,7 +44,7 @@ final class SocketOps {
                     ? -Errno.EINVAL : 0;
             case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
                     || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0 ? -Errno.EINVAL : 0;
-            case Opcode.SEND -> select || r.ioprio != 0 || r.off != 0 ? -Errno.EINVAL : 0;   // no send_to, no bundles
+            case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0
                     || ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0 && !select) ? -Errno.EINVAL : 0;
             // Multishot and buffer-select recvmsg are not implemented.
@@ -85,8 +85,12 @@ final class SocketOps {
         return ring.await(r, fd, out ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
     }
 
+    /** SEND (to the address in addr2 and addr_len, if any: sendto) or RECV into the SQE's buffer. */
     private int sendRecv(Request r, int fd, boolean send) {
-        int res = SocketSys.transfer(send, fd, r.addr, Integer.toUnsignedLong(r.len), r.opFlags | Sockets.MSG_DONTWAIT);
+        long len = Integer.toUnsignedLong(r.len);
+        int flags = r.opFlags | Sockets.MSG_DONTWAIT;
+        int res = send ? SocketSys.send(fd, r.addr, len, flags, r.off, r.fileIndex & 0xffff)
+                : SocketSys.recv(fd, r.addr, len, flags);
         return retry(r, fd, send, res);
     }
 
@@ -112,8 +116,7 @@ final class SocketOps {
                     len = Math.min(len, r.len);
                 }
                 bid = group.bid();
-                res = SocketSys.transfer(false, fd, group.addr(), Integer.toUnsignedLong(len),
-                        r.opFlags | Sockets.MSG_DONTWAIT);
+                res = SocketSys.recv(fd, group.addr(), Integer.toUnsignedLong(len), r.opFlags | Sockets.MSG_DONTWAIT);
                 if (res > 0) {
                     group.consume();
                 }

@@ -19,7 +19,8 @@ final class SocketSys {
     private static final MethodHandle SOCKET = handle("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle CONNECT = handle("connect", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle ACCEPT4 = handle("accept4", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle SEND = handle("send", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SENDTO = handle("sendto", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT,
+            JAVA_LONG, JAVA_INT);
     private static final MethodHandle RECV = handle("recv", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle SENDMSG = handle("sendmsg", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle RECVMSG = handle("recvmsg", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -60,12 +61,20 @@ final class SocketSys {
         }
     }
 
-    /** send(2) or recv(2). */
-    static int transfer(boolean send, int fd, long buf, long len, int flags) {
+    /** sendto(2): {@code dest} 0 for a plain send. */
+    static int send(int fd, long buf, long len, int flags, long dest, int destLen) {
         MemorySegment s = CALL_STATE.get();
         try {
-            long ret = send ? (long) SEND.invokeExact(s, fd, buf, len, flags) : (long) RECV.invokeExact(s, fd, buf, len, flags);
-            return (int) result(ret, s);
+            return (int) result((long) SENDTO.invokeExact(s, fd, buf, len, flags, dest, destLen), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int recv(int fd, long buf, long len, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((long) RECV.invokeExact(s, fd, buf, len, flags), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -14,14 +14,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 /**
- * The ring-core semantics suite and the runtime's tests again, on the portable engine: every class below runs with
+ * The ring-core semantics suite and the runtime's and sockets' tests again, on the portable engine: every class below runs with
  * {@code uring4j.engine=portable}, so each {@code IoUring.builder()} in it builds a portable ring. Intended
  * differences are skipped inside the tests themselves with the reason ({@code Rings.kernelOnly}). To run any
  * other test on the portable engine: {@code -During4j.engine=portable}.
  *
  * <p>Not in the list: ZeroAllocationTest (it needs DEFER_TASKRUN and a registered ring fd, neither implemented),
- * and the classes on features the engine lacks altogether (sockets, provided buffers, buffer rings, msg_ring,
- * SQPOLL/IOPOLL setups, restrictions, personalities).
+ * and the classes on features the engine lacks altogether (legacy provided buffers, msg_ring, SQPOLL/IOPOLL
+ * setups, restrictions, personalities).
  */
 class PortableEngineSuiteTest {
     private static final List<Class<?>> SUITE = List.of(NopTest.class, LinkTest.class, DrainOrderTest.class,
@@ -29,10 +29,15 @@ class PortableEngineSuiteTest {
             ReadWriteTest.class, ShortReadTest.class, FixedBufferTest.class, FixedLinkTest.class,
             FileRegisterTest.class, CqOverflowTest.class, CqReadyTest.class, SqFullTest.class, SkipCqeTest.class,
             SubmitLinkFailTest.class, SubmitReuseTest.class, EventfdTest.class, ProbeTest.class,
-            OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class);
-    /** The runtime above the ring, unchanged, on the portable engine (named: they are package-private there). */
+            OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
+            SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class);
+    /**
+     * The runtime and the sockets above the ring, unchanged, on the portable engine: the socket API, the
+     * loop-style server and the drop-in channels (named: they are package-private there).
+     */
     private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
-            "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest");
+            "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest", "io.uring4j.net.TcpSocketTest",
+            "io.uring4j.net.TcpLoopTest", "io.uring4j.net.ChannelContractTest");
 
     @Test
     void ringSemanticsHoldOnThePortableEngine() {
