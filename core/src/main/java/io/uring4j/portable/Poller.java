@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The kernel's internal poll arming, on epoll: a request that would block (EAGAIN) is armed here on its fd and
  * the thread that tried it moves on; one thread per ring waits in epoll_wait for every armed request and, when
- * an fd is ready, hands the requests waiting on it back to the ring ({@link PortableRing#resume}) to try again.
+ * an fd is ready, hands the requests waiting on it back to the ring ({@link PortableRing#readied}) to try again.
  * Ten thousand idle sockets cost ten thousand epoll entries, not ten thousand threads.
  *
  * <p>Several requests may wait on one fd (a recv and a send, two accepts): they share one epoll registration
@@ -190,11 +190,8 @@ final class Poller {
                 } finally {
                     ring.lock.unlock();
                 }
-                while (ready != null) {
-                    Request r = ready;
-                    ready = r.nextQueued;
-                    r.nextQueued = null;
-                    ring.resume(r);
+                if (ready != null) {
+                    ring.readied(ready);
                 }
             }
         } catch (IllegalStateException e) {

@@ -55,6 +55,15 @@ final class PortableRing {
     private final int cqeShift;
     /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
     private final Thread issuer;
+    /**
+     * COOP_TASKRUN: a request the poller found ready runs again in the issuer's next enter (the kernel's task
+     * work, run on the next transition into the kernel), not on the poller thread — so nothing completes
+     * between two enters that the application did not see coming.
+     */
+    private final boolean coopTaskrun;
+    /** Ready requests waiting for the next enter (COOP_TASKRUN), oldest first, under the lock. */
+    private Request taskWorkHead;
+    private Request taskWorkTail;
     /** Offset of the SQ index array; -1 with NO_SQARRAY. */
     private final long arrayOff;
     private final Arena arena;
@@ -102,6 +111,7 @@ final class PortableRing {
         this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
         this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
         this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
+        this.coopTaskrun = (setupFlags & SetupFlags.COOP_TASKRUN) != 0;
         this.arrayOff = arrayOff;
         this.arena = arena;
         this.mem = mem;
@@ -139,6 +149,7 @@ final class PortableRing {
             flushOverflow();
         }
         int submitted = toSubmit > 0 ? submit(toSubmit) : 0;
+        runTaskWork();
         if ((flags & EnterFlags.GETEVENTS) != 0) {
             int ret = waitCq(Math.min(minComplete, cqEntries), timeout);
             if (submitted == 0) {
@@ -170,6 +181,7 @@ final class PortableRing {
         waiter = Thread.currentThread();    // volatile: ordered before the re-check below
         try {
             while (true) {
+                runTaskWork();
                 if (overflow.count > 0) {
                     flushOverflow();
                 }
@@ -366,10 +378,70 @@ final class PortableRing {
     }
 
     /**
-     * The poller found {@code r}'s file ready: it runs again — here, on the poller thread, if it cannot block
+     * The poller found the requests of {@code ready} (linked through {@link Request#nextQueued}) ready: they run
+     * again now, or with COOP_TASKRUN in the issuer's next enter — raising IORING_SQ_TASKRUN (TASKRUN_FLAG)
+     * and waking a waiter, as the kernel does when it queues task work.
+     */
+    void readied(Request ready) {
+        if (!coopTaskrun) {
+            while (ready != null) {
+                Request r = ready;
+                ready = r.nextQueued;
+                r.nextQueued = null;
+                resume(r);
+            }
+            return;
+        }
+        lock.lock();
+        try {
+            Request tail = ready;
+            while (tail.nextQueued != null) {
+                tail = tail.nextQueued;
+            }
+            if (taskWorkTail == null) {
+                taskWorkHead = ready;
+            } else {
+                taskWorkTail.nextQueued = ready;
+            }
+            taskWorkTail = tail;
+            if ((setupFlags & SetupFlags.TASKRUN_FLAG) != 0) {
+                INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
+            }
+        } finally {
+            lock.unlock();
+        }
+        wake(true, true);
+    }
+
+    /** In enter, on the issuer: runs the ready requests the poller queued (COOP_TASKRUN). */
+    private void runTaskWork() {
+        if (!coopTaskrun) {
+            return;
+        }
+        Request ready;
+        lock.lock();
+        try {
+            ready = taskWorkHead;
+            taskWorkHead = taskWorkTail = null;
+            if (ready != null && (setupFlags & SetupFlags.TASKRUN_FLAG) != 0) {
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+            }
+        } finally {
+            lock.unlock();
+        }
+        while (ready != null) {
+            Request r = ready;
+            ready = r.nextQueued;
+            r.nextQueued = null;
+            resume(r);
+        }
+    }
+
+    /**
+     * {@code r}'s file is ready: it runs again — here, on the poller thread, if it cannot block
      * (socket operations, polls), else on the io-wq — and its chain goes on from there.
      */
-    void resume(Request r) {
+    private void resume(Request r) {
         try {
             if (Ops.blocks(r.opcode)) {
                 wq.enqueue(r);

@@ -105,6 +105,9 @@ final class SocketOps {
             return -Errno.ENOBUFS;
         }
         for (int i = 0; ; i++) {
+            if (r.cancelRequested) {
+                return -Errno.ECANCELED;        // a cancel takes effect before the next receive, as in the kernel
+            }
             int res;
             int bid;
             synchronized (group) {
@@ -167,6 +170,9 @@ final class SocketOps {
     private int accept(Request r, int fd, boolean onWorker) {
         boolean multishot = (r.ioprio & OpFlags.Accept.MULTISHOT) != 0;
         while (true) {
+            if (r.cancelRequested) {
+                return -Errno.ECANCELED;
+            }
             int res = acceptOnce(r, fd, onWorker);
             if (res == -Errno.EAGAIN) {
                 return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
