@@ -131,7 +131,7 @@ final class Ops {
             case Opcode.READ, Opcode.WRITE, Opcode.READ_FIXED, Opcode.WRITE_FIXED -> readWrite(r);
             case Opcode.READV, Opcode.WRITEV -> vectored(r);
             case Opcode.FSYNC -> {
-                int fd = file(r);
+                int fd = ring.registered.fd(r);
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
                         : Sys.fsync(fd, r.opFlags != 0);
             }
@@ -140,7 +140,7 @@ final class Ops {
             case Opcode.CLOSE -> close(r);
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
             case Opcode.FADVISE -> {
-                int fd = file(r);
+                int fd = ring.registered.fd(r);
                 // The 64-bit length is in addr (fadvise64); older SQEs carry a 32-bit one in len.
                 yield fd < 0 ? fd : Sys.fadvise(fd, r.off, r.addr != 0 ? r.addr : Integer.toUnsignedLong(r.len), r.opFlags);
             }
@@ -148,7 +148,7 @@ final class Ops {
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
             case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);
             case Opcode.POLL_ADD -> {
-                int fd = file(r);
+                int fd = ring.registered.fd(r);
                 yield fd < 0 ? fd
                         : Readiness.poll(ring, r, fd, r.opFlags & 0xffff, (r.len & OpFlags.Poll.ADD_MULTI) != 0);
             }
@@ -157,12 +157,8 @@ final class Ops {
         };
     }
 
-    private int file(Request r) {
-        return ring.registered.fd(r);
-    }
-
     private int readWrite(Request r) {
-        int fd = file(r);
+        int fd = ring.registered.fd(r);
         if (fd < 0) {
             return fd;
         }
@@ -206,7 +202,7 @@ final class Ops {
     }
 
     private int vectored(Request r) {
-        int fd = file(r);
+        int fd = ring.registered.fd(r);
         if (fd < 0) {
             return fd;
         }

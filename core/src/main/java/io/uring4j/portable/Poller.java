@@ -93,8 +93,10 @@ final class Poller {
         }
         int fd = r.pollFd;
         Request prev = null;
-        for (Request q = byFd[fd]; q != r; prev = q, q = q.nextQueued) {
-            // found below: a POLLING request is always in its fd's list
+        Request q = byFd[fd];
+        while (q != r) {            // a POLLING request is always in its fd's list
+            prev = q;
+            q = q.nextQueued;
         }
         if (prev == null) {
             byFd[fd] = r.nextQueued;

@@ -15,13 +15,20 @@
  *       {@code cq_entries} of them, doubled on demand. SQEs (and READV/WRITEV iovecs) are copied at submission
  *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
- *       CLOSE, POLL_REMOVE) run inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC, FADVISE,
- *       POLL_ADD) and anything with IOSQE_ASYNC go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue})
- *       of at most {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM.</li>
- *   <li><b>Readiness.</b> Reads and writes try RWF_NOWAIT first; if the file is not ready (a pipe, a socket)
- *       the worker waits in poll(2) on the file and on its own eventfd, which cancel and LINK_TIMEOUT write
- *       to — so such waits can be cancelled — and stops counting against the io-wq bound, as io-wq moves
- *       work that may block forever to its unbounded workers ({@link io.uring4j.portable.Readiness}).</li>
+ *       CLOSE, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
+ *       inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC, FADVISE) and anything with IOSQE_ASYNC
+ *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
+ *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM.</li>
+ *   <li><b>Readiness.</b> As the kernel arms its internal poll: a request tries without blocking (RWF_NOWAIT,
+ *       MSG_DONTWAIT, a zero-timeout poll), and if its file is not ready it is armed on the ring's
+ *       {@link io.uring4j.portable.Poller} — one thread in epoll_wait (EPOLLONESHOT per fd) for every pending
+ *       request of the ring — and its thread moves on. When the file is ready the request runs again: on the
+ *       poller thread, or, with COOP_TASKRUN, in the issuer's next enter (task work, IORING_SQ_TASKRUN);
+ *       reads and writes go back to the io-wq. Cancel, LINK_TIMEOUT and ring close take an armed request off
+ *       the poller. A multishot POLL_ADD has an edge-triggered registration of its own (one CQE per wake-up).</li>
+ *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
+ *       ({@link io.uring4j.portable.BufRings}): the tail at byte 14, 16-byte entries, our own head; a receive
+ *       takes the head buffer only once data landed in it.</li>
  *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
  *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
  *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
@@ -39,19 +46,27 @@
  * <ul>
  *   <li>A request inside its system call (a regular-file read, an open) cannot be cancelled: a cancel of it
  *       answers -EALREADY once it has finished, and a LINK_TIMEOUT that fires lets it finish with its own
- *       result. A cancel of a request a worker has just picked up waits for its outcome: 0 if it stopped at
- *       its readiness wait, else -EALREADY. With ALL/ANY such a request is not counted, though it may still
- *       end with -ECANCELED (the kernel arms its poll at submission and counts it).</li>
- *   <li>Every pending pipe or socket read, and every POLL_ADD, holds a worker thread in poll(2): thousands of
- *       them mean thousands of threads. An epoll-based poller (the kernel's internal poll arming) is next.</li>
+ *       result. A cancel of a request that is being tried right now (by a worker or the poller) waits for its
+ *       outcome: 0 if it stopped instead of arming its wait, else -EALREADY. With ALL/ANY such a request is
+ *       not counted, though it may still end with -ECANCELED.</li>
+ *   <li>accept4 has no per-call non-blocking flag: on a blocking listener the poller sees it readable and an
+ *       io-wq worker accepts; should another process or ring take the connection in between, that worker waits
+ *       in accept4 (uncancellable) for the next one. A blocking socket's CONNECT sets O_NONBLOCK on it for the
+ *       one connect(2) call, so that the connect in progress waits on the poller.</li>
+ *   <li>Without COOP_TASKRUN, a request found ready runs on the poller thread, so its completion may come
+ *       between two enters (the kernel's task work interrupts the task much the same way).</li>
+ *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY. Not done: MSG_WAITALL's retry until the whole length (a short
+ *       receive completes short).</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
- *       direct descriptors (file_index on OPENAT), timeout clocks other than CLOCK_MONOTONIC, multishot and
- *       ETIME_SUCCESS timeouts, multishot polls and poll updates, IOSQE_BUFFER_SELECT, the setup flags SQPOLL,
- *       IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than files,
- *       buffers, eventfd and probe.</li>
+ *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
+ *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
+ *       IOSQE_BUFFER_SELECT except on RECV and READ (no legacy PROVIDE_BUFFERS groups, no multishot or
+ *       buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
+ *       flags SQPOLL, IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
+ *       files, buffers, eventfd, probe and buffer rings (+ status).</li>
  * </ul>
  */
 package io.uring4j.portable;
