@@ -84,7 +84,8 @@ final class SocketSys {
     static int transferMsg(boolean send, int fd, long msghdr, int flags) {
         MemorySegment s = CALL_STATE.get();
         try {
-            long ret = send ? (long) SENDMSG.invokeExact(s, fd, msghdr, flags) : (long) RECVMSG.invokeExact(s, fd, msghdr, flags);
+            long ret = send ? (long) SENDMSG.invokeExact(s, fd, msghdr, flags)
+                    : (long) RECVMSG.invokeExact(s, fd, msghdr, flags);
             return (int) result(ret, s);
         } catch (Throwable t) {
             throw rethrow(t);
