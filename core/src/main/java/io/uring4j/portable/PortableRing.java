@@ -56,11 +56,13 @@ final class PortableRing {
     /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
     private final Thread issuer;
     /**
-     * COOP_TASKRUN: a request the poller found ready runs again in the issuer's next enter (the kernel's task
-     * work, run on the next transition into the kernel), not on the poller thread — so nothing completes
-     * between two enters that the application did not see coming.
+     * COOP_TASKRUN with TASKRUN_FLAG: a request the poller found ready runs again in the issuer's next enter
+     * (the kernel's task work, run on the next transition into the kernel), not on the poller thread — so
+     * nothing completes between two enters that the application did not see coming. IORING_SQ_TASKRUN tells
+     * the application to enter. (Plain COOP_TASKRUN is not deferred: the kernel would run the work at the next
+     * interrupt anyway, and an application that only peeks would wait forever here.)
      */
-    private final boolean coopTaskrun;
+    private final boolean resumeInEnter;
     /** Ready requests waiting for the next enter (COOP_TASKRUN), oldest first, under the lock. */
     private Request taskWorkHead;
     private Request taskWorkTail;
@@ -111,7 +113,7 @@ final class PortableRing {
         this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
         this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
         this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
-        this.coopTaskrun = (setupFlags & SetupFlags.COOP_TASKRUN) != 0;
+        this.resumeInEnter = (setupFlags & SetupFlags.TASKRUN_FLAG) != 0;     // setup checked COOP_TASKRUN with it
         this.arrayOff = arrayOff;
         this.arena = arena;
         this.mem = mem;
@@ -379,11 +381,11 @@ final class PortableRing {
 
     /**
      * The poller found the requests of {@code ready} (linked through {@link Request#nextQueued}) ready: they run
-     * again now, or with COOP_TASKRUN in the issuer's next enter — raising IORING_SQ_TASKRUN (TASKRUN_FLAG)
-     * and waking a waiter, as the kernel does when it queues task work.
+     * again now, or with COOP_TASKRUN + TASKRUN_FLAG in the issuer's next enter — raising IORING_SQ_TASKRUN and
+     * waking a waiter, as the kernel does when it queues task work.
      */
     void readied(Request ready) {
-        if (!coopTaskrun) {
+        if (!resumeInEnter) {
             while (ready != null) {
                 Request r = ready;
                 ready = r.nextQueued;
@@ -404,18 +406,16 @@ final class PortableRing {
                 taskWorkTail.nextQueued = ready;
             }
             taskWorkTail = tail;
-            if ((setupFlags & SetupFlags.TASKRUN_FLAG) != 0) {
-                INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
-            }
+            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
         } finally {
             lock.unlock();
         }
         wake(true, true);
     }
 
-    /** In enter, on the issuer: runs the ready requests the poller queued (COOP_TASKRUN). */
+    /** In enter, on the issuer: runs the ready requests the poller queued (COOP_TASKRUN + TASKRUN_FLAG). */
     private void runTaskWork() {
-        if (!coopTaskrun) {
+        if (!resumeInEnter) {
             return;
         }
         Request ready;
@@ -423,7 +423,7 @@ final class PortableRing {
         try {
             ready = taskWorkHead;
             taskWorkHead = taskWorkTail = null;
-            if (ready != null && (setupFlags & SetupFlags.TASKRUN_FLAG) != 0) {
+            if (ready != null) {
                 INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
             }
         } finally {

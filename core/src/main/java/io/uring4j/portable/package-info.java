@@ -23,7 +23,8 @@
  *       MSG_DONTWAIT, a zero-timeout poll), and if its file is not ready it is armed on the ring's
  *       {@link io.uring4j.portable.Poller} — one thread in epoll_wait (EPOLLONESHOT per fd) for every pending
  *       request of the ring — and its thread moves on. When the file is ready the request runs again: on the
- *       poller thread, or, with COOP_TASKRUN, in the issuer's next enter (task work, IORING_SQ_TASKRUN);
+ *       poller thread, or, with COOP_TASKRUN + TASKRUN_FLAG, in the issuer's next enter (task work,
+ *       IORING_SQ_TASKRUN);
  *       reads and writes go back to the io-wq. Cancel, LINK_TIMEOUT and ring close take an armed request off
  *       the poller. A multishot POLL_ADD has an edge-triggered registration of its own (one CQE per wake-up).</li>
  *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
@@ -53,7 +54,7 @@
  *       io-wq worker accepts; should another process or ring take the connection in between, that worker waits
  *       in accept4 (uncancellable) for the next one. A blocking socket's CONNECT sets O_NONBLOCK on it for the
  *       one connect(2) call, so that the connect in progress waits on the poller.</li>
- *   <li>Without COOP_TASKRUN, a request found ready runs on the poller thread, so its completion may come
+ *   <li>Without TASKRUN_FLAG, a request found ready runs on the poller thread, so its completion may come
  *       between two enters (the kernel's task work interrupts the task much the same way).</li>
  *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY. Not done: MSG_WAITALL's retry until the whole length (a short
  *       receive completes short).</li>
