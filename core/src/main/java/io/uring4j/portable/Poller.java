@@ -200,6 +200,29 @@ final class Poller {
             if (!ring.closed) {
                 throw e;
             }
+        } finally {
+            releaseFds();
+        }
+    }
+
+    /**
+     * The thread leaves: closes the epoll fd, the wake-up eventfd and the duplicates of multishot polls. Only
+     * this thread closes them, after its last use, so that no fd number it might still touch is reused meanwhile.
+     */
+    private void releaseFds() {
+        ring.lock.lock();
+        try {
+            closed = true;
+            for (int fd = 0; fd < byFd.length; fd++) {
+                if (byFd[fd] != null && byFd[fd].multishotPoll) {
+                    Sys.close(fd);
+                }
+                byFd[fd] = null;
+            }
+            Sys.close(epfd);
+            Sys.close(wakeFd);
+        } finally {
+            ring.lock.unlock();
         }
     }
 
@@ -239,7 +262,10 @@ final class Poller {
         return ready;
     }
 
-    /** The ring closes: stops the thread and drops what is armed (the ring's memory goes with it). */
+    /**
+     * The ring closes: stops the thread and drops what is armed (the ring's memory goes with it). Waits a
+     * bounded time for the thread, which may be finishing a request; it releases its fds itself.
+     */
     void close() {
         Thread t;
         ring.lock.lock();
@@ -260,12 +286,5 @@ final class Poller {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (int fd = 0; fd < byFd.length; fd++) {
-            if (byFd[fd] != null && byFd[fd].multishotPoll) {
-                Sys.close(fd);
-            }
-        }
-        Sys.close(epfd);
-        Sys.close(wakeFd);
     }
 }
