@@ -24,7 +24,43 @@ final class BenchOptions {
         /** The runtime's CompletableFutures: each completion submits the next request. */
         future,
         /** The runtime's blocking calls: depth virtual threads, one request in flight each. */
-        vthread
+        vthread,
+        /** uring4j's FileChannel: depth virtual threads, each doing blocking positional reads. */
+        filechannel,
+        /** The JDK's FileChannel, the same way. */
+        jdk_filechannel,
+        /** uring4j's AsynchronousFileChannel: depth reads in flight, each handler issuing the next. */
+        async_filechannel,
+        /** The JDK's AsynchronousFileChannel, the same way. */
+        jdk_async;
+
+        /** As written on the command line: {@code jdk-filechannel}. */
+        @Override
+        public String toString() {
+            return name().replace('_', '-');
+        }
+    }
+
+    /** Accepts {@code jdk-filechannel} and {@code jdk_filechannel}. */
+    static final class ApiConverter implements picocli.CommandLine.ITypeConverter<Api> {
+        @Override
+        public Api convert(String value) {
+            try {
+                return Api.valueOf(value.trim().replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("unknown --api " + value + ": one of "
+                        + java.util.Arrays.toString(Api.values()));
+            }
+        }
+    }
+
+    /** The {@code --api} values for the help text. */
+    static final class ApiCandidates extends ArrayList<String> {
+        ApiCandidates() {
+            for (Api api : Api.values()) {
+                add(api.toString());
+            }
+        }
     }
 
     @Option(names = "--spin-us", paramLabel = "MICROS",
@@ -85,7 +121,8 @@ final class BenchOptions {
             description = "SINGLE_ISSUER|DEFER_TASKRUN, dropped if the kernel refuses (default: 1)")
     int defer = 1;
 
-    @Option(names = "--api", paramLabel = "API", description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
+    @Option(names = "--api", paramLabel = "API", converter = ApiConverter.class,
+            completionCandidates = ApiCandidates.class, description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
     Api api = Api.raw;
 
     @Option(names = "--json", description = "print a JSON summary as the last line")
