@@ -241,12 +241,12 @@ public final class UringFileChannel extends FileChannel {
         }
         int n;
         if (dst.isDirect()) {
-            n = file.call(Ops.read(file.fd(), MemorySegment.ofBuffer(dst), at));
+            n = file.readBlocking(MemorySegment.ofBuffer(dst), at);
         } else {
             TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
             Throwable failure = null;
             try {
-                n = file.call(Ops.read(file.fd(), lease.segment(), at));
+                n = file.readBlocking(lease.segment(), at);
                 MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
             } catch (Throwable t) {
                 failure = t;

@@ -144,7 +144,11 @@ final class BenchOptions {
             + " (without workload options: the five suite workloads)")
     boolean compareC;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c (default: 7)")
+    @Option(names = "--compare-jdk", description = "uring4j's FileChannel and futures against the JDK's FileChannel and"
+            + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64)")
+    boolean compareJdk;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")

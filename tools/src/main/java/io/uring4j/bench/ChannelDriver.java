@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *       {@link AsynchronousFileChannel}, each {@link CompletionHandler} issuing the next.</li>
  * </ul>
  * {@code -O1} opens with the JDK's {@link ExtendedOpenOption#DIRECT}, which both accept; buffers are direct and
- * aligned to 4 KiB either way. Ours run on a runtime built with the defaults (one loop per core), as {@code UringFileChannel.open(path)} gets.
+ * aligned to 4 KiB either way. Ours run on a runtime of {@code -n} event loops (default 1).
  */
 final class ChannelDriver implements Driver {
     private final BenchOptions options;
@@ -55,7 +55,7 @@ final class ChannelDriver implements Driver {
         OpenOption[] opts = open.toArray(OpenOption[]::new);
         boolean ours = options.api == BenchOptions.Api.filechannel || options.api == BenchOptions.Api.async_filechannel;
         try {
-            this.uring = ours ? Uring.builder().build() : null;
+            this.uring = ours ? Uring.builder().loops(options.threads).build() : null;
             this.channel = switch (options.api) {
                 case filechannel -> UringFileChannel.open(uring, target.path(), opts);
                 case jdk_filechannel -> FileChannel.open(target.path(), opts);

@@ -15,7 +15,7 @@ class BenchTest {
     /** What one in-process run printed, and its exit status. */
     record Run(int status, String out, String err) {
         Map<String, String> json() {
-            return CompareC.parseJson(out);
+            return Child.parseJson(out);
         }
     }
 
