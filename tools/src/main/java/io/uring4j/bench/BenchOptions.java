@@ -148,7 +148,14 @@ final class BenchOptions {
             + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64)")
     boolean compareJdk;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk (default: 7)")
+    @Option(names = "--h2", description = "the H2 database (JDBC: insert, point queries, updates, restart) on the JDK's"
+            + " files and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately")
+    boolean h2;
+
+    @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --h2 (default: 200000)")
+    int h2Rows = 200_000;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk, --h2 (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
@@ -173,7 +180,8 @@ final class BenchOptions {
     String validate() {
         String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
                 + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
-                + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 3, 1000)
+                + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 1, 1000)
+                + range("--h2-rows", h2Rows, 1, 100_000_000)
                 + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
                 + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
                 + flag("-A", async) + flag("-D", defer);

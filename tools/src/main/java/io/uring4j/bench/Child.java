@@ -23,8 +23,18 @@ final class Child {
     private Child() {
     }
 
-    /** Runs {@code command} to completion within {@code limitSeconds}; the fields of its JSON summary. */
+    /** Runs a bench {@code command} to completion within {@code limitSeconds}; the fields of its JSON summary. */
     static Map<String, String> run(List<String> command, double limitSeconds) throws IOException, InterruptedException {
+        String output = output(command, limitSeconds);
+        Map<String, String> fields = parseJson(output);
+        if (!fields.containsKey("ns_per_op")) {
+            throw new BenchException("no JSON summary from " + String.join(" ", command) + "\n" + output);
+        }
+        return fields;
+    }
+
+    /** Runs {@code command} to completion within {@code limitSeconds}; its standard output. */
+    static String output(List<String> command, double limitSeconds) throws IOException, InterruptedException {
         File stdout = File.createTempFile("uring4j-compare-", ".out");
         File stderr = File.createTempFile("uring4j-compare-", ".err");
         try {
@@ -38,11 +48,7 @@ final class Child {
                 throw new BenchException("exit status " + p.exitValue() + " from " + String.join(" ", command)
                         + "\n" + output + Files.readString(stderr.toPath()));
             }
-            Map<String, String> fields = parseJson(output);
-            if (!fields.containsKey("ns_per_op")) {
-                throw new BenchException("no JSON summary from " + String.join(" ", command) + "\n" + output);
-            }
-            return fields;
+            return output;
         } finally {
             Files.deleteIfExists(stdout.toPath());
             Files.deleteIfExists(stderr.toPath());
@@ -73,12 +79,18 @@ final class Child {
      * {@code uring4j.*} system properties (an engine choice, say) passed on.
      */
     static List<String> javaCommand() {
+        return javaCommand(Bench.class.getName());
+    }
+
+    /** {@link #javaCommand()} for another main class, with extra JVM flags before it. */
+    static List<String> javaCommand(String mainClass, String... jvmFlags) {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("uring4j.")).sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Bench.class.getName()));
+        command.addAll(List.of(jvmFlags));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
         return command;
     }
 }
