@@ -78,6 +78,10 @@ public final class Bench implements Callable<Integer> {
         if (bad != null) {
             throw new ParameterException(spec.commandLine(), bad);
         }
+        if (o.engine != null) {
+            // Before any ring exists; the comparisons' child JVMs inherit uring4j.* properties.
+            System.setProperty("uring4j.engine", o.engine.name());
+        }
         if (o.jmh) {
             throw new ParameterException(spec.commandLine(), "--jmh must be the first argument");
         }

@@ -125,6 +125,13 @@ final class BenchOptions {
             completionCandidates = ApiCandidates.class, description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
     Api api = Api.raw;
 
+    /** The kernel side under every ring of the run. */
+    enum EngineName { kernel, portable, auto }
+
+    @Option(names = "--engine", paramLabel = "ENGINE", description = "the kernel side: ${COMPLETION-CANDIDATES}"
+            + " (default: the uring4j.engine property, else kernel); the comparisons pass it to their Java runs")
+    EngineName engine;
+
     @Option(names = "--json", description = "print a JSON summary as the last line")
     boolean json;
 

@@ -97,6 +97,23 @@ class BenchTest {
         assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
     }
 
+    /** Every mode runs on the portable engine too; the JSON says which engine ran. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine portable {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"-N1 -d32", "-L10 -A1", "-d8 -O0", "--api future -d8",
+        "--api filechannel -d4 -O1"})
+    void portableEngineRunsEveryKindOfMode(String mode) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode.split(" ")));
+        args.addAll(java.util.List.of("--engine", "portable", "-r1", "--warmup", "0", "--size", "4M", "--json"));
+        Run run = bench(args.toArray(String[]::new));
+        try {
+            assertThat(run.status()).as(run.err()).isEqualTo(0);
+            assertThat(run.json()).containsEntry("engine", "portable");
+            assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+        } finally {
+            System.clearProperty("uring4j.engine");
+        }
+    }
+
     @Test
     void unknownApiNamesTheChoices() {
         Run run = bench("--api", "mmap");
