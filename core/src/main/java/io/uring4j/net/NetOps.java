@@ -68,6 +68,22 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepRecvMultishot(fd, 0).bufferSelect(group);
     }
 
+    /**
+     * sendmsg of all of {@code buffer} as one datagram to {@code destination} ({@code null}: the connected peer);
+     * the result is the byte count. The msghdr and sockaddr are the op's own memory.
+     */
+    public static MessageOp sendmsg(int fd, MemorySegment buffer, InetSocketAddress destination) {
+        return new MessageOp(true, fd, buffer, destination);
+    }
+
+    /**
+     * recvmsg of one datagram into {@code buffer}; the result is the byte count, and once it has completed the op
+     * tells the sender and whether the datagram was truncated ({@link MessageOp#datagram}).
+     */
+    public static MessageOp recvmsg(int fd, MemorySegment buffer) {
+        return new MessageOp(false, fd, buffer, null);
+    }
+
     /** shutdown(fd, how): {@link Sockets#SHUT_RD}, {@link Sockets#SHUT_WR} or {@link Sockets#SHUT_RDWR}. */
     public static Op shutdown(int fd, int how) {
         return (sqe, scratch) -> sqe.prepShutdown(fd, how);

@@ -13,10 +13,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A connected TCP socket whose reads and writes are io_uring requests, in the blocking style (the caller parks;
@@ -27,14 +25,9 @@ import java.util.concurrent.RejectedExecutionException;
  * reset")}, {@link java.net.SocketTimeoutException}) with the errno as the cause. {@link #close()} from another
  * thread cancels the requests in flight on this socket; they end with {@code SocketException("Socket closed")}.
  */
-public final class TcpSocket implements AutoCloseable {
-    private final EventLoop loop;
-    private final int fd;
-    private volatile boolean closed;
-
+public final class TcpSocket extends LoopSocket {
     TcpSocket(EventLoop loop, int fd) {
-        this.loop = loop;
-        this.fd = fd;
+        super(loop, fd);
     }
 
     /** Connects to {@code address}, waiting as long as the kernel does (about two minutes for a silent host). */
@@ -171,10 +164,6 @@ public final class TcpSocket implements AutoCloseable {
         SocketOptions.receiveBufferSize(fd, bytes);
     }
 
-    public InetSocketAddress localAddress() throws IOException {
-        return name(fd, true);
-    }
-
     public InetSocketAddress remoteAddress() throws IOException {
         return name(fd, false);
     }
@@ -188,69 +177,5 @@ public final class TcpSocket implements AutoCloseable {
             }
             return SocketAddresses.read(sa);
         }
-    }
-
-    /** The descriptor, for options this class does not wrap ({@link SocketOptions#set}). */
-    public int fd() {
-        return fd;
-    }
-
-    public boolean isOpen() {
-        return !closed;
-    }
-
-    /**
-     * Cancels what is in flight on this socket, then closes it. Idempotent; works with the caller's interrupt
-     * status set, and after the runtime has closed (whose close already cancelled everything).
-     */
-    @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        ChannelSockets.close(loop, fd);
-    }
-
-    private int call(Op op, String what) throws IOException {
-        if (closed) {
-            throw NetErrors.closed();
-        }
-        try {
-            return loop.call(op);
-        } catch (ErrnoException e) {
-            throw translate(what, e.errno());
-        } catch (RejectedExecutionException e) {
-            throw (SocketException) NetErrors.closed().initCause(e);
-        }
-    }
-
-    private CompletableFuture<Integer> async(Op op, String what) {
-        if (closed) {
-            return CompletableFuture.failedFuture(NetErrors.closed());
-        }
-        return loop.submitAsync(op).handle((n, t) -> {
-            if (t == null) {
-                return n;
-            }
-            Throwable cause = t instanceof java.util.concurrent.CompletionException ? t.getCause() : t;
-            throw new java.util.concurrent.CompletionException(
-                    cause instanceof ErrnoException e ? translate(what, e.errno()) : cause);
-        });
-    }
-
-    private IOException translate(String what, int errno) {
-        if (closed && (errno == Errno.ECANCELED || errno == Errno.EBADF)) {
-            return NetErrors.closed();
-        }
-        if (errno == Errno.ECANCELED) {
-            return NetErrors.closed();       // the runtime's close cancelled it
-        }
-        return NetErrors.of(what, -errno);
-    }
-
-    @Override
-    public String toString() {
-        return "TcpSocket[fd " + fd + (closed ? ", closed" : "") + "]";
     }
 }
