@@ -52,6 +52,17 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepSend(fd, buffer, Sockets.MSG_NOSIGNAL);
     }
 
+    /**
+     * Zero-copy send of all of {@code buffer} (SEND_ZC, 6.0; MSG_NOSIGNAL): the kernel sends from the pages
+     * instead of copying them. Two CQEs: the byte count with F_MORE, then F_NOTIF once {@code buffer} is no longer
+     * read; futures and blocking calls report the count at the notification (callbacks see both). Worth it for
+     * large writes only — the notification costs a completion, and loopback copies anyway.
+     */
+    public static Op sendZc(int fd, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepSendZc(fd, buffer, Sockets.MSG_NOSIGNAL, 0);
+    }
+
     /** send of {@code length} bytes at the raw native address {@code address}; for reusable, allocation-free ops. */
     static void prepSend(io.uring4j.ring.Sqe sqe, int fd, long address, int length) {
         sqe.prepRw(Opcode.SEND, fd, address, length, 0).opFlags(Sockets.MSG_NOSIGNAL);
