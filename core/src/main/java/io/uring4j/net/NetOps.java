@@ -1,6 +1,8 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Sockets;
 
@@ -33,6 +35,22 @@ public final class NetOps {
     public static Op acceptMultishot(int listenFd) {
         return (sqe, scratch) -> sqe.prepMultishotAccept(listenFd, MemorySegment.NULL, MemorySegment.NULL,
                 Sockets.SOCK_CLOEXEC);
+    }
+
+    /**
+     * accept4 straight into the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors}):
+     * the result is the slot the kernel picked, a direct descriptor for {@link #recvDirect}, {@link #sendDirect}
+     * and {@link io.uring4j.runtime.Ops#closeDirect} on the same loop — no fd in the process's table, no fd
+     * lookup per request. ENFILE when the table is full.
+     */
+    public static Op acceptDirect(int listenFd) {
+        return (sqe, scratch) -> sqe.prepAcceptDirect(listenFd, MemorySegment.NULL, MemorySegment.NULL, 0,
+                OpFlags.FileIndex.ALLOC);
+    }
+
+    /** {@link #acceptDirect}, multishot: one completion with F_MORE per connection, each result a slot. */
+    public static Op acceptDirectMultishot(int listenFd) {
+        return (sqe, scratch) -> sqe.prepMultishotAcceptDirect(listenFd, MemorySegment.NULL, MemorySegment.NULL, 0);
     }
 
     /** connect to {@code address}; the sockaddr is written into the request's scratch. */
@@ -72,6 +90,18 @@ public final class NetOps {
     public static Op recv(int fd, MemorySegment buffer) {
         requireNative(buffer);
         return (sqe, scratch) -> sqe.prepRecv(fd, buffer, 0);
+    }
+
+    /** recv on direct descriptor {@code slot} (IOSQE_FIXED_FILE) into {@code buffer}; 0 at end of stream. */
+    public static Op recvDirect(int slot, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepRecv(slot, buffer, 0).addFlags(SqeFlags.FIXED_FILE);
+    }
+
+    /** send of all of {@code buffer} on direct descriptor {@code slot} (IOSQE_FIXED_FILE), with MSG_NOSIGNAL. */
+    public static Op sendDirect(int slot, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepSend(slot, buffer, Sockets.MSG_NOSIGNAL).addFlags(SqeFlags.FIXED_FILE);
     }
 
     /** Multishot recv into buffers picked from provided-buffer group {@code group}. */

@@ -15,6 +15,14 @@
  * the slot may already serve another request. The loop keeps the op referenced until the final CQE, so the
  * kernel never writes into freed memory; a callback-style receiver resubmits one op and allocates nothing.
  *
+ * <h2>Zero-copy sends and direct descriptors</h2>
+ * {@link io.uring4j.net.NetOps#sendZc} (and {@link io.uring4j.net.TcpSocket#writeZeroCopy}) sends from the
+ * caller's pages; the request, and the buffer with it, is held until the kernel's F_NOTIF CQE, and the future and
+ * blocking styles answer only then. {@link io.uring4j.net.NetOps#acceptDirect} (single or multishot) installs
+ * connections in the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors});
+ * the slot serves {@code recvDirect}/{@code sendDirect} with IOSQE_FIXED_FILE, {@code Ops.cancelDirect} and
+ * {@code Ops.closeDirect}, on that loop only.
+ *
  * <h2>Loop style: {@link io.uring4j.net.Tcp}, {@link io.uring4j.net.Connection}, {@link io.uring4j.net.ConnectionHandler}</h2>
  * <ul>
  *   <li>Accept: one listening socket per loop with SO_REUSEPORT, each with one multishot ACCEPT — the kernel
