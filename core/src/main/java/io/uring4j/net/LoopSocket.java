@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
@@ -8,6 +9,8 @@ import io.uring4j.sys.ErrnoException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,6 +42,30 @@ abstract class LoopSocket implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
         }
+    }
+
+    /**
+     * {@link #call} bounded by {@code timeout}: a LINK_TIMEOUT linked to {@code op}, so the kernel itself cancels
+     * it when time is up ({@link SocketTimeoutException}); the op keeps its memory until its own CQE regardless.
+     */
+    final int call(Op op, Duration timeout, String what) throws IOException {
+        if (closed) {
+            throw NetErrors.closed();
+        }
+        ChainResult r;
+        try {
+            r = loop.chain(op).timeout(timeout).call();
+        } catch (RejectedExecutionException e) {
+            throw (SocketException) NetErrors.closed().initCause(e);
+        }
+        int result = r.result(0);
+        if (result >= 0) {
+            return result;
+        }
+        if (NetErrors.timedOut(r)) {
+            throw new SocketTimeoutException(what + " timed out after " + timeout.toMillis() + " ms");
+        }
+        throw translate(what, -result);
     }
 
     /** Submits {@code op}; the future fails with the exceptions {@link #call} throws. */

@@ -4,7 +4,6 @@ import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
-import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
@@ -49,7 +48,7 @@ public final class TcpSocket extends LoopSocket {
             } else {
                 ChainResult r = loop.chain(NetOps.connect(fd, address)).timeout(timeout).call();
                 result = r.result(0);
-                if (r.result(1) == -Errno.ETIME && (result == -Errno.ECANCELED || result == -Errno.EINTR)) {
+                if (NetErrors.timedOut(r)) {
                     throw NetErrors.connectTimedOut(timeout.toMillis());
                 }
             }

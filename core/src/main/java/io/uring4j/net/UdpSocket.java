@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -92,6 +93,15 @@ public final class UdpSocket extends LoopSocket {
     public Datagram receive(MemorySegment buffer) throws IOException {
         MessageOp op = NetOps.recvmsg(fd, buffer);
         return op.datagram(call(op, "recvmsg"));
+    }
+
+    /**
+     * {@link #receive}, waiting at most {@code timeout} (the kernel cancels the receive itself, through a linked
+     * LINK_TIMEOUT): {@link java.net.SocketTimeoutException} if no datagram came, as with the JDK's SO_TIMEOUT.
+     */
+    public Datagram receive(MemorySegment buffer, Duration timeout) throws IOException {
+        MessageOp op = NetOps.recvmsg(fd, buffer);
+        return op.datagram(call(op, timeout, "recvmsg"));
     }
 
     /** {@link #receive} without blocking. */

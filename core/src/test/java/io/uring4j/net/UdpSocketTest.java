@@ -16,7 +16,9 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -134,6 +136,18 @@ class UdpSocketTest {
 
             a.send(bytes("fits"), b.localAddress());      // the tail of the first is gone, not delivered next
             assertThat(b.receive(small)).isEqualTo(new Datagram(4, a.localAddress(), false));
+        }
+    }
+
+    @Test
+    void aTimedReceiveGivesUpAndTheNextDatagramIsNotLost() throws Exception {
+        try (UdpSocket a = UdpSocket.bind(uring, V4); UdpSocket b = UdpSocket.bind(uring, V4)) {
+            MemorySegment in = arena.allocate(16);
+            assertThatThrownBy(() -> b.receive(in, Duration.ofMillis(20)))
+                    .isInstanceOf(SocketTimeoutException.class).hasMessage("recvmsg timed out after 20 ms");
+            a.send(bytes("later"), b.localAddress());
+            assertThat(b.receive(in, Duration.ofSeconds(10))).isEqualTo(new Datagram(5, a.localAddress(), false));
+            assertThat(text(in, 5)).isEqualTo("later");
         }
     }
 

@@ -3,7 +3,9 @@ package io.uring4j.net;
 import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Probe;
+import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -119,6 +121,15 @@ class ZeroCopySendTest {
         CompletableFuture<byte[]> read = onVirtualThread(() -> Clients.readFully(peer, 64 * 1024));
         assertThat(observed.get(10, TimeUnit.SECONDS)).isEqualTo(64 * 1024 + " bytes, in flight 0");
         assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(out.toArray(JAVA_BYTE));
+    }
+
+    @Test
+    void aChainStepReportsTheBytesSentNotTheNotification() throws Exception {
+        MemorySegment out = arena.allocateFrom(JAVA_BYTE, Clients.random(9, 4096));
+        ChainResult r = loop.chain(NetOps.sendZc(socket.fd(), out)).then(Ops.nop()).call();
+        assertThat(r.result(0)).isEqualTo(4096);
+        assertThat(r.result(1)).isZero();
+        assertThat(Clients.readFully(peer, 4096)).isEqualTo(out.toArray(JAVA_BYTE));
     }
 
     @Test
