@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * — the kernel may be writing into the caller's buffer until then — before it throws
  * {@link InterruptedIOException} with the interrupt status set again.
  */
-final class BlockingCall implements Op, CompletionHandler {
+final class BlockingCall implements EventLoop.SelfSubmitting {
     private final Op op;
     private final Thread waiter = Thread.currentThread();
     private byte opcode;
@@ -63,7 +63,7 @@ final class BlockingCall implements Op, CompletionHandler {
         if (loop.inLoop()) {
             throw new IllegalStateException("a blocking call on the event loop's own thread would never complete");
         }
-        loop.submit(this, this);
+        loop.submitSelf(this);
         boolean interrupted = false;
         while (!done) {
             LockSupport.park(this);

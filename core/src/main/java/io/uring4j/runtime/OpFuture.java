@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  * the opcode and errno. {@link #cancel} also cancels the request in the kernel; the op's memory stays owned by
  * the request until its CQE arrives regardless.
  */
-final class OpFuture extends CompletableFuture<Integer> implements Op, CompletionHandler {
+final class OpFuture extends CompletableFuture<Integer> implements EventLoop.SelfSubmitting {
     private final EventLoop loop;
     private final Op op;
     private byte opcode;
