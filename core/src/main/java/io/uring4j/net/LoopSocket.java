@@ -93,6 +93,16 @@ abstract class LoopSocket implements AutoCloseable {
         return NetErrors.of(what, -errno);
     }
 
+    /** SO_SNDBUF, in bytes (the kernel doubles it for its bookkeeping). */
+    public void setSendBufferSize(int bytes) throws IOException {
+        SocketOptions.sendBufferSize(fd, bytes);
+    }
+
+    /** SO_RCVBUF, in bytes: for UDP, the datagrams that can wait before the kernel drops new ones. */
+    public void setReceiveBufferSize(int bytes) throws IOException {
+        SocketOptions.receiveBufferSize(fd, bytes);
+    }
+
     public InetSocketAddress localAddress() throws IOException {
         return TcpSocket.name(fd, true);
     }

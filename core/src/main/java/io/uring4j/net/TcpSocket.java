@@ -172,14 +172,6 @@ public final class TcpSocket extends LoopSocket {
         SocketOptions.keepAlive(fd, on);
     }
 
-    public void setSendBufferSize(int bytes) throws IOException {
-        SocketOptions.sendBufferSize(fd, bytes);
-    }
-
-    public void setReceiveBufferSize(int bytes) throws IOException {
-        SocketOptions.receiveBufferSize(fd, bytes);
-    }
-
     public InetSocketAddress remoteAddress() throws IOException {
         return name(fd, false);
     }
