@@ -18,7 +18,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * saw it.
  *
  * <p>An op may be submitted again once it has completed (one request at a time): each submit rewrites the
- * msghdr, so a loop-style receiver reuses one op per socket and allocates nothing per datagram.
+ * msghdr, so a callback-style receiver needs one op per socket, not one per datagram.
  */
 public final class MessageOp implements Op {
     private static final long IOVEC = Sockets.MSGHDR_SIZE;
@@ -36,9 +36,7 @@ public final class MessageOp implements Op {
 
     /** See {@link NetOps#sendmsg} and {@link NetOps#recvmsg}. */
     MessageOp(boolean send, int fd, MemorySegment buffer, InetSocketAddress destination) {
-        if (!buffer.isNative()) {
-            throw new IllegalArgumentException("heap memory cannot be handed to the kernel: use a native segment");
-        }
+        NetOps.requireNative(buffer);
         this.send = send;
         this.fd = fd;
         this.buffer = buffer;

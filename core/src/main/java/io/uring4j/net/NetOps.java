@@ -130,7 +130,7 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepShutdown(fd, how);
     }
 
-    private static void requireNative(MemorySegment buffer) {
+    static void requireNative(MemorySegment buffer) {
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("heap memory cannot be handed to the kernel: use a native segment");
         }
