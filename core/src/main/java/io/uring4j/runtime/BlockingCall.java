@@ -21,6 +21,8 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     private byte opcode;
     private long userData;
     private int result;
+    /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
+    private int held;
     private Throwable failure;
     /** Written last by the loop thread, read first by the waiter: publishes the fields above. */
     private volatile boolean done;
@@ -38,8 +40,12 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
 
     @Override
     public void complete(int res, int flags) {
+        if (ZeroCopy.awaitsNotification(opcode, flags)) {
+            held = res;
+            return;
+        }
         if (!done) {
-            result = op.result(res);
+            result = op.result(ZeroCopy.reported(res, flags, held));
             done = true;
             LockSupport.unpark(waiter);
         }

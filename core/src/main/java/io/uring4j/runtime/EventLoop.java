@@ -385,6 +385,9 @@ public final class EventLoop implements Executor {
             if (config.fixedBuffers() != null) {
                 ring.register().buffers(config.fixedBuffers().slab());
             }
+            if (config.directDescriptors() > 0) {
+                ring.register().filesSparse(config.directDescriptors());
+            }
         } catch (Throwable t) {
             startFailure = t;
             cleanUp();
