@@ -41,6 +41,15 @@ public interface Engine {
     }
 
     /**
+     * A kernel side whose io_uring_setup always fails with {@code errno} (e.g. {@code Errno.EPERM}, as under
+     * seccomp): for trying how code behaves where io_uring is refused, here, with
+     * {@code IoUring.builder().engine(...)} or inside {@link #auto()}'s tests.
+     */
+    static Engine refusing(int errno) {
+        return new RefusingEngine(errno);
+    }
+
+    /**
      * Why io_uring_setup failing with {@code errno} sends {@link #auto()} to the portable engine, and the fix;
      * null for errors that choose nothing (they are the caller's).
      */

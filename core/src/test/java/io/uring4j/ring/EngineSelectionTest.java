@@ -20,46 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the ring must come from the portable engine, work, and leave exactly one log line naming cause and fix.
  */
 class EngineSelectionTest {
-    /** A kernel that refuses io_uring_setup with {@code errno}; nothing else may be called on it. */
-    private static Engine refusingKernel(int errno) {
-        return new Engine() {
-            @Override
-            public String name() {
-                return "kernel";
-            }
-
-            @Override
-            public int setup(int entries, MemorySegment params) {
-                return -errno;
-            }
-
-            @Override
-            public MemorySegment map(int ringFd, long offset, long size, Arena arena) {
-                throw new AssertionError("map on a refused ring");
-            }
-
-            @Override
-            public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-                throw new AssertionError("enter on a refused ring");
-            }
-
-            @Override
-            public int register(int ringFd, int opcode, long arg, int nrArgs) {
-                throw new AssertionError("register on a refused ring");
-            }
-
-            @Override
-            public int close(int ringFd) {
-                throw new AssertionError("close on a refused ring");
-            }
-        };
-    }
-
     @ParameterizedTest(name = "{0}")
     @CsvSource({"EPERM, 1, seccomp", "ENOSYS, 38, CONFIG_IO_URING", "ENOMEM, 12, RLIMIT_MEMLOCK"})
     void aRefusedSetupFallsBackToThePortableEngineWithOneLine(String name, int errno, String fix) throws Exception {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(refusingKernel(errno), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(errno), PortableEngine.instance(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
             ring.sq().next().prepNop().userData(7);
@@ -74,7 +39,7 @@ class EngineSelectionTest {
     @Test
     void otherSetupErrorsAreTheCallersAndChooseNothing() {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(refusingKernel(Errno.EINVAL), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), PortableEngine.instance(), log::add, new int[0]);
         int errno = Rings.errnoOf(() -> IoUring.builder().entries(8).engine(auto).build());
         assertThat(errno).isEqualTo(Errno.EINVAL);
         assertThat(log).isEmpty();

@@ -77,28 +77,19 @@ final class ChannelDriver implements Driver {
                 + ", depth=" + options.depth + (channel != null ? " virtual threads" : " in flight");
     }
 
-    /** One reader's buffer and offsets: the same xorshift random or sequential blocks as the other drivers. */
+    /** One reader's buffer and offsets: the same random or sequential {@link Blocks} as the runtime driver. */
     private final class Reader {
         final ByteBuffer buffer = ByteBuffer.allocateDirect(options.blockSize + 4096).alignedSlice(4096)
                 .limit(options.blockSize);
-        private long seed;
+        private final Blocks offsets;
 
         Reader(int index) {
-            seed = 0x9E3779B97F4A7C15L * (index + 1);
+            offsets = new Blocks(index, options.random == 1, blocks);
         }
 
         long nextOffset() {
-            long block;
-            if (options.random == 1) {
-                seed ^= seed << 13;
-                seed ^= seed >>> 7;
-                seed ^= seed << 17;
-                block = Math.floorMod(seed, blocks);
-            } else {
-                block = seed++ % blocks;
-            }
             buffer.clear().limit(options.blockSize);
-            return block * options.blockSize;
+            return offsets.next() * options.blockSize;
         }
 
         void check(int n) {

@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,41 +21,6 @@ class DoctorTest {
         return new Report(status, out.toString(StandardCharsets.UTF_8));
     }
 
-    /** A kernel whose io_uring_setup fails with {@code errno}, as under seccomp or io_uring_disabled. */
-    private static Engine refusing(int errno) {
-        return new Engine() {
-            @Override
-            public String name() {
-                return "kernel";
-            }
-
-            @Override
-            public int setup(int entries, MemorySegment params) {
-                return -errno;
-            }
-
-            @Override
-            public MemorySegment map(int ringFd, long offset, long size, Arena arena) {
-                throw new AssertionError();
-            }
-
-            @Override
-            public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-                throw new AssertionError();
-            }
-
-            @Override
-            public int register(int ringFd, int opcode, long arg, int nrArgs) {
-                throw new AssertionError();
-            }
-
-            @Override
-            public int close(int ringFd) {
-                throw new AssertionError();
-            }
-        };
-    }
-
     @Test
     void thisKernelIsUsableAndAutoKeepsIt() {
         Report r = doctor(Engine.kernel());
@@ -68,7 +31,7 @@ class DoctorTest {
 
     @Test
     void aSeccompRefusalNamesThePortableEngineAndTheFix() {
-        Report r = doctor(refusing(Errno.EPERM));
+        Report r = doctor(Engine.refusing(Errno.EPERM));
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.text()).contains("FAILED", "EPERM", "portable, because", "seccomp", "portable opcodes:",
                 "-During4j.engine=auto");
@@ -76,7 +39,7 @@ class DoctorTest {
 
     @Test
     void anErrorThePortableEngineDoesNotRemoveSaysSo() {
-        Report r = doctor(refusing(Errno.EINVAL));
+        Report r = doctor(Engine.refusing(Errno.EINVAL));
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.text()).contains("none: EINVAL", "io_uring is not usable here.");
     }
