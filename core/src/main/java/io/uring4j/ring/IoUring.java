@@ -186,7 +186,8 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * SQPOLL: waits until the kernel thread has made room in a full SQ ({@code IORING_ENTER_SQ_WAIT}, liburing's
-     * {@code io_uring_sqring_wait}). Returns at once if there is room already.
+     * {@code io_uring_sqring_wait}). Returns at once if there is room already. The kernel's wait also ends early
+     * when the thread has a signal or task work pending, so it is repeated until there is room.
      *
      * @throws IllegalStateException on a ring without SQPOLL, where a full SQ only means "submit first"
      */
@@ -195,7 +196,7 @@ public final class IoUring implements AutoCloseable {
         if (!sqpoll) {
             throw new IllegalStateException("sqRingWait is for SQPOLL rings: without SQPOLL, submit to make room");
         }
-        if (sq.spaceLeft() == 0) {
+        while (sq.spaceLeft() == 0) {
             enterOrThrow(0, 0, EnterFlags.SQ_WAIT, 0, 0);
         }
     }

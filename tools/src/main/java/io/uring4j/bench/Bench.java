@@ -30,6 +30,8 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench -r5 /dev/nvme0n1            4 KiB random O_DIRECT reads of a device",
             "  ./uring4j bench --compare-c                 Java vs the C reference on the five suite workloads",
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
+            "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
+            "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path"})
 public final class Bench implements Callable<Integer> {
     @Mixin
@@ -76,6 +78,10 @@ public final class Bench implements Callable<Integer> {
         if (bad != null) {
             throw new ParameterException(spec.commandLine(), bad);
         }
+        if (o.engine != null) {
+            // Before any ring exists; the comparisons' child JVMs inherit uring4j.* properties.
+            System.setProperty("uring4j.engine", o.engine.name());
+        }
         if (o.jmh) {
             throw new ParameterException(spec.commandLine(), "--jmh must be the first argument");
         }
@@ -86,6 +92,13 @@ public final class Bench implements Callable<Integer> {
             List<Workload> workloads = workloadGiven()
                     ? List.of(new Workload(o.normalize().name(), o.workloadArgs(), 0, "")) : Workload.STANDARD;
             return new CompareC(o, out, err).run(workloads);
+        }
+        if (o.h2) {
+            return new CompareH2(o, out, err).run();
+        }
+        if (o.compareJdk) {
+            boolean depthGiven = spec.commandLine().getParseResult().hasMatchedOption("-d");
+            return new CompareJdk(o, out, err).run(CompareJdk.pairs(depthGiven ? o.depth : 64));
         }
         if (o.suite || !workloadGiven() && !spec.commandLine().getParseResult().hasMatchedOption("-n")) {
             return new Suite(o, out, err).run();

@@ -95,12 +95,12 @@ final class RuntimeDriver implements Driver {
     /** One request slot: its op (offset chosen at prepare time) and, for the loop style, its handler. */
     private final class Slot implements Op, CompletionHandler {
         private final BufferPool.Buffer buffer;
-        private long seed;
+        private final Blocks offsets;
         final AtomicLong done;
 
         Slot(int index, AtomicLong done) throws InterruptedException {
             this.buffer = pool == null ? null : pool.acquire();
-            this.seed = 0x9E3779B97F4A7C15L * (index + 1);
+            this.offsets = new Blocks(index, options.random == 1, blocks);
             this.done = done;
         }
 
@@ -110,15 +110,7 @@ final class RuntimeDriver implements Driver {
                 sqe.prepNop();
                 return;
             }
-            long block;
-            if (options.random == 1) {
-                seed ^= seed << 13;
-                seed ^= seed >>> 7;
-                seed ^= seed << 17;
-                block = Math.floorMod(seed, blocks);
-            } else {
-                block = seed++ % blocks;
-            }
+            long block = offsets.next();
             if (options.fixedBuffers == 1) {
                 sqe.prepReadFixed(fd, buffer.segment(), block * options.blockSize, BufferPool.FIXED_INDEX);
             } else {

@@ -1,0 +1,46 @@
+package io.uring4j.doctor;
+
+import io.uring4j.ring.Engine;
+import io.uring4j.sys.Errno;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code ./uring4j doctor}: what it says on this kernel, and which engine it names when io_uring is refused. */
+class DoctorTest {
+    record Report(int status, String text) {
+    }
+
+    private static Report doctor(Engine kernel) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = new Doctor(new PrintStream(out, true, StandardCharsets.UTF_8), kernel).run();
+        return new Report(status, out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void thisKernelIsUsableAndAutoKeepsIt() {
+        Report r = doctor(Engine.kernel());
+        assertThat(r.status()).as(r.text()).isZero();
+        assertThat(r.text()).contains("io_uring_setup:", "ok (engine: kernel", "engine (auto):", "kernel: io_uring_setup is allowed",
+                "io_uring is usable.");
+    }
+
+    @Test
+    void aSeccompRefusalNamesThePortableEngineAndTheFix() {
+        Report r = doctor(Engine.refusing(Errno.EPERM));
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.text()).contains("FAILED", "EPERM", "portable, because", "seccomp", "portable opcodes:",
+                "-During4j.engine=auto");
+    }
+
+    @Test
+    void anErrorThePortableEngineDoesNotRemoveSaysSo() {
+        Report r = doctor(Engine.refusing(Errno.EINVAL));
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.text()).contains("none: EINVAL", "io_uring is not usable here.");
+    }
+}
