@@ -70,8 +70,10 @@ class TcpLoopTest {
         try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, config)) {
             TcpServer server = tcp.listen(ANY_PORT, () -> echo);
             byte[] data = Clients.random(7, 16 << 20);
-            try (SocketChannel ch = SocketChannel.open();
-                 var writerThread = Executors.newVirtualThreadPerTaskExecutor()) {
+            // The channel is closed first: should an assertion fail, that ends the blocked writer, so the
+            // executor's close does not wait for it forever.
+            try (var writerThread = Executors.newVirtualThreadPerTaskExecutor();
+                 SocketChannel ch = SocketChannel.open()) {
                 ch.setOption(StandardSocketOptions.SO_RCVBUF, 64 << 10);
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, 64 << 10);
                 ch.connect(server.localAddress());
