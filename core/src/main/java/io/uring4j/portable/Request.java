@@ -41,7 +41,7 @@ final class Request {
     int countLeft;
     /** Index in the ring's pool, for the free list. */
     int slot;
-    /** Bytes a read or write asked for: fewer fails a link, as in the kernel. */
+    /** Bytes a read or write (or a MSG_WAITALL send or receive) asked for: fewer fails a link, as in the kernel. */
     int wanted;
     /** The SQE's ioprio: multishot and poll-first flags of socket opcodes. */
     int ioprio;
@@ -52,7 +52,7 @@ final class Request {
     int pollEvents;
     /** What the poller saw when it woke this request (0 before any wait): POLL_ADD's result, connect's cue. */
     int revents;
-    /** Op-specific progress across waits: a connect under way (1). */
+    /** Op-specific progress across waits: a connect under way (1), the bytes a MSG_WAITALL transfer has done. */
     int progress;
     byte opcode;
     byte sqeFlags;

@@ -85,13 +85,32 @@ final class SocketOps {
         return ring.await(r, fd, out ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
     }
 
-    /** SEND (to the address in addr2 and addr_len, if any: sendto) or RECV into the SQE's buffer. */
+    /**
+     * SEND (to the address in addr2 and addr_len, if any: sendto) or RECV into the SQE's buffer. With
+     * MSG_WAITALL on a stream socket a short transfer goes on where it stopped ({@link Request#progress} bytes
+     * in) until the whole length is done or the stream ends; anything shorter fails a link, as in the kernel.
+     */
     private int sendRecv(Request r, int fd, boolean send) {
-        long len = Integer.toUnsignedLong(r.len);
-        int flags = r.opFlags | Sockets.MSG_DONTWAIT;
-        int res = send ? SocketSys.send(fd, r.addr, len, flags, r.off, r.fileIndex & 0xffff)
-                : SocketSys.recv(fd, r.addr, len, flags);
-        return retry(r, fd, send, res);
+        boolean waitAll = (r.opFlags & Sockets.MSG_WAITALL) != 0;
+        r.wanted = waitAll ? r.len : 0;
+        int flags = (r.opFlags & ~Sockets.MSG_WAITALL) | Sockets.MSG_DONTWAIT;
+        while (true) {
+            long addr = r.addr + r.progress;
+            long len = Integer.toUnsignedLong(r.len) - r.progress;
+            int res = send ? SocketSys.send(fd, addr, len, flags, r.off, r.fileIndex & 0xffff)
+                    : SocketSys.recv(fd, addr, len, flags);
+            if (res > 0 && waitAll && res < len && SocketSys.isStream(fd)) {
+                r.progress += res;
+                continue;
+            }
+            if (r.progress == 0) {
+                return retry(r, fd, send, res);
+            }
+            if (res == -Errno.EAGAIN) {
+                return ring.await(r, fd, send ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+            }
+            return res > 0 ? r.progress + res : r.progress;     // the end of the stream, or an error: what was done
+        }
     }
 
     /**

@@ -27,7 +27,7 @@ final class SocketSys {
     private static final MethodHandle SHUTDOWN = handle("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle GETSOCKOPT = handle("getsockopt", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
             JAVA_LONG, JAVA_LONG);
-    /** Per thread: a pollfd for {@link #readyNow}, and an int + socklen_t for {@link #soError}. */
+    /** Per thread: a pollfd for {@link #readyNow}, and an int + socklen_t for {@link #option}. */
     private static final ThreadLocal<MemorySegment> SCRATCH =
             ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(16, 8));
 
@@ -103,14 +103,26 @@ final class SocketSys {
 
     /** SO_ERROR: the outcome of a non-blocking connect, 0 or -errno (the kernel's sock_error()). */
     static int soError(int fd) {
+        int error = option(fd, io.uring4j.sys.Sockets.SO_ERROR);
+        return error < 0 ? error : -error;
+    }
+
+    /** Whether {@code fd} is a byte stream (SOCK_STREAM, SOCK_SEQPACKET): MSG_WAITALL retries only there. */
+    static boolean isStream(int fd) {
+        int type = option(fd, io.uring4j.sys.Sockets.SO_TYPE);
+        return type == io.uring4j.sys.Sockets.SOCK_STREAM || type == io.uring4j.sys.Sockets.SOCK_SEQPACKET;
+    }
+
+    /** An int SOL_SOCKET option, or -errno. */
+    private static int option(int fd, int name) {
         MemorySegment s = CALL_STATE.get();
         MemorySegment scratch = SCRATCH.get();
         scratch.set(JAVA_INT, 0, 0);
         scratch.set(JAVA_INT, 4, 4);
         try {
-            int ret = (int) result((int) GETSOCKOPT.invokeExact(s, fd, io.uring4j.sys.Sockets.SOL_SOCKET,
-                    io.uring4j.sys.Sockets.SO_ERROR, scratch.address(), scratch.address() + 4), s);
-            return ret < 0 ? ret : -scratch.get(JAVA_INT, 0);
+            int ret = (int) result((int) GETSOCKOPT.invokeExact(s, fd, io.uring4j.sys.Sockets.SOL_SOCKET, name,
+                    scratch.address(), scratch.address() + 4), s);
+            return ret < 0 ? ret : scratch.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -56,8 +56,7 @@
  *       one connect(2) call, so that the connect in progress waits on the poller.</li>
  *   <li>Without TASKRUN_FLAG, a request found ready runs on the poller thread, so its completion may come
  *       between two enters (the kernel's task work interrupts the task much the same way).</li>
- *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY. Not done: MSG_WAITALL's retry until the whole length (a short
- *       receive completes short).</li>
+ *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY (a receive never says more data is waiting).</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>

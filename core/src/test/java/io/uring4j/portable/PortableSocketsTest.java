@@ -224,6 +224,30 @@ class PortableSocketsTest {
     }
 
     @Test
+    void aWaitallRecvGoesOnAcrossWaitsUntilTheWholeLengthOrTheEnd() throws Exception {
+        try (IoUring ring = ring(8)) {
+            int[] pair = streamPair();
+            MemorySegment buf = arena.allocate(10);
+            ring.sq().next().prepRecv(pair[1], buf, Sockets.MSG_WAITALL).userData(1);
+            ring.submit();
+            writeAll(pair[0], "0123".getBytes());
+            writeAll(pair[0], "456789".getBytes());
+            assertThat(reap(ring)).isEqualTo(new Completion(1, 10, 0));
+            assertThat(buf.toArray(JAVA_BYTE)).isEqualTo("0123456789".getBytes());
+
+            // The peer ends the stream early: what arrived, and a link behind it fails.
+            ring.sq().next().prepRecv(pair[1], buf, Sockets.MSG_WAITALL).userData(2).link();
+            ring.sq().next().prepNop().userData(3);
+            ring.submit();
+            writeAll(pair[0], "abc".getBytes());
+            assertThat(LibC.close(pair[0])).isZero();
+            fds.remove(Integer.valueOf(pair[0]));
+            assertThat(reap(ring, 2)).containsExactly(new Completion(2, 3, 0),
+                    new Completion(3, -Errno.ECANCELED, 0));
+        }
+    }
+
+    @Test
     void fiveHundredIdleRecvsWaitOnOnePollerThread() throws Exception {
         int n = 512;
         try (IoUring ring = ring(n)) {
