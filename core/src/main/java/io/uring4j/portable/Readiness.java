@@ -16,6 +16,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class Readiness {
     /** A file that epoll refuses (EPERM) is always ready: a regular file, whose read simply blocks as usual. */
     private static final int ALWAYS_READY = -Errno.EPERM;
+    /** poll(2)'s answer for an fd that is not open; the kernel's POLL_ADD fails with EBADF. */
+    private static final int POLLNVAL = 0x20;
     /** Per thread: the iovec a plain READ or WRITE becomes, so a request allocates nothing. */
     private static final ThreadLocal<MemorySegment> IOV = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
 
@@ -73,7 +75,7 @@ final class Readiness {
         }
         int now = SocketSys.readyNow(fd, events);
         if (now != 0) {
-            return now < 0 ? now : now & mask;
+            return now < 0 ? now : (now & POLLNVAL) != 0 ? -Errno.EBADF : now & mask;
         }
         int armed = ring.await(r, fd, events);
         return armed == ALWAYS_READY ? SocketSys.readyNow(fd, events) & mask : armed;

@@ -248,6 +248,18 @@ class PortableSocketsTest {
     }
 
     @Test
+    void aPollOnADescriptorThatIsNotOpenIsEbadf() throws Exception {
+        try (IoUring ring = ring(4)) {
+            int notOpen = (1 << 30) - 1;        // above any nr_open
+            ring.sq().next().prepPollAdd(notOpen, OpFlags.Poll.POLLIN).userData(1);
+            ring.sq().next().prepPollMultishot(notOpen, OpFlags.Poll.POLLIN).userData(2);
+            ring.submit();
+            assertThat(reap(ring, 2)).containsExactlyInAnyOrder(new Completion(1, -Errno.EBADF, 0),
+                    new Completion(2, -Errno.EBADF, 0));
+        }
+    }
+
+    @Test
     void fiveHundredIdleRecvsWaitOnOnePollerThread() throws Exception {
         int n = 512;
         try (IoUring ring = ring(n)) {
