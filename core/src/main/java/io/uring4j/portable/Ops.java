@@ -64,8 +64,9 @@ final class Ops {
 
     /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
     static int prep(Request r, int ioprio) {
-        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV && r.opcode != Opcode.READ) {
-            return -Errno.EINVAL;       // provided buffers are implemented for RECV and READ only
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV && r.opcode != Opcode.READ
+                && r.opcode != Opcode.RECVMSG) {
+            return -Errno.EINVAL;       // provided buffers are implemented for RECV, RECVMSG and READ only
         }
         if (isSocket(r.opcode)) {
             return SocketOps.prep(r);

@@ -47,9 +47,12 @@ final class SocketOps {
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0
                     || ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0 && !select) ? -Errno.EINVAL : 0;
-            // Multishot and buffer-select recvmsg are not implemented.
-            case Opcode.SENDMSG, Opcode.RECVMSG -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0
+            case Opcode.SENDMSG -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0
                     ? -Errno.EINVAL : r.addr == 0 ? -Errno.EFAULT : 0;
+            // Buffer select only with multishot (a single buffer-select recvmsg is not implemented).
+            case Opcode.RECVMSG -> (r.ioprio & ~RECV_IOPRIO) != 0 || r.off != 0
+                    || select != ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0) ? -Errno.EINVAL
+                    : r.addr == 0 ? -Errno.EFAULT : select ? MultishotRecvmsg.prep(r) : 0;
             case Opcode.SHUTDOWN -> r.off != 0 || r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 ? -Errno.EINVAL : 0;
             default -> 0;
         };
@@ -67,14 +70,17 @@ final class SocketOps {
             case Opcode.CONNECT -> connect(r, fd);
             case Opcode.ACCEPT -> accept(r, fd, onWorker);
             case Opcode.SEND -> sendRecv(r, fd, true);
-            case Opcode.RECV -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd) : sendRecv(r, fd, false);
-            case Opcode.SENDMSG, Opcode.RECVMSG -> {
-                boolean send = r.opcode == Opcode.SENDMSG;
-                yield retry(r, fd, send, SocketSys.transferMsg(send, fd, r.addr, r.opFlags | Sockets.MSG_DONTWAIT));
-            }
+            case Opcode.RECV, Opcode.RECVMSG -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd)
+                    : r.opcode == Opcode.RECV ? sendRecv(r, fd, false) : message(r, fd, false);
+            case Opcode.SENDMSG -> message(r, fd, true);
             case Opcode.SHUTDOWN -> SocketSys.shutdown(fd, r.len);
             default -> -Errno.EINVAL;
         };
+    }
+
+    /** SENDMSG or RECVMSG with the application's msghdr, which it keeps until the completion. */
+    private int message(Request r, int fd, boolean send) {
+        return retry(r, fd, send, SocketSys.transferMsg(send, fd, r.addr, r.opFlags | Sockets.MSG_DONTWAIT));
     }
 
     /** The result of an attempt, or, on EAGAIN, a wait for readiness (unless the caller asked for MSG_DONTWAIT). */
@@ -114,8 +120,9 @@ final class SocketOps {
     }
 
     /**
-     * RECV with BUFFER_SELECT, single or multishot: each receive takes the next buffer of the group's ring;
-     * F_BUFFER and its id go with the result. A receive that gets no data leaves the buffer in the ring.
+     * RECV with BUFFER_SELECT, single or multishot, and multishot RECVMSG: each receive takes the next buffer of
+     * the group's ring; F_BUFFER and its id go with the result. A receive that gets no data leaves the buffer in
+     * the ring.
      */
     private int recvSelect(Request r, int fd) {
         boolean multishot = (r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0;
@@ -134,11 +141,13 @@ final class SocketOps {
                     return -Errno.ENOBUFS;
                 }
                 int len = group.len();
-                if (r.len != 0) {
-                    len = Math.min(len, r.len);
+                if (r.len != 0 && r.opcode == Opcode.RECV) {
+                    len = Math.min(len, r.len);         // RECVMSG's len is the template's iovec count
                 }
                 bid = group.bid();
-                res = SocketSys.recv(fd, group.addr(), Integer.toUnsignedLong(len), r.opFlags | Sockets.MSG_DONTWAIT);
+                int flags = r.opFlags | Sockets.MSG_DONTWAIT;
+                res = r.opcode == Opcode.RECVMSG ? MultishotRecvmsg.receive(r, fd, group.addr(), len, flags)
+                        : SocketSys.recv(fd, group.addr(), Integer.toUnsignedLong(len), flags);
                 if (res > 0) {
                     group.consume();
                 }

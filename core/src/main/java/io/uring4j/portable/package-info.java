@@ -63,8 +63,8 @@
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
  *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
- *       IOSQE_BUFFER_SELECT except on RECV and READ (no legacy PROVIDE_BUFFERS groups, no multishot or
- *       buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
+ *       IOSQE_BUFFER_SELECT except on RECV, READ and multishot RECVMSG (no legacy PROVIDE_BUFFERS groups, no
+ *       single buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
  *       flags SQPOLL, IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
  *       files, buffers, eventfd, probe and buffer rings (+ status).</li>
  * </ul>

@@ -191,7 +191,6 @@ class RecvMultishotTest {
     @ParameterizedTest(name = "DEFER_TASKRUN {0}")
     @CsvSource({"false", "true"})
     void multishotRecvmsgPrefixesEachBufferWithAHeaderAndTheSource(boolean deferTaskrun) throws Exception {
-        Rings.kernelOnly("multishot RECVMSG is not implemented");
         int count = 4;
         int bufLen = 128;
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
