@@ -19,16 +19,16 @@ final class Readiness {
     /** poll(2)'s answer for an fd that is not open; the kernel's POLL_ADD fails with EBADF. */
     private static final int POLLNVAL = 0x20;
     /** Per thread: the iovec a plain READ or WRITE becomes, so a request allocates nothing. */
-    private static final ThreadLocal<MemorySegment> IOV = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+    private static final ThreadLocal<MemorySegment> IOV =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
 
     private Readiness() {
     }
 
     /**
-     * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer at {@code iovecs} of
-     * {@link Request#wanted} bytes),
-     * read or written at {@code off} (-1: the file position; 0 on a pipe or socket means the same, as in the
-     * kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once armed on the poller. Runs on a
+     * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer at {@code iovecs}
+     * of {@link Request#wanted} bytes), read or written at {@code off} (-1: the file position; 0 on a pipe or
+     * socket means the same, as in the kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once armed on the poller. Runs on a
      * worker: a file that does not support RWF_NOWAIT gets a blocking call once it is ready.
      */
     static long transfer(PortableRing ring, Request r, int fd, boolean write, long iovecs, int count, long off,
