@@ -96,7 +96,7 @@ final class Cancels {
                     continue;
                 }
                 if (r.state != Request.QUEUED && r.state != Request.ARMED && r.state != Request.RUNNING
-                        && r.state != Request.POLLING) {
+                        && r.state != Request.POLLING && r.state != Request.READY) {
                     continue;       // free, deferred or waiting in a chain: not cancellable on its own
                 }
                 boolean taken = false;
@@ -106,7 +106,7 @@ final class Cancels {
                 } else if (r.state == Request.QUEUED) {
                     taken = ring.wq.remove(r);
                 } else {
-                    taken = ring.poller.remove(r);
+                    taken = ring.poller.remove(r) || ring.takeTaskWork(r);
                 }
                 if (!taken && !all && r.canceller == null && r.state == Request.RUNNING) {
                     // Running (a worker or the poller is trying it): asked to stop, it ends -ECANCELED if it comes

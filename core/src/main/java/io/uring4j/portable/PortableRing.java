@@ -397,8 +397,10 @@ final class PortableRing {
         lock.lock();
         try {
             Request tail = ready;
+            tail.state = Request.READY;
             while (tail.nextQueued != null) {
                 tail = tail.nextQueued;
+                tail.state = Request.READY;
             }
             if (taskWorkTail == null) {
                 taskWorkHead = ready;
@@ -413,6 +415,33 @@ final class PortableRing {
         wake(true, true);
     }
 
+    /** Takes a READY request off the task-work list (cancel, link timeout); it is RUNNING then. Under the lock. */
+    boolean takeTaskWork(Request r) {
+        if (r.state != Request.READY) {
+            return false;
+        }
+        Request prev = null;
+        Request q = taskWorkHead;
+        while (q != r) {            // a READY request is always in the list
+            prev = q;
+            q = q.nextQueued;
+        }
+        if (prev == null) {
+            taskWorkHead = r.nextQueued;
+        } else {
+            prev.nextQueued = r.nextQueued;
+        }
+        if (taskWorkTail == r) {
+            taskWorkTail = prev;
+        }
+        if (taskWorkHead == null) {
+            INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+        }
+        r.nextQueued = null;
+        r.state = Request.RUNNING;
+        return true;
+    }
+
     /** In enter, on the issuer: runs the ready requests the poller queued (COOP_TASKRUN + TASKRUN_FLAG). */
     private void runTaskWork() {
         if (!resumeInEnter) {
@@ -423,6 +452,9 @@ final class PortableRing {
         try {
             ready = taskWorkHead;
             taskWorkHead = taskWorkTail = null;
+            for (Request q = ready; q != null; q = q.nextQueued) {
+                q.state = Request.RUNNING;          // out of the list: no longer for cancel to take
+            }
             if (ready != null) {
                 INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
             }
@@ -599,7 +631,7 @@ final class PortableRing {
         } else if (target.state == Request.QUEUED) {
             taken = wq.remove(target);
         } else {
-            taken = poller.remove(target);
+            taken = poller.remove(target) || takeTaskWork(target);
         }
         if (taken) {
             target.state = Request.RUNNING;

@@ -25,6 +25,8 @@ final class Request {
     static final byte ARMED = 5;
     /** Waiting on the {@link Poller} for its fd to become ready. */
     static final byte POLLING = 6;
+    /** Found ready by the poller, waiting for the issuer's next enter to run again (COOP_TASKRUN task work). */
+    static final byte READY = 7;
 
     // ---- copied from the SQE ----
     long userData;

@@ -5,6 +5,7 @@ import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.SubmissionQueue;
 import io.uring4j.ring.Timespec;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -171,6 +172,33 @@ class PortableSocketsTest {
             ring.submit();
             assertThat(reap(ring)).isEqualTo(new Completion(3, 5, 0));
             assertThat(buf.asSlice(0, 5).toArray(JAVA_BYTE)).isEqualTo("after".getBytes());
+        }
+    }
+
+    @Test
+    void withTaskrunFlagAReadyRequestWaitsForTheNextEnterWhereACancelComesFirst() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).coopTaskrun().taskrunFlag().engine(Engine.portable()).build()) {
+            int[] pair = streamPair();
+            MemorySegment buf = arena.allocate(8);
+            ring.sq().next().prepRecv(pair[1], buf, 0).userData(1);
+            ring.submit();
+            writeAll(pair[0], "x".getBytes());
+            // The poller sees the data and queues the recv as task work: the flag asks the application to enter.
+            long deadline = System.nanoTime() + PATIENCE_NANOS;
+            while ((ring.sq().kernelFlags() & SubmissionQueue.TASKRUN) == 0) {
+                assertThat(System.nanoTime()).as("IORING_SQ_TASKRUN raised").isLessThan(deadline);
+                Thread.sleep(1);
+            }
+            assertThat(ring.cq().ready()).as("nothing runs before the next enter").isZero();
+
+            ring.sq().next().prepCancelFd(pair[1], OpFlags.Cancel.ALL).userData(2);
+            ring.submit();
+
+            // The cancel, submitted first in that enter, takes the recv (and counts it) before it runs again.
+            assertThat(reap(ring, 2)).containsExactlyInAnyOrder(new Completion(1, -Errno.ECANCELED, 0),
+                    new Completion(2, 1, 0));
+            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+            assertThat(LibC.read(pair[1], buf)).as("the byte is still in the socket").isEqualTo(1);
         }
     }
 
