@@ -28,8 +28,9 @@ final class Readiness {
     /**
      * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer at {@code iovecs}
      * of {@link Request#wanted} bytes), read or written at {@code off} (-1: the file position; 0 on a pipe or
-     * socket means the same, as in the kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once armed on the poller. Runs on a
-     * worker: a file that does not support RWF_NOWAIT gets a blocking call once it is ready.
+     * socket means the same, as in the kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once
+     * armed on the poller. Runs on a worker: a file that does not support RWF_NOWAIT gets a blocking call once it
+     * is ready.
      */
     static long transfer(PortableRing ring, Request r, int fd, boolean write, long iovecs, int count, long off,
                          int rwFlags) {

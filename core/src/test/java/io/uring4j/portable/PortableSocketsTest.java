@@ -177,7 +177,8 @@ class PortableSocketsTest {
 
     @Test
     void withTaskrunFlagAReadyRequestWaitsForTheNextEnterWhereACancelComesFirst() throws Exception {
-        try (IoUring ring = IoUring.builder().entries(8).coopTaskrun().taskrunFlag().engine(Engine.portable()).build()) {
+        try (IoUring ring = IoUring.builder().entries(8).coopTaskrun().taskrunFlag().engine(Engine.portable())
+                .build()) {
             int[] pair = streamPair();
             MemorySegment buf = arena.allocate(8);
             ring.sq().next().prepRecv(pair[1], buf, 0).userData(1);
