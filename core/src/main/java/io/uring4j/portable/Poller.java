@@ -30,6 +30,12 @@ final class Poller {
     private final String name;
     /** Requests armed per fd (for a multishot poll: per duplicate), newest first. */
     private Request[] byFd = new Request[64];
+    /**
+     * Fds with a one-shot registration in the set, armed or spent: the next wait on them is one MOD, not an ADD
+     * (and no DEL when their last request leaves). A stale entry — the fd closed and its number reused — only
+     * turns the MOD into an ADD ({@link #register}).
+     */
+    private boolean[] added = new boolean[64];
     private int epfd = -1;
     /** An eventfd in the epoll set: written to stop the thread. */
     private int wakeFd = -1;
@@ -55,11 +61,12 @@ final class Poller {
             return ret;
         }
         Request head = fd < byFd.length ? byFd[fd] : null;
-        ret = register(fd, head == null, union(head, events) | Epoll.EPOLLONESHOT);
+        ret = register(fd, fd >= added.length || !added[fd], union(head, events) | Epoll.EPOLLONESHOT);
         if (ret < 0) {
             return ret;
         }
         link(r, fd, events);
+        added[fd] = true;
         return 0;
     }
 
@@ -153,6 +160,7 @@ final class Poller {
     private void link(Request r, int fd, int events) {
         if (fd >= byFd.length) {
             byFd = Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
+            added = Arrays.copyOf(added, byFd.length);
         }
         r.pollFd = fd;
         r.pollEvents = events;
@@ -162,12 +170,14 @@ final class Poller {
         byFd[fd] = r;
     }
 
-    /** After requests left {@code fd}: re-arm it for those still waiting, or drop it from the set. */
+    /**
+     * After requests left {@code fd}: re-arm it for those still waiting. With none left it stays in the set as
+     * it is — spent after a wake-up; after a cancel possibly still armed, costing at most one wake-up that finds
+     * nobody and, one-shot, disarms it.
+     */
     private void rearm(int fd) {
         Request head = byFd[fd];
-        if (head == null) {
-            Epoll.ctl(epfd, Epoll.CTL_DEL, fd, 0);     // may fail: the fd may be closed already
-        } else {
+        if (head != null) {
             register(fd, false, union(head, 0) | Epoll.EPOLLONESHOT);
         }
     }
