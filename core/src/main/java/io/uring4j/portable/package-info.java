@@ -24,9 +24,9 @@
  *       {@link io.uring4j.portable.Poller} — one thread in epoll_wait (EPOLLONESHOT per fd) for every pending
  *       request of the ring — and its thread moves on. When the file is ready the request runs again: on the
  *       poller thread, or, with COOP_TASKRUN + TASKRUN_FLAG, in the issuer's next enter (task work,
- *       IORING_SQ_TASKRUN);
- *       reads and writes go back to the io-wq. Cancel, LINK_TIMEOUT and ring close take an armed request off
- *       the poller. A multishot POLL_ADD has an edge-triggered registration of its own (one CQE per wake-up).</li>
+ *       IORING_SQ_TASKRUN); reads and writes go back to the io-wq. Cancel, LINK_TIMEOUT and ring close take an
+ *       armed request off the poller (or out of the task work it waits in). A multishot POLL_ADD has an
+ *       edge-triggered registration of its own (one CQE per wake-up).</li>
  *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
  *       ({@link io.uring4j.portable.BufRings}): the tail at byte 14, 16-byte entries, our own head; a receive
  *       takes the head buffer only once data landed in it.</li>
