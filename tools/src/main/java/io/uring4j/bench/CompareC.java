@@ -88,7 +88,7 @@ final class CompareC {
         List<String> c = new ArrayList<>(List.of(binary.toString()));
         c.addAll(args);
         c.addAll(List.of("-r" + seconds, "--json"));
-        List<String> java = new ArrayList<>(javaCommand());
+        List<String> java = new ArrayList<>(Bench.childJava(List.of(), Bench.class.getName()));
         java.addAll(args);
         java.addAll(List.of("-r" + seconds, "--json", "--api", options.api.name(),
                 "--warmup", Double.toString(options.warmup)));
@@ -100,8 +100,8 @@ final class CompareC {
                 boolean isC = (k == 0) == cFirst;
                 Sample s = runOnce(isC ? c : java);
                 (isC ? cs : js)[round] = s;
-                progress(String.format(Locale.ROOT, "%s, round %d/%d, %s: %.1f ns/op", w.name(), round + 1,
-                        options.rounds, isC ? "C" : "Java", s.nsPerOp()));
+                Suite.progress(err, String.format(Locale.ROOT, "%s, round %d/%d, %s: %.1f ns/op", w.name(),
+                        round + 1, options.rounds, isC ? "C" : "Java", s.nsPerOp()));
             }
         }
         double[] cNs = Arrays.stream(cs).mapToDouble(Sample::nsPerOp).toArray();
@@ -127,10 +127,7 @@ final class CompareC {
     }
 
     private void printTable(List<String[]> rows) {
-        if (Suite.terminal()) {
-            err.print("\r\033[K");
-            err.flush();
-        }
+        Suite.progressDone(err);
         String fmt = "%-25s %8s %10s %11s %9s %12s %10s %5s  %s%n";
         out.printf(fmt, "workload", "C ns/op", "Java ns/op", "Java/C IOPS", "Java/C ns", "IOPS range", "Java/C cpu",
                 "B/op", "target");
@@ -192,14 +189,6 @@ final class CompareC {
         return fields;
     }
 
-    /** The child JVM: this JVM's java binary and class path, with native access granted. */
-    private static List<String> javaCommand() {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        return List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                Bench.class.getName());
-    }
-
     /** bench/c/uring4j_ref.c, looked for above this class's location and then above the working directory. */
     static Path findSource() {
         List<Path> starts = new ArrayList<>();
@@ -221,12 +210,10 @@ final class CompareC {
     }
 
     static String findCompiler() {
-        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
         for (String name : List.of("gcc", "cc", "clang")) {
-            for (String dir : path.split(File.pathSeparator)) {
-                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
+            String compiler = Bench.onPath(name);
+            if (compiler != null) {
+                return compiler;
             }
         }
         return null;
@@ -255,15 +242,6 @@ final class CompareC {
         return binary;
     }
 
-    private void progress(String line) {
-        if (Suite.terminal()) {
-            err.print("\r\033[K" + line);
-        } else {
-            err.println(line);
-        }
-        err.flush();
-    }
-
     static double median(double[] values) {
         double[] v = values.clone();
         Arrays.sort(v);
@@ -271,11 +249,11 @@ final class CompareC {
         return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
-    private static double min(double[] v) {
+    static double min(double[] v) {
         return Arrays.stream(v).min().orElse(0);
     }
 
-    private static double max(double[] v) {
+    static double max(double[] v) {
         return Arrays.stream(v).max().orElse(0);
     }
 

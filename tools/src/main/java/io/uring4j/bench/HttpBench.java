@@ -1,0 +1,290 @@
+package io.uring4j.bench;
+
+import io.uring4j.bench.peers.Peer;
+import io.uring4j.serve.Serve;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * {@code ./uring4j bench http}: uring4j's HTTP/1.1 plaintext server in both styles against its peers (Netty on
+ * io_uring, epoll and NIO; the JDK's virtual-thread server), all answering the same bytes. Each server runs
+ * alone in a child JVM (this JVM's java and class path) while wrk loads it over loopback; the servers take
+ * turns round by round, each round starting with the next one, so whatever else the machine does hits them
+ * all. Prints medians and the median per-round ratios the network issue sets targets for.
+ */
+@Command(name = "http", sortOptions = false, usageHelpWidth = 110,
+        description = {"HTTP/1.1 plaintext under wrk: uring4j's servers and their peers, alternating; medians"
+                + " and ratios.", ""},
+        footer = {"", "Examples:",
+            "  ./uring4j bench http                                  every server, 3 rounds of 10 s",
+            "  ./uring4j bench http --duration 5 --servers uring4j-loop,netty-iouring",
+            "  ./uring4j bench http --engine portable                uring4j on the portable engine"})
+final class HttpBench implements Callable<Integer> {
+    static final List<String> SERVERS =
+            Stream.concat(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream()).toList();
+
+    /** A ratio the table reports: {@code numerator / denominator}, with the issue's target (kernel engine). */
+    private record Ratio(String numerator, String denominator, double target, boolean portableOnly) {
+    }
+
+    private static final List<Ratio> RATIOS = List.of(
+            new Ratio("uring4j-loop", "netty-iouring", 1.1, false),
+            new Ratio("uring4j-vthread", "jdk-vthread", 1.3, false),
+            new Ratio("uring4j-loop", "netty-epoll", 0, true));
+
+    private static final Pattern LISTENING = Pattern.compile(" on \\S+:(\\d+),");
+    private static final int START_SECONDS = 30;
+
+    enum EngineName { kernel, portable }
+
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "measured seconds per run (default: 10)")
+    int duration = 10;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS",
+            description = "unmeasured wrk run before each measurement, for the JIT (default: 2)")
+    int warmup = 2;
+
+    @Option(names = "--connections", paramLabel = "N", description = "wrk -c: connections (default: 64)")
+    int connections = 64;
+
+    @Option(names = "--wrk-threads", paramLabel = "N", description = "wrk -t: load threads (default: 1)")
+    int wrkThreads = 1;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "event loops per server (default: 1); jdk-vthread has none")
+    int threads = 1;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "runs per server, alternating (default: 3)")
+    int rounds = 3;
+
+    @Option(names = "--servers", paramLabel = "NAME", split = ",",
+            defaultValue = "uring4j-loop,uring4j-vthread,netty-iouring,netty-epoll,netty-nio,jdk-vthread",
+            description = "which, comma-separated (default: all): ${DEFAULT-VALUE}")
+    List<String> servers;
+
+    @Option(names = "--engine", paramLabel = "ENGINE",
+            description = "uring4j's engine: kernel or portable (-During4j.engine) (default: kernel)")
+    EngineName engine = EngineName.kernel;
+
+    @Option(names = "--json", description = "print a JSON summary as the last line")
+    boolean json;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    @Spec
+    CommandSpec spec;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    HttpBench(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        String binary = Wrk.find();
+        if (binary == null) {
+            throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
+        }
+        Wrk wrk = new Wrk(binary, wrkThreads, connections);
+        int n = servers.size();
+        out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
+                + "server, %s engine%n", wrk.describe(duration), warmup, rounds, threads, engine);
+        Wrk.Result[][] results = new Wrk.Result[n][rounds];
+        for (int round = 0; round < rounds; round++) {
+            for (int k = 0; k < n; k++) {
+                int i = (round + k) % n;
+                String name = servers.get(i);
+                Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: running", round + 1, rounds, name));
+                results[i][round] = measure(name, wrk);
+                Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: %.0f req/s", round + 1, rounds, name,
+                        results[i][round].requestsPerSecond()));
+            }
+        }
+        Suite.progressDone(err);
+        printTables(wrk, results);
+        return 0;
+    }
+
+    private void validate() {
+        String bad = "";
+        if (duration < 1 || duration > 3600) {
+            bad += "--duration must be 1..3600 seconds; ";
+        }
+        if (warmup < 0 || warmup > 600) {
+            bad += "--warmup must be 0..600 seconds; ";
+        }
+        if (connections < 1 || connections > 100_000) {
+            bad += "--connections must be 1..100000; ";
+        }
+        if (wrkThreads < 1 || wrkThreads > connections) {
+            bad += "--wrk-threads must be 1..connections; ";
+        }
+        if (threads < 1 || threads > 1024) {
+            bad += "--threads must be 1..1024; ";
+        }
+        if (rounds < 1 || rounds > 1000) {
+            bad += "--rounds must be 1..1000; ";
+        }
+        for (String s : servers) {
+            if (!SERVERS.contains(s)) {
+                bad += "--servers: no server named '" + s + "' (" + String.join(", ", SERVERS) + "); ";
+            }
+        }
+        if (servers.isEmpty() || servers.stream().distinct().count() != servers.size()) {
+            bad += "--servers must name each server at most once; ";
+        }
+        if (!bad.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), bad.substring(0, bad.length() - 2));
+        }
+    }
+
+    /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
+    private Wrk.Result measure(String name, Wrk wrk) throws IOException, InterruptedException {
+        Process server = new ProcessBuilder(childCommand(name)).redirectErrorStream(true).start();
+        Thread stopOnExit = new Thread(server::destroyForcibly);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);      // Ctrl-C must not leave a server running
+        try {
+            int port = awaitPort(name, server);
+            if (warmup > 0) {
+                wrk.run(port, warmup);
+            }
+            return wrk.run(port, duration);
+        } finally {
+            server.destroy();                                   // SIGTERM: uring4j's servers close cleanly
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly().waitFor();
+            }
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        }
+    }
+
+    /** The child JVM's command: uring4j's serve, or a peer; every server on 127.0.0.1, port chosen by the kernel. */
+    private List<String> childCommand(String name) {
+        // Netty uses sun.misc.Unsafe as it does in production; the flag is the same for every server.
+        List<String> jvm = new ArrayList<>(List.of("--sun-misc-unsafe-memory-access=allow"));
+        List<String> args = new ArrayList<>();
+        String main;
+        if (name.startsWith("uring4j-")) {
+            jvm.add("-During4j.engine=" + engine);
+            main = Serve.class.getName();
+            args.addAll(List.of("http", "--style", name.substring("uring4j-".length())));
+        } else {
+            main = Peer.class.getName();
+            args.add(name);
+        }
+        args.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--threads", Integer.toString(threads)));
+        List<String> command = Bench.childJava(jvm, main);
+        command.addAll(args);
+        return command;
+    }
+
+    /**
+     * The port from the server's "… on HOST:PORT, …" line. Its output is read to the end on a virtual thread
+     * (so it never blocks on a full pipe) and quoted if it fails to start.
+     */
+    private static int awaitPort(String name, Process server) throws InterruptedException {
+        StringBuffer output = new StringBuffer();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    output.append(line).append('\n');
+                    Matcher m = LISTENING.matcher(line);
+                    if (!port.isDone() && m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                output.append(e).append('\n');
+            }
+            port.completeExceptionally(new IllegalStateException("exited"));
+        });
+        try {
+            return port.get(START_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            String why = server.isAlive() ? "did not report a port within " + START_SECONDS + " s"
+                    : "exited with status " + server.waitFor() + " before listening";
+            throw new BenchException(name + " " + why + ":\n" + output);
+        }
+    }
+
+    private void printTables(Wrk wrk, Wrk.Result[][] results) {
+        List<String> jsonServers = new ArrayList<>();
+        String fmt = "%-16s %10s  %-21s %12s %8s%n";
+        out.printf(fmt, "server", "req/s", "range", "latency avg", "errors");
+        for (int i = 0; i < servers.size(); i++) {
+            double[] rps = Arrays.stream(results[i]).mapToDouble(Wrk.Result::requestsPerSecond).toArray();
+            double latency = CompareC.median(Arrays.stream(results[i]).mapToDouble(Wrk.Result::latencyMicros).toArray());
+            long errors = Arrays.stream(results[i]).mapToLong(Wrk.Result::errors).sum();
+            out.printf(fmt, servers.get(i), whole(CompareC.median(rps)), whole(CompareC.min(rps)) + ".." + whole(CompareC.max(rps)),
+                    String.format(Locale.ROOT, "%.0f us", latency), errors);
+            jsonServers.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"errors\":%d}",
+                    servers.get(i), CompareC.median(rps), latency, errors));
+        }
+        List<String> jsonRatios = new ArrayList<>();
+        boolean header = false;
+        for (Ratio r : RATIOS) {
+            int a = servers.indexOf(r.numerator());
+            int b = servers.indexOf(r.denominator());
+            if (a < 0 || b < 0 || r.portableOnly() && engine != EngineName.portable) {
+                continue;
+            }
+            double[] ratios = new double[rounds];
+            for (int round = 0; round < rounds; round++) {
+                ratios[round] = results[a][round].requestsPerSecond() / results[b][round].requestsPerSecond();
+            }
+            double median = CompareC.median(ratios);
+            String target = r.target() == 0 || engine != EngineName.kernel ? ""
+                    : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
+            String name = r.numerator() + " / " + r.denominator();
+            if (!header) {
+                out.println();
+                out.printf("%-32s %6s  %-13s %s%n", "ratio (req/s)", "median", "range", "target");
+                header = true;
+            }
+            out.printf(Locale.ROOT, "%-32s %6.3f  %-13s %s%n", name, median,
+                    String.format(Locale.ROOT, "%.3f..%.3f", CompareC.min(ratios), CompareC.max(ratios)), target);
+            jsonRatios.add(String.format(Locale.ROOT, "\"%s/%s\":%.4f", r.numerator(), r.denominator(), median));
+        }
+        out.println();
+        out.println("req/s and latency: medians over the rounds; range: the lowest and highest round. A ratio is the");
+        out.println("median of the per-round ratios. errors: wrk's socket errors and non-2xx answers, all rounds.");
+        if (json) {
+            out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
+                            + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
+                    String.join(",", jsonServers), String.join(",", jsonRatios));
+        }
+        out.flush();
+    }
+
+    private static String whole(double v) {
+        return String.format(Locale.ROOT, "%.0f", v);
+    }
+}
