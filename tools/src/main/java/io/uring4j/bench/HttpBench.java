@@ -169,12 +169,17 @@ final class HttpBench implements Callable<Integer> {
         Process server = new ProcessBuilder(childCommand(name)).redirectErrorStream(true).start();
         Thread stopOnExit = new Thread(server::destroyForcibly);
         Runtime.getRuntime().addShutdownHook(stopOnExit);      // Ctrl-C must not leave a server running
+        StringBuffer output = new StringBuffer();
         try {
-            int port = awaitPort(name, server);
+            int port = awaitPort(name, server, output);
             if (warmup > 0) {
                 wrk.run(port, warmup);
             }
-            return wrk.run(port, duration);
+            Wrk.Result result = wrk.run(port, duration);
+            if (result.requestsPerSecond() == 0) {
+                throw new BenchException(name + " answered no request in " + duration + " s:\n" + output);
+            }
+            return result;
         } finally {
             server.destroy();                                   // SIGTERM: uring4j's servers close cleanly
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
@@ -205,11 +210,10 @@ final class HttpBench implements Callable<Integer> {
     }
 
     /**
-     * The port from the server's "… on HOST:PORT, …" line. Its output is read to the end on a virtual thread
-     * (so it never blocks on a full pipe) and quoted if it fails to start.
+     * The port from the server's "… on HOST:PORT, …" line. Its output is read into {@code output} to the end
+     * on a virtual thread (so it never blocks on a full pipe), to be quoted if the server fails.
      */
-    private static int awaitPort(String name, Process server) throws InterruptedException {
-        StringBuffer output = new StringBuffer();
+    private static int awaitPort(String name, Process server, StringBuffer output) throws InterruptedException {
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
             try (BufferedReader r = new BufferedReader(
