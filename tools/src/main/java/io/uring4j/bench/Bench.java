@@ -34,7 +34,7 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-c                 Java vs the C reference on the five suite workloads",
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
-            "  ./uring4j bench http                        HTTP under wrk: uring4j vs Netty and the JDK (bench http -h)"})
+            "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
 public final class Bench implements Callable<Integer> {
     @Mixin
     BenchOptions options;

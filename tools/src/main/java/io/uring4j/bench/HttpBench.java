@@ -26,6 +26,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static io.uring4j.bench.CompareC.max;
+import static io.uring4j.bench.CompareC.median;
+import static io.uring4j.bench.CompareC.min;
+
 /**
  * {@code ./uring4j bench http}: uring4j's HTTP/1.1 plaintext server in both styles against its peers (Netty on
  * io_uring, epoll and NIO; the JDK's virtual-thread server), all answering the same bytes. Each server runs
@@ -240,20 +244,39 @@ final class HttpBench implements Callable<Integer> {
     }
 
     private void printTables(Wrk wrk, Wrk.Result[][] results) {
-        List<String> jsonServers = new ArrayList<>();
+        List<String> servers = printServers(results);
+        List<String> ratios = printRatios(results);
+        out.println();
+        out.println("req/s and latency: medians over the rounds; range: the lowest and highest round. A ratio is the");
+        out.println("median of the per-round ratios. errors: wrk's socket errors and non-2xx answers, all rounds.");
+        if (json) {
+            out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
+                            + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
+                    String.join(",", servers), String.join(",", ratios));
+        }
+        out.flush();
+    }
+
+    /** One row per server; returns their JSON members. */
+    private List<String> printServers(Wrk.Result[][] results) {
+        List<String> json = new ArrayList<>();
         String fmt = "%-16s %10s  %-21s %12s %8s%n";
         out.printf(fmt, "server", "req/s", "range", "latency avg", "errors");
         for (int i = 0; i < servers.size(); i++) {
             double[] rps = Arrays.stream(results[i]).mapToDouble(Wrk.Result::requestsPerSecond).toArray();
-            double latency = CompareC.median(Arrays.stream(results[i]).mapToDouble(Wrk.Result::latencyMicros).toArray());
+            double latency = median(Arrays.stream(results[i]).mapToDouble(Wrk.Result::latencyMicros).toArray());
             long errors = Arrays.stream(results[i]).mapToLong(Wrk.Result::errors).sum();
-            out.printf(fmt, servers.get(i), whole(CompareC.median(rps)), whole(CompareC.min(rps)) + ".." + whole(CompareC.max(rps)),
-                    String.format(Locale.ROOT, "%.0f us", latency), errors);
-            jsonServers.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"errors\":%d}",
-                    servers.get(i), CompareC.median(rps), latency, errors));
+            out.printf(fmt, servers.get(i), whole(median(rps)), whole(min(rps)) + ".." + whole(max(rps)),
+                    whole(latency) + " us", errors);
+            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"errors\":%d}",
+                    servers.get(i), median(rps), latency, errors));
         }
-        List<String> jsonRatios = new ArrayList<>();
-        boolean header = false;
+        return json;
+    }
+
+    /** One row per ratio whose servers both ran; returns their JSON members. */
+    private List<String> printRatios(Wrk.Result[][] results) {
+        List<String> json = new ArrayList<>();
         for (Ratio r : RATIOS) {
             int a = servers.indexOf(r.numerator());
             int b = servers.indexOf(r.denominator());
@@ -264,28 +287,17 @@ final class HttpBench implements Callable<Integer> {
             for (int round = 0; round < rounds; round++) {
                 ratios[round] = results[a][round].requestsPerSecond() / results[b][round].requestsPerSecond();
             }
-            double median = CompareC.median(ratios);
+            double median = median(ratios);
             String target = r.target() == 0 || engine != EngineName.kernel ? ""
                     : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
-            String name = r.numerator() + " / " + r.denominator();
-            if (!header) {
-                out.println();
-                out.printf("%-32s %6s  %-13s %s%n", "ratio (req/s)", "median", "range", "target");
-                header = true;
+            if (json.isEmpty()) {
+                out.printf("%n%-32s %6s  %-13s %s%n", "ratio (req/s)", "median", "range", "target");
             }
-            out.printf(Locale.ROOT, "%-32s %6.3f  %-13s %s%n", name, median,
-                    String.format(Locale.ROOT, "%.3f..%.3f", CompareC.min(ratios), CompareC.max(ratios)), target);
-            jsonRatios.add(String.format(Locale.ROOT, "\"%s/%s\":%.4f", r.numerator(), r.denominator(), median));
+            out.printf(Locale.ROOT, "%-32s %6.3f  %-13s %s%n", r.numerator() + " / " + r.denominator(), median,
+                    String.format(Locale.ROOT, "%.3f..%.3f", min(ratios), max(ratios)), target);
+            json.add(String.format(Locale.ROOT, "\"%s/%s\":%.4f", r.numerator(), r.denominator(), median));
         }
-        out.println();
-        out.println("req/s and latency: medians over the rounds; range: the lowest and highest round. A ratio is the");
-        out.println("median of the per-round ratios. errors: wrk's socket errors and non-2xx answers, all rounds.");
-        if (json) {
-            out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
-                            + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
-                    String.join(",", jsonServers), String.join(",", jsonRatios));
-        }
-        out.flush();
+        return json;
     }
 
     private static String whole(double v) {

@@ -18,7 +18,7 @@ import java.time.format.DateTimeFormatter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every peer of {@code bench http} answers like {@code ./uring4j serve http}: the same bytes, kept alive, pipelined. */
+/** Every peer of {@code bench http} answers as {@code ./uring4j serve http} does: same bytes, kept alive, pipelined. */
 class PeerTest {
     private static final String GET = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
