@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,8 +35,10 @@ import static io.uring4j.bench.CompareC.min;
  * {@code ./uring4j bench http}: uring4j's HTTP/1.1 plaintext server in both styles against its peers (Netty on
  * io_uring, epoll and NIO; the JDK's virtual-thread server), all answering the same bytes. Each server runs
  * alone in a child JVM (this JVM's java and class path) while wrk loads it over loopback; the servers take
- * turns round by round, each round starting with the next one, so whatever else the machine does hits them
- * all. Prints medians and the median per-round ratios the network issue sets targets for.
+ * turns, in the given order and then backwards round after round (compared servers sit side by side in the
+ * default order), so whatever else the machine does hits them all. Prints medians, the server's CPU time per
+ * request (steadier than req/s on a busy machine), and the median per-round ratios the network issue sets
+ * targets for.
  */
 @Command(name = "http", sortOptions = false, usageHelpWidth = 110,
         description = {"HTTP/1.1 plaintext under wrk: uring4j's servers and their peers, alternating; medians"
@@ -83,7 +86,7 @@ final class HttpBench implements Callable<Integer> {
     int rounds = 3;
 
     @Option(names = "--servers", paramLabel = "NAME", split = ",",
-            defaultValue = "uring4j-loop,uring4j-vthread,netty-iouring,netty-epoll,netty-nio,jdk-vthread",
+            defaultValue = "uring4j-loop,netty-iouring,uring4j-vthread,jdk-vthread,netty-epoll,netty-nio",
             description = "which, comma-separated (default: all): ${DEFAULT-VALUE}")
     List<String> servers;
 
@@ -119,10 +122,10 @@ final class HttpBench implements Callable<Integer> {
         int n = servers.size();
         out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
                 + "server, %s engine%n", wrk.describe(duration), warmup, rounds, threads, engine);
-        Wrk.Result[][] results = new Wrk.Result[n][rounds];
+        Sample[][] results = new Sample[n][rounds];
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < n; k++) {
-                int i = (round + k) % n;
+                int i = round % 2 == 0 ? k : n - 1 - k;
                 String name = servers.get(i);
                 Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: running", round + 1, rounds, name));
                 results[i][round] = measure(name, wrk);
@@ -168,8 +171,15 @@ final class HttpBench implements Callable<Integer> {
         }
     }
 
+    /** One server's run: wrk's summary, and the server JVM's CPU time (all its threads) per request. */
+    record Sample(Wrk.Result wrk, double cpuMicrosPerRequest) {
+        double requestsPerSecond() {
+            return wrk.requestsPerSecond();
+        }
+    }
+
     /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
-    private Wrk.Result measure(String name, Wrk wrk) throws IOException, InterruptedException {
+    private Sample measure(String name, Wrk wrk) throws IOException, InterruptedException {
         Process server = new ProcessBuilder(childCommand(name)).redirectErrorStream(true).start();
         Thread stopOnExit = new Thread(server::destroyForcibly);
         Runtime.getRuntime().addShutdownHook(stopOnExit);      // Ctrl-C must not leave a server running
@@ -179,11 +189,13 @@ final class HttpBench implements Callable<Integer> {
             if (warmup > 0) {
                 wrk.run(port, warmup);
             }
+            long cpuBefore = cpuNanos(server);
             Wrk.Result result = wrk.run(port, duration);
-            if (result.requestsPerSecond() == 0) {
+            long cpu = cpuNanos(server) - cpuBefore;
+            if (result.requests() == 0) {
                 throw new BenchException(name + " answered no request in " + duration + " s:\n" + output);
             }
-            return result;
+            return new Sample(result, cpu / 1e3 / result.requests());
         } finally {
             server.destroy();                                   // SIGTERM: uring4j's servers close cleanly
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
@@ -191,6 +203,10 @@ final class HttpBench implements Callable<Integer> {
             }
             Runtime.getRuntime().removeShutdownHook(stopOnExit);
         }
+    }
+
+    private static long cpuNanos(Process process) {
+        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
     }
 
     /** The child JVM's command: uring4j's serve, or a peer; every server on 127.0.0.1, port chosen by the kernel. */
@@ -243,12 +259,14 @@ final class HttpBench implements Callable<Integer> {
         }
     }
 
-    private void printTables(Wrk wrk, Wrk.Result[][] results) {
+    private void printTables(Wrk wrk, Sample[][] results) {
         List<String> servers = printServers(results);
         List<String> ratios = printRatios(results);
         out.println();
-        out.println("req/s and latency: medians over the rounds; range: the lowest and highest round. A ratio is the");
-        out.println("median of the per-round ratios. errors: wrk's socket errors and non-2xx answers, all rounds.");
+        out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s.");
+        out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
+        out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request. errors:");
+        out.println("wrk's socket errors and non-2xx answers, over all rounds.");
         if (json) {
             out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
                             + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
@@ -258,24 +276,25 @@ final class HttpBench implements Callable<Integer> {
     }
 
     /** One row per server; returns their JSON members. */
-    private List<String> printServers(Wrk.Result[][] results) {
+    private List<String> printServers(Sample[][] results) {
         List<String> json = new ArrayList<>();
-        String fmt = "%-16s %10s  %-21s %12s %8s%n";
-        out.printf(fmt, "server", "req/s", "range", "latency avg", "errors");
+        String fmt = "%-16s %10s  %-13s %12s %12s %7s%n";
+        out.printf(fmt, "server", "req/s", "range", "latency avg", "cpu us/req", "errors");
         for (int i = 0; i < servers.size(); i++) {
-            double[] rps = Arrays.stream(results[i]).mapToDouble(Wrk.Result::requestsPerSecond).toArray();
-            double latency = median(Arrays.stream(results[i]).mapToDouble(Wrk.Result::latencyMicros).toArray());
-            long errors = Arrays.stream(results[i]).mapToLong(Wrk.Result::errors).sum();
+            double[] rps = Arrays.stream(results[i]).mapToDouble(Sample::requestsPerSecond).toArray();
+            double latency = median(Arrays.stream(results[i]).mapToDouble(r -> r.wrk().latencyMicros()).toArray());
+            double cpu = median(Arrays.stream(results[i]).mapToDouble(Sample::cpuMicrosPerRequest).toArray());
+            long errors = Arrays.stream(results[i]).mapToLong(r -> r.wrk().errors()).sum();
             out.printf(fmt, servers.get(i), whole(median(rps)), whole(min(rps)) + ".." + whole(max(rps)),
-                    whole(latency) + " us", errors);
-            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"errors\":%d}",
-                    servers.get(i), median(rps), latency, errors));
+                    whole(latency) + " us", String.format(Locale.ROOT, "%.2f", cpu), errors);
+            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,"
+                    + "\"cpu_us_per_req\":%.3f,\"errors\":%d}", servers.get(i), median(rps), latency, cpu, errors));
         }
         return json;
     }
 
     /** One row per ratio whose servers both ran; returns their JSON members. */
-    private List<String> printRatios(Wrk.Result[][] results) {
+    private List<String> printRatios(Sample[][] results) {
         List<String> json = new ArrayList<>();
         for (Ratio r : RATIOS) {
             int a = servers.indexOf(r.numerator());
@@ -284,20 +303,28 @@ final class HttpBench implements Callable<Integer> {
                 continue;
             }
             double[] ratios = new double[rounds];
+            double[] cpuRatios = new double[rounds];
             for (int round = 0; round < rounds; round++) {
                 ratios[round] = results[a][round].requestsPerSecond() / results[b][round].requestsPerSecond();
+                cpuRatios[round] = results[a][round].cpuMicrosPerRequest() / results[b][round].cpuMicrosPerRequest();
             }
             double median = median(ratios);
             String target = r.target() == 0 || engine != EngineName.kernel ? ""
                     : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
+            String fmt = "%-32s %6s  %-15s %9s  %s%n";
             if (json.isEmpty()) {
-                out.printf("%n%-32s %6s  %-13s %s%n", "ratio (req/s)", "median", "range", "target");
+                out.printf("%n" + fmt, "ratio (req/s)", "median", "range", "cpu/req", "target");
             }
-            out.printf(Locale.ROOT, "%-32s %6.3f  %-13s %s%n", r.numerator() + " / " + r.denominator(), median,
-                    String.format(Locale.ROOT, "%.3f..%.3f", min(ratios), max(ratios)), target);
-            json.add(String.format(Locale.ROOT, "\"%s/%s\":%.4f", r.numerator(), r.denominator(), median));
+            out.printf(fmt, r.numerator() + " / " + r.denominator(), f3(median),
+                    f3(min(ratios)) + ".." + f3(max(ratios)), f3(median(cpuRatios)), target);
+            json.add(String.format(Locale.ROOT, "\"%s/%s\":{\"req_per_s\":%.4f,\"cpu_per_req\":%.4f}",
+                    r.numerator(), r.denominator(), median, median(cpuRatios)));
         }
         return json;
+    }
+
+    private static String f3(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
     }
 
     private static String whole(double v) {

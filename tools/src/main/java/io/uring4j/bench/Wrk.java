@@ -13,13 +13,14 @@ import java.util.regex.Pattern;
 /** wrk, the HTTP load generator {@code ./uring4j bench http} drives: finding it, running it, reading its summary. */
 final class Wrk {
     private static final Pattern RATE = Pattern.compile("(?m)^Requests/sec:\\s+([0-9.]+)");
+    private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ");
     private static final Pattern LATENCY = Pattern.compile("(?m)^\\s*Latency\\s+([0-9.]+)(us|ms|s)\\b");
     private static final Pattern SOCKET_ERRORS =
             Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
     private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
 
-    /** One run's summary: throughput, mean latency, and what went wrong (socket errors, non-2xx answers). */
-    record Result(double requestsPerSecond, double latencyMicros, long errors) {
+    /** One run's summary: requests, throughput, mean latency, and what went wrong (socket errors, non-2xx answers). */
+    record Result(long requests, double requestsPerSecond, double latencyMicros, long errors) {
     }
 
     private final String binary;
@@ -66,6 +67,8 @@ final class Wrk {
         if (!rate.find()) {
             throw new BenchException("no Requests/sec in wrk's output:\n" + output);
         }
+        Matcher requests = REQUESTS.matcher(output);
+        long count = requests.find() ? Long.parseLong(requests.group(1)) : 0;
         double latency = 0;
         Matcher l = LATENCY.matcher(output);
         if (l.find()) {
@@ -87,7 +90,7 @@ final class Wrk {
         if (n.find()) {
             errors += Long.parseLong(n.group(1));
         }
-        return new Result(Double.parseDouble(rate.group(1)), latency, errors);
+        return new Result(count, Double.parseDouble(rate.group(1)), latency, errors);
     }
 
     /** {@code wrk -t1 -c64}: the load, for the table's heading. */

@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -49,9 +51,15 @@ class HttpBenchTest {
         assertThat(run.out()).contains("wrk -t1 -c8 -d1s").contains("uring4j-loop / netty-iouring");
         var json = CompareC.parseJson(run.out());
         assertThat(json).containsEntry("engine", "kernel").containsEntry("rounds", "1");
-        String last = run.out().strip().lines().reduce((a, b) -> b).orElseThrow();
-        assertThat(last).matches(".*\"uring4j-loop\":\\{\"req_per_s\":[1-9][0-9.]*,\"latency_us\":[0-9.]+,"
-                + "\"errors\":0}.*").matches(".*\"netty-iouring\":\\{\"req_per_s\":[1-9][0-9.]*,.*\"errors\":0}.*")
-                .matches(".*\"uring4j-loop/netty-iouring\":[0-9.]+.*");
+        for (String server : new String[]{"uring4j-loop", "netty-iouring"}) {
+            Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"
+                    + "\"cpu_us_per_req\":([0-9.]+),\"errors\":(\\d+)}").matcher(run.out());
+            assertThat(m.find()).as(run.out()).isTrue();
+            assertThat(Double.parseDouble(m.group(1))).as("req/s").isPositive();
+            assertThat(Double.parseDouble(m.group(2))).as("cpu us/req").isPositive();
+            assertThat(m.group(3)).as("errors").isEqualTo("0");
+        }
+        assertThat(run.out()).containsPattern(
+                "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
     }
 }

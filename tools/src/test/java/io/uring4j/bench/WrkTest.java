@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-/** Reading wrk's summary: throughput, mean latency in any unit, and errors counted from both error lines. */
+/** Reading wrk's summary: requests, throughput, mean latency in any unit, errors counted from both error lines. */
 class WrkTest {
     @Test
     void readsRateAndLatencyOfACleanRun() {
@@ -20,6 +20,7 @@ class WrkTest {
                 Requests/sec:  24354.66
                 Transfer/sec:      3.04MB
                 """);
+        assertThat(r.requests()).isEqualTo(25021);
         assertThat(r.requestsPerSecond()).isEqualTo(24354.66);
         assertThat(r.latencyMicros()).isCloseTo(19390, within(1e-6));
         assertThat(r.errors()).isZero();
@@ -39,6 +40,7 @@ class WrkTest {
                 Requests/sec:  70000.00
                 Transfer/sec:      8.68MB
                 """);
+        assertThat(r.requests()).isEqualTo(140000);
         assertThat(r.requestsPerSecond()).isEqualTo(70000.0);
         assertThat(r.latencyMicros()).isCloseTo(812.5, within(1e-9));
         assertThat(r.errors()).isEqualTo(15);
