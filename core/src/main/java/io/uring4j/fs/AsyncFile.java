@@ -3,6 +3,8 @@ package io.uring4j.fs;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -39,6 +41,9 @@ public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
     public static final long MAX_TRANSFER = 0x7ffff000L;
     private static final long PAGE = 4096;
+    /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
+    private static final boolean NOWAIT_READS =
+            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
 
     private final Uring uring;
     private final FdGuard guard;
@@ -111,7 +116,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** pread into {@code dst}: the bytes read, 0 at end of file. */
     public int read(MemorySegment dst, long position) throws IOException {
-        return call(Ops.read(fd(), transfer(dst, position), position));
+        return readBlocking(transfer(dst, position), position);
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
@@ -266,6 +271,37 @@ public final class AsyncFile implements AutoCloseable {
             throw Await.runtimeClosed(e);
         } finally {
             guard.release();
+        }
+    }
+
+    /**
+     * The blocking read, after the caller's checks. A buffered file is first read with preadv2(RWF_NOWAIT) on
+     * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
+     * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
+     * or the rest of a short read) goes through the ring. O_DIRECT files always go through the ring: a
+     * synchronous direct read would hold the thread (a virtual thread's carrier) until the device answers.
+     */
+    int readBlocking(MemorySegment dst, long position) throws IOException {
+        if (isDirect() || !NOWAIT_READS) {
+            return call(Ops.read(fd(), dst, position));
+        }
+        long n;
+        guard.acquire();
+        try {
+            n = LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
+        } finally {
+            guard.release();
+        }
+        if (n == dst.byteSize() || n == 0) {
+            return (int) n;         // all of it, or end of file
+        }
+        if (n < 0) {
+            return call(Ops.read(fd(), dst, position));     // not cached, or an error the ring will name
+        }
+        try {
+            return (int) n + call(Ops.read(fd(), dst.asSlice(n), position + n));
+        } catch (ErrnoException e) {
+            return (int) n;         // like a short pread: the error shows on the next read
         }
     }
 

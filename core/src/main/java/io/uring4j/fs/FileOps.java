@@ -103,6 +103,17 @@ public final class FileOps {
         };
     }
 
+    /**
+     * splice {@code length} bytes from {@code fdIn} at {@code offIn} to {@code fdOut} at {@code offOut}; one side
+     * must be a pipe, whose offset is -1. No user memory is involved, so nothing outlives the call.
+     */
+    public static Op splice(int fdIn, long offIn, int fdOut, long offOut, int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length: " + length);
+        }
+        return (sqe, scratch) -> sqe.prepSplice(fdIn, offIn, fdOut, offOut, length, 0);
+    }
+
     /** fsync, or fdatasync when {@code dataOnly}. */
     public static Op fsync(int fd, boolean dataOnly) {
         int flags = dataOnly ? OpFlags.Fsync.DATASYNC : 0;

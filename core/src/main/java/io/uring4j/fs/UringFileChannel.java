@@ -4,6 +4,7 @@ import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -66,6 +67,10 @@ public final class UringFileChannel extends FileChannel {
     /** O_DIRECT: the block size that positions, lengths and direct-buffer addresses must be multiples of; else 0. */
     private final int alignment;
     private final Object positionLock = new Object();
+    /** {@link #splice}: splice was refused before anything moved. */
+    private static final long SPLICE_REFUSED = -1;
+    /** A pipe's default capacity: what one splice into it moves at most. */
+    private static final int PIPE_CHUNK = 64 * 1024;
     /** The file position of relative reads and writes (not of append-mode writes, which go to the end). */
     private long position;
     /**
@@ -241,12 +246,12 @@ public final class UringFileChannel extends FileChannel {
         }
         int n;
         if (dst.isDirect()) {
-            n = file.call(Ops.read(file.fd(), MemorySegment.ofBuffer(dst), at));
+            n = file.readBlocking(MemorySegment.ofBuffer(dst), at);
         } else {
             TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
             Throwable failure = null;
             try {
-                n = file.call(Ops.read(file.fd(), lease.segment(), at));
+                n = file.readBlocking(lease.segment(), at);
                 MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
             } catch (Throwable t) {
                 failure = t;
@@ -419,6 +424,15 @@ public final class UringFileChannel extends FileChannel {
             if (size > 0) {         // files such as those in /proc report 0 and are read to their end
                 count = Math.min(count, size - position);
             }
+            if (target instanceof UringFileChannel u && spliceable(u)) {
+                synchronized (u.positionLock) {
+                    long n = splice(file, position, u, u.position, count);
+                    if (n != SPLICE_REFUSED) {
+                        u.position += n;
+                        return n;
+                    }
+                }
+            }
             return copy(this, position, target, -1, count);
         } catch (ClosedChannelException e) {
             throw transferFailed(e, target);
@@ -441,10 +455,75 @@ public final class UringFileChannel extends FileChannel {
             throw new IllegalArgumentException();
         }
         try {
+            if (src instanceof UringFileChannel u && spliceable(u)) {
+                synchronized (u.positionLock) {
+                    long n = splice(u.file, u.position, this, position, count);
+                    if (n != SPLICE_REFUSED) {
+                        u.position += n;
+                        return n;
+                    }
+                }
+            }
             return copy(src, -1, this, position, count);
         } catch (ClosedChannelException e) {
             throw transferFailed(e, src);
         }
+    }
+
+    /** Whether a splice can move data between this channel and {@code other}: not O_DIRECT, not O_APPEND. */
+    private boolean spliceable(UringFileChannel other) {
+        return alignment == 0 && other.alignment == 0 && !append && !other.append;
+    }
+
+    /**
+     * File to file without copying through user memory: splice(2) through a pipe, file → pipe, then pipe →
+     * {@code to} until the pipe is drained, a pipe-full at a time. {@link #SPLICE_REFUSED} if the pipe or the
+     * first splice fails before anything moved (a kernel or engine without SPLICE, a file that refuses it): the
+     * caller copies instead. A failure later ends the transfer with the bytes written so far.
+     */
+    private long splice(AsyncFile from, long fromAt, UringFileChannel to, long toAt, long count) throws IOException {
+        int[] pipe = new int[2];
+        if (LibC.pipe2(pipe, LibC.O_CLOEXEC) < 0) {
+            return SPLICE_REFUSED;
+        }
+        try {
+            return transfer(() -> {
+                long moved = 0;
+                try {
+                    while (moved < count) {
+                        int chunk = (int) Math.min(count - moved, PIPE_CHUNK);
+                        int n = from.call(FileOps.splice(from.fd(), fromAt + moved, pipe[1], -1, chunk));
+                        if (n == 0) {
+                            break;
+                        }
+                        for (int drained = 0; drained < n; ) {
+                            drained += to.file.call(FileOps.splice(pipe[0], -1, to.file.fd(), toAt + moved + drained,
+                                    n - drained));
+                        }
+                        moved += n;
+                    }
+                    return moved;
+                } catch (ErrnoException e) {
+                    if (moved > 0) {
+                        return moved;
+                    }
+                    throw e;
+                }
+            });
+        } catch (IOException e) {
+            if (e.getCause() instanceof ErrnoException ee && refusesSplice(ee.errno())) {
+                return SPLICE_REFUSED;
+            }
+            throw e;
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
+        }
+    }
+
+    /** The errors of a splice that was never possible here: copy instead. */
+    private static boolean refusesSplice(int errno) {
+        return errno == Errno.EINVAL || errno == Errno.EOPNOTSUPP || errno == Errno.ENOSYS || errno == Errno.ESPIPE;
     }
 
     /**

@@ -45,6 +45,15 @@
  * {@code /proc/self/fd/N}: the same file even after a rename or DELETE_ON_CLOSE, and POSIX locks belong to the
  * process and inode, so the JDK's JVM-wide lock table keeps working.
  *
+ * <h2>Page-cache hits stay on the caller</h2>
+ * A blocking read of a buffered file first tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
+ * non-blocking attempt io_uring itself makes when it issues a read. Data the page cache holds is copied at once,
+ * without the hand-over to an event loop and the wake-up back (most of a small read's cost); a miss (EAGAIN)
+ * or the uncached rest of a short read goes through the ring, so a caller never gets a short read the JDK would
+ * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. O_DIRECT reads
+ * always go through the ring (a direct read would wait for the device); {@code -During4j.fs.nowaitReads=false}
+ * sends buffered reads through the ring too.
+ *
  * <p>The blocking style parks virtual threads instead of pinning or adding carriers — and, unlike the JDK's
  * FileChannel, a virtual thread blocked in a read (of a FIFO, say) can be woken by interrupt or close.
  */

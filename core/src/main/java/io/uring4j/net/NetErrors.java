@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.ChainResult;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -38,6 +39,11 @@ final class NetErrors {
         }
         e.initCause(cause);
         return e;
+    }
+
+    /** Whether step 0 of a request-plus-LINK_TIMEOUT chain was cut short by the timeout (step 1 fired). */
+    static boolean timedOut(ChainResult r) {
+        return r.result(1) == -Errno.ETIME && (r.result(0) == -Errno.ECANCELED || r.result(0) == -Errno.EINTR);
     }
 
     /** A connect that its link timeout cut short. */

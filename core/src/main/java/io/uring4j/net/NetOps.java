@@ -1,6 +1,8 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Sockets;
 
@@ -35,6 +37,22 @@ public final class NetOps {
                 Sockets.SOCK_CLOEXEC);
     }
 
+    /**
+     * accept4 straight into the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors}):
+     * the result is the slot the kernel picked, a direct descriptor for {@link #recvDirect}, {@link #sendDirect}
+     * and {@link io.uring4j.runtime.Ops#closeDirect} on the same loop — no fd in the process's table, no fd
+     * lookup per request. ENFILE when the table is full.
+     */
+    public static Op acceptDirect(int listenFd) {
+        return (sqe, scratch) -> sqe.prepAcceptDirect(listenFd, MemorySegment.NULL, MemorySegment.NULL, 0,
+                OpFlags.FileIndex.ALLOC);
+    }
+
+    /** {@link #acceptDirect}, multishot: one completion with F_MORE per connection, each result a slot. */
+    public static Op acceptDirectMultishot(int listenFd) {
+        return (sqe, scratch) -> sqe.prepMultishotAcceptDirect(listenFd, MemorySegment.NULL, MemorySegment.NULL, 0);
+    }
+
     /** connect to {@code address}; the sockaddr is written into the request's scratch. */
     public static Op connect(int fd, InetSocketAddress address) {
         if (address.isUnresolved()) {
@@ -52,6 +70,17 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepSend(fd, buffer, Sockets.MSG_NOSIGNAL);
     }
 
+    /**
+     * Zero-copy send of all of {@code buffer} (SEND_ZC, 6.0; MSG_NOSIGNAL): the kernel sends from the pages
+     * instead of copying them. Two CQEs: the byte count with F_MORE, then F_NOTIF once {@code buffer} is no longer
+     * read; futures and blocking calls report the count at the notification (callbacks see both). Worth it for
+     * large writes only — the notification costs a completion, and loopback copies anyway.
+     */
+    public static Op sendZc(int fd, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepSendZc(fd, buffer, Sockets.MSG_NOSIGNAL, 0);
+    }
+
     /** send of {@code length} bytes at the raw native address {@code address}; for reusable, allocation-free ops. */
     static void prepSend(io.uring4j.ring.Sqe sqe, int fd, long address, int length) {
         sqe.prepRw(Opcode.SEND, fd, address, length, 0).opFlags(Sockets.MSG_NOSIGNAL);
@@ -63,9 +92,37 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepRecv(fd, buffer, 0);
     }
 
+    /** recv on direct descriptor {@code slot} (IOSQE_FIXED_FILE) into {@code buffer}; 0 at end of stream. */
+    public static Op recvDirect(int slot, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepRecv(slot, buffer, 0).addFlags(SqeFlags.FIXED_FILE);
+    }
+
+    /** send of all of {@code buffer} on direct descriptor {@code slot} (IOSQE_FIXED_FILE), with MSG_NOSIGNAL. */
+    public static Op sendDirect(int slot, MemorySegment buffer) {
+        requireNative(buffer);
+        return (sqe, scratch) -> sqe.prepSend(slot, buffer, Sockets.MSG_NOSIGNAL).addFlags(SqeFlags.FIXED_FILE);
+    }
+
     /** Multishot recv into buffers picked from provided-buffer group {@code group}. */
     public static Op recvMultishot(int fd, int group) {
         return (sqe, scratch) -> sqe.prepRecvMultishot(fd, 0).bufferSelect(group);
+    }
+
+    /**
+     * sendmsg of all of {@code buffer} as one datagram to {@code destination} ({@code null}: the connected peer);
+     * the result is the byte count. The msghdr and sockaddr are the op's own memory.
+     */
+    public static MessageOp sendmsg(int fd, MemorySegment buffer, InetSocketAddress destination) {
+        return new MessageOp(true, fd, buffer, destination);
+    }
+
+    /**
+     * recvmsg of one datagram into {@code buffer}; the result is the byte count, and once it has completed the op
+     * tells the sender and whether the datagram was truncated ({@link MessageOp#datagram}).
+     */
+    public static MessageOp recvmsg(int fd, MemorySegment buffer) {
+        return new MessageOp(false, fd, buffer, null);
     }
 
     /** shutdown(fd, how): {@link Sockets#SHUT_RD}, {@link Sockets#SHUT_WR} or {@link Sockets#SHUT_RDWR}. */
@@ -73,7 +130,7 @@ public final class NetOps {
         return (sqe, scratch) -> sqe.prepShutdown(fd, how);
     }
 
-    private static void requireNative(MemorySegment buffer) {
+    static void requireNative(MemorySegment buffer) {
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("heap memory cannot be handed to the kernel: use a native segment");
         }

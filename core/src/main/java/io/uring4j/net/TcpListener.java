@@ -2,8 +2,6 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Uring;
-import io.uring4j.sys.Errno;
-import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
@@ -11,10 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A listening TCP socket whose accepts are io_uring requests (blocking or future style). socket, bind and listen
@@ -22,14 +17,9 @@ import java.util.concurrent.RejectedExecutionException;
  * SO_REUSEADDR is always set, as the JDK's ServerSocketChannel does, so a restarted server can rebind at once.
  * Accepted sockets use the listener's loop.
  */
-public final class TcpListener implements AutoCloseable {
-    private final EventLoop loop;
-    private final int fd;
-    private volatile boolean closed;
-
+public final class TcpListener extends LoopSocket {
     private TcpListener(EventLoop loop, int fd) {
-        this.loop = loop;
-        this.fd = fd;
+        super(loop, fd);
     }
 
     /** Listens on {@code address} (port 0: an ephemeral port, see {@link #localAddress()}). */
@@ -76,56 +66,11 @@ public final class TcpListener implements AutoCloseable {
 
     /** Waits for a connection. After {@link #close()}: {@code SocketException("Socket closed")}. */
     public TcpSocket accept() throws IOException {
-        if (closed) {
-            throw NetErrors.closed();
-        }
-        int result;
-        try {
-            result = loop.call(NetOps.accept(fd));
-        } catch (ErrnoException e) {
-            throw translate(e.errno());
-        } catch (RejectedExecutionException e) {
-            throw (SocketException) NetErrors.closed().initCause(e);
-        }
-        return new TcpSocket(loop, result);
+        return new TcpSocket(loop, call(NetOps.accept(fd), "accept"));
     }
 
     /** Accepts without blocking the caller. */
     public CompletableFuture<TcpSocket> acceptAsync() {
-        if (closed) {
-            return CompletableFuture.failedFuture(NetErrors.closed());
-        }
-        return loop.submitAsync(NetOps.accept(fd)).handle((result, t) -> {
-            if (t == null) {
-                return new TcpSocket(loop, result);
-            }
-            Throwable cause = t instanceof CompletionException ? t.getCause() : t;
-            throw new CompletionException(cause instanceof ErrnoException e ? translate(e.errno()) : cause);
-        });
-    }
-
-    private IOException translate(int errno) {
-        if (closed || errno == Errno.ECANCELED) {
-            return NetErrors.closed();
-        }
-        return NetErrors.of("accept", -errno);
-    }
-
-    public InetSocketAddress localAddress() throws IOException {
-        return TcpSocket.name(fd, true);
-    }
-
-    public int fd() {
-        return fd;
-    }
-
-    /** Cancels pending accepts (they throw "Socket closed"), then closes. Idempotent. */
-    @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        ChannelSockets.close(loop, fd);
+        return async(NetOps.accept(fd), "accept").thenApply(result -> new TcpSocket(loop, result));
     }
 }

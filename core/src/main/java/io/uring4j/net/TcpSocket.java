@@ -4,7 +4,6 @@ import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
-import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
@@ -13,10 +12,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A connected TCP socket whose reads and writes are io_uring requests, in the blocking style (the caller parks;
@@ -27,14 +24,9 @@ import java.util.concurrent.RejectedExecutionException;
  * reset")}, {@link java.net.SocketTimeoutException}) with the errno as the cause. {@link #close()} from another
  * thread cancels the requests in flight on this socket; they end with {@code SocketException("Socket closed")}.
  */
-public final class TcpSocket implements AutoCloseable {
-    private final EventLoop loop;
-    private final int fd;
-    private volatile boolean closed;
-
+public final class TcpSocket extends LoopSocket {
     TcpSocket(EventLoop loop, int fd) {
-        this.loop = loop;
-        this.fd = fd;
+        super(loop, fd);
     }
 
     /** Connects to {@code address}, waiting as long as the kernel does (about two minutes for a silent host). */
@@ -56,7 +48,7 @@ public final class TcpSocket implements AutoCloseable {
             } else {
                 ChainResult r = loop.chain(NetOps.connect(fd, address)).timeout(timeout).call();
                 result = r.result(0);
-                if (r.result(1) == -Errno.ETIME && (result == -Errno.ECANCELED || result == -Errno.EINTR)) {
+                if (NetErrors.timedOut(r)) {
                     throw NetErrors.connectTimedOut(timeout.toMillis());
                 }
             }
@@ -133,16 +125,33 @@ public final class TcpSocket implements AutoCloseable {
 
     /** Writes all of {@code buffer} (native memory), looping over short sends. */
     public void write(MemorySegment buffer) throws IOException {
-        long done = 0;
-        long size = buffer.byteSize();
-        while (done < size) {
-            done += call(NetOps.send(fd, buffer.asSlice(done)), "send");
-        }
+        writeAll(buffer, false);
     }
 
     /** One send of {@code buffer}: the future completes with the bytes the kernel took (maybe fewer). */
     public CompletableFuture<Integer> writeAsync(MemorySegment buffer) {
         return async(NetOps.send(fd, buffer), "send");
+    }
+
+    /**
+     * {@link #write} with zero-copy sends ({@link NetOps#sendZc}; kernel 6.0, else {@code SEND_ZC: EINVAL}): each
+     * returns once the kernel's notification says the buffer is no longer read, so {@code buffer} may be reused
+     * as soon as this returns. For large buffers (hundreds of KiB and up) on real NICs.
+     */
+    public void writeZeroCopy(MemorySegment buffer) throws IOException {
+        writeAll(buffer, true);
+    }
+
+    private void writeAll(MemorySegment buffer, boolean zeroCopy) throws IOException {
+        for (long done = 0; done < buffer.byteSize(); ) {
+            MemorySegment rest = buffer.asSlice(done);
+            done += zeroCopy ? call(NetOps.sendZc(fd, rest), "send_zc") : call(NetOps.send(fd, rest), "send");
+        }
+    }
+
+    /** One zero-copy send of {@code buffer}: completes, with the bytes sent, after the kernel's notification. */
+    public CompletableFuture<Integer> writeZeroCopyAsync(MemorySegment buffer) {
+        return async(NetOps.sendZc(fd, buffer), "send_zc");
     }
 
     /** Half-close: the peer reads end of stream; this side can still read. */
@@ -163,18 +172,6 @@ public final class TcpSocket implements AutoCloseable {
         SocketOptions.keepAlive(fd, on);
     }
 
-    public void setSendBufferSize(int bytes) throws IOException {
-        SocketOptions.sendBufferSize(fd, bytes);
-    }
-
-    public void setReceiveBufferSize(int bytes) throws IOException {
-        SocketOptions.receiveBufferSize(fd, bytes);
-    }
-
-    public InetSocketAddress localAddress() throws IOException {
-        return name(fd, true);
-    }
-
     public InetSocketAddress remoteAddress() throws IOException {
         return name(fd, false);
     }
@@ -188,69 +185,5 @@ public final class TcpSocket implements AutoCloseable {
             }
             return SocketAddresses.read(sa);
         }
-    }
-
-    /** The descriptor, for options this class does not wrap ({@link SocketOptions#set}). */
-    public int fd() {
-        return fd;
-    }
-
-    public boolean isOpen() {
-        return !closed;
-    }
-
-    /**
-     * Cancels what is in flight on this socket, then closes it. Idempotent; works with the caller's interrupt
-     * status set, and after the runtime has closed (whose close already cancelled everything).
-     */
-    @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        ChannelSockets.close(loop, fd);
-    }
-
-    private int call(Op op, String what) throws IOException {
-        if (closed) {
-            throw NetErrors.closed();
-        }
-        try {
-            return loop.call(op);
-        } catch (ErrnoException e) {
-            throw translate(what, e.errno());
-        } catch (RejectedExecutionException e) {
-            throw (SocketException) NetErrors.closed().initCause(e);
-        }
-    }
-
-    private CompletableFuture<Integer> async(Op op, String what) {
-        if (closed) {
-            return CompletableFuture.failedFuture(NetErrors.closed());
-        }
-        return loop.submitAsync(op).handle((n, t) -> {
-            if (t == null) {
-                return n;
-            }
-            Throwable cause = t instanceof java.util.concurrent.CompletionException ? t.getCause() : t;
-            throw new java.util.concurrent.CompletionException(
-                    cause instanceof ErrnoException e ? translate(what, e.errno()) : cause);
-        });
-    }
-
-    private IOException translate(String what, int errno) {
-        if (closed && (errno == Errno.ECANCELED || errno == Errno.EBADF)) {
-            return NetErrors.closed();
-        }
-        if (errno == Errno.ECANCELED) {
-            return NetErrors.closed();       // the runtime's close cancelled it
-        }
-        return NetErrors.of(what, -errno);
-    }
-
-    @Override
-    public String toString() {
-        return "TcpSocket[fd " + fd + (closed ? ", closed" : "") + "]";
     }
 }

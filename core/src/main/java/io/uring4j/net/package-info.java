@@ -1,5 +1,5 @@
 /**
- * TCP on io_uring, over the runtime's event loops, in its styles.
+ * TCP and UDP on io_uring, over the runtime's event loops, in its styles.
  *
  * <h2>Blocking and futures: {@link io.uring4j.net.TcpSocket}, {@link io.uring4j.net.TcpListener}</h2>
  * Each read, write, accept, connect and shutdown is one request on the socket's loop; a blocking call parks the
@@ -7,6 +7,21 @@
  * linked to the CONNECT: the kernel cancels the connect itself. {@code close()} cancels the socket's requests
  * by fd (ASYNC_CANCEL with CANCEL_FD — a request holds its own file reference, so close alone would leave it
  * running) and then closes; the interrupted calls throw {@code SocketException("Socket closed")}.
+ *
+ * <h2>UDP: {@link io.uring4j.net.UdpSocket}, {@link io.uring4j.net.MessageOp}</h2>
+ * Each datagram is one SENDMSG or RECVMSG request. The msghdr, its iovec and the sockaddr belong to the op
+ * ({@link io.uring4j.net.NetOps#sendmsg}, {@link io.uring4j.net.NetOps#recvmsg}), not to the request's scratch:
+ * they do not fit its 64 bytes, and a receive's sender and MSG_TRUNC flag are read after the completion, when
+ * the slot may already serve another request. The loop keeps the op referenced until the final CQE, so the
+ * kernel never writes into freed memory; a callback-style receiver resubmits one op and allocates nothing.
+ *
+ * <h2>Zero-copy sends and direct descriptors</h2>
+ * {@link io.uring4j.net.NetOps#sendZc} (and {@link io.uring4j.net.TcpSocket#writeZeroCopy}) sends from the
+ * caller's pages; the request, and the buffer with it, is held until the kernel's F_NOTIF CQE, and the future and
+ * blocking styles answer only then. {@link io.uring4j.net.NetOps#acceptDirect} (single or multishot) installs
+ * connections in the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors});
+ * the slot serves {@code recvDirect}/{@code sendDirect} with IOSQE_FIXED_FILE, {@code Ops.cancelDirect} and
+ * {@code Ops.closeDirect}, on that loop only.
  *
  * <h2>Loop style: {@link io.uring4j.net.Tcp}, {@link io.uring4j.net.Connection}, {@link io.uring4j.net.ConnectionHandler}</h2>
  * <ul>

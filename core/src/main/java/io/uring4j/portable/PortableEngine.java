@@ -43,6 +43,11 @@ public final class PortableEngine implements Engine {
         return INSTANCE;
     }
 
+    /** Whether this engine implements {@code opcode} (what its probe reports). */
+    public static boolean supports(int opcode) {
+        return Ops.supports(opcode);
+    }
+
     @Override
     public String name() {
         return "portable";

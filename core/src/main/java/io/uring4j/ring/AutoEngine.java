@@ -6,30 +6,41 @@ import io.uring4j.sys.ErrnoException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * {@link Engine#auto()}: the kernel's io_uring where it is allowed, the portable engine where setup is refused for
  * a reason the portable engine removes — EPERM (seccomp, {@code kernel.io_uring_disabled}), ENOSYS (no io_uring)
  * or ENOMEM (RLIMIT_MEMLOCK) — with one log line naming the cause and the fix. Any other error (EINVAL for a
- * flag, EMFILE) is the caller's and is returned as is.
+ * flag, EMFILE) is the caller's and is returned as is. With {@linkplain #requiring required opcodes}, a kernel
+ * ring whose probe lacks some of them that the portable engine has is closed again and a portable one set up,
+ * with a line naming them: an older kernel behind a newer library.
  *
  * <p>After setup, each ring talks to the engine that created it: {@link IoUringBuilder} asks {@link #owner}.
  * Portable ring fds start at 2^30, above any fd the kernel hands out, so the fd alone says which one it is.
  */
 final class AutoEngine implements Engine {
     static final AutoEngine INSTANCE = new AutoEngine(Engine.kernel(), PortableEngine.instance(),
-            message -> System.getLogger("io.uring4j").log(System.Logger.Level.WARNING, message));
+            message -> System.getLogger("io.uring4j").log(System.Logger.Level.WARNING, message), new int[0]);
 
     private final Engine kernel;
     private final PortableEngine portable;
     private final Consumer<String> log;
+    private final int[] required;
 
     /** {@code kernel} and {@code log} are replaceable so that tests can inject setup failures and read the line. */
-    AutoEngine(Engine kernel, PortableEngine portable, Consumer<String> log) {
+    AutoEngine(Engine kernel, PortableEngine portable, Consumer<String> log, int[] required) {
         this.kernel = kernel;
         this.portable = portable;
         this.log = log;
+        this.required = required.clone();
+    }
+
+    /** This selection, also choosing the portable engine when the kernel lacks some of {@code opcodes} it has. */
+    AutoEngine requiring(int... opcodes) {
+        return new AutoEngine(kernel, portable, log, opcodes);
     }
 
     @Override
@@ -39,16 +50,12 @@ final class AutoEngine implements Engine {
 
     @Override
     public int setup(int entries, MemorySegment params) {
+        MemorySegment request = required.length == 0 ? null : Arena.ofAuto().allocate(params.byteSize()).copyFrom(params);
         int ret = kernel.setup(entries, params);
-        String fix = switch (-ret) {
-            case Errno.EPERM -> "io_uring is blocked by seccomp (Docker's default profile: run with a profile that"
-                    + " allows io_uring_setup/enter/register) or by sysctl kernel.io_uring_disabled (set it to 0)";
-            case Errno.ENOSYS -> "this kernel has no io_uring (built without CONFIG_IO_URING, or hidden by"
-                    + " seccomp): use a kernel with io_uring, 5.19 or newer";
-            case Errno.ENOMEM -> "not enough lockable memory for the rings: raise RLIMIT_MEMLOCK (ulimit -l) or"
-                    + " use fewer entries";
-            default -> null;
-        };
+        if (ret >= 0) {
+            return request == null ? ret : unlessOpcodesMissing(ret, entries, params, request);
+        }
+        String fix = refusalFix(-ret);
         if (fix == null) {
             return ret;
         }
@@ -58,6 +65,52 @@ final class AutoEngine implements Engine {
                     + fix + ", or force one with -During4j.engine=kernel|portable");
         }
         return fd;
+    }
+
+    /**
+     * The kernel ring {@code fd}, unless its probe lacks required opcodes that the portable engine has: then that
+     * ring is closed and a portable one set up from the caller's original {@code request}.
+     */
+    private int unlessOpcodesMissing(int fd, int entries, MemorySegment params, MemorySegment request) {
+        List<String> missing = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
+            boolean probed = kernel.register(fd, Registrar.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
+            Probe p = Probe.decode(probe);
+            for (int op : required) {
+                if (!probed || !p.isSupported(op)) {
+                    if (!PortableEngine.supports(op)) {
+                        return fd;          // neither has everything: the kernel's is the better partial answer
+                    }
+                    missing.add(Opcode.name(op));
+                }
+            }
+        }
+        if (missing.isEmpty()) {
+            return fd;
+        }
+        kernel.close(fd);
+        params.copyFrom(request);
+        int portableFd = portable.setup(entries, params);
+        if (portableFd >= 0) {
+            log.accept("uring4j: this kernel's io_uring lacks " + String.join(", ", missing)
+                    + ", using the portable engine, which has them: use a newer kernel for the kernel's own,"
+                    + " or force one with -During4j.engine=kernel|portable");
+        }
+        return portableFd;
+    }
+
+    /** What to do about a setup refusal the portable engine removes; null for any other error. */
+    static String refusalFix(int errno) {
+        return switch (errno) {
+            case Errno.EPERM -> "io_uring is blocked by seccomp (Docker's default profile: run with a profile that"
+                    + " allows io_uring_setup/enter/register) or by sysctl kernel.io_uring_disabled (set it to 0)";
+            case Errno.ENOSYS -> "this kernel has no io_uring (built without CONFIG_IO_URING, or hidden by"
+                    + " seccomp): use a kernel with io_uring, 5.19 or newer";
+            case Errno.ENOMEM -> "not enough lockable memory for the rings: raise RLIMIT_MEMLOCK (ulimit -l) or"
+                    + " use fewer entries";
+            default -> null;
+        };
     }
 
     /** The engine behind a ring fd this engine set up. */

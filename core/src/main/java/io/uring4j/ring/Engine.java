@@ -33,6 +33,22 @@ public interface Engine {
     }
 
     /**
+     * {@link #auto()}, also choosing the portable engine when the kernel's probe lacks some of {@code opcodes}
+     * (see {@link Opcode}) that the portable engine implements.
+     */
+    static Engine auto(int... opcodes) {
+        return AutoEngine.INSTANCE.requiring(opcodes);
+    }
+
+    /**
+     * Why io_uring_setup failing with {@code errno} sends {@link #auto()} to the portable engine, and the fix;
+     * null for errors that choose nothing (they are the caller's).
+     */
+    static String setupRefusal(int errno) {
+        return AutoEngine.refusalFix(errno);
+    }
+
+    /**
      * The engine named by the system property {@code uring4j.engine} ({@code kernel}, the default,
      * {@code portable} or {@code auto}): what builders use unless told otherwise.
      */

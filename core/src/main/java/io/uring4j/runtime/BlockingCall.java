@@ -15,12 +15,14 @@ import java.util.concurrent.locks.LockSupport;
  * — the kernel may be writing into the caller's buffer until then — before it throws
  * {@link InterruptedIOException} with the interrupt status set again.
  */
-final class BlockingCall implements Op, CompletionHandler {
+final class BlockingCall implements EventLoop.SelfSubmitting {
     private final Op op;
     private final Thread waiter = Thread.currentThread();
     private byte opcode;
     private long userData;
     private int result;
+    /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
+    private int held;
     private Throwable failure;
     /** Written last by the loop thread, read first by the waiter: publishes the fields above. */
     private volatile boolean done;
@@ -38,8 +40,12 @@ final class BlockingCall implements Op, CompletionHandler {
 
     @Override
     public void complete(int res, int flags) {
+        if (ZeroCopy.awaitsNotification(opcode, flags)) {
+            held = res;
+            return;
+        }
         if (!done) {
-            result = op.result(res);
+            result = op.result(ZeroCopy.reported(res, flags, held));
             done = true;
             LockSupport.unpark(waiter);
         }
@@ -57,7 +63,7 @@ final class BlockingCall implements Op, CompletionHandler {
         if (loop.inLoop()) {
             throw new IllegalStateException("a blocking call on the event loop's own thread would never complete");
         }
-        loop.submit(this, this);
+        loop.submitSelf(this);
         boolean interrupted = false;
         while (!done) {
             LockSupport.park(this);

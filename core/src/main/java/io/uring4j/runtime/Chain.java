@@ -109,6 +109,7 @@ public final class Chain {
         final int[] links;
         final long[] userData;
         final int[] results;
+        final int[] held;
         final boolean[] done;
         int remaining;
 
@@ -117,15 +118,18 @@ public final class Chain {
             this.links = links;
             this.userData = new long[ops.length];
             this.results = new int[ops.length];
+            this.held = new int[ops.length];
             this.done = new boolean[ops.length];
             this.remaining = ops.length;
         }
 
         CompletionHandler step(int index) {
             return (result, flags) -> {
-                if ((flags & io.uring4j.ring.CqeFlags.F_MORE) == 0 && !done[index]) {
+                if ((flags & io.uring4j.ring.CqeFlags.F_MORE) != 0) {
+                    held[index] = result;         // a zero-copy send's count: its final CQE is the notification
+                } else if (!done[index]) {
                     done[index] = true;
-                    results[index] = result;
+                    results[index] = ZeroCopy.reported(result, flags, held[index]);
                     if (--remaining == 0) {
                         complete(new ChainResult(results));
                     }

@@ -72,7 +72,8 @@ public final class EventLoop implements Executor {
     private final int id;
     private final UringBuilder config;
     private final Thread thread;
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Runnables, and {@link SelfSubmitting} requests handed over as they are (no wrapper to allocate). */
+    private final ConcurrentLinkedQueue<Object> tasks = new ConcurrentLinkedQueue<>();
     /** Submissions that found the table full: retried after the next reap. Loop thread only. */
     private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
     private final CountDownLatch started = new CountDownLatch(1);
@@ -85,7 +86,7 @@ public final class EventLoop implements Executor {
     private volatile boolean closing;
     /** Set once the loop has finished its work; hand-overs are refused from then on. */
     private volatile boolean exiting;
-    private final java.util.concurrent.atomic.AtomicInteger handing = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger waking = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Throwable startFailure;
     private volatile String closeFailure;
 
@@ -147,8 +148,22 @@ public final class EventLoop implements Executor {
      */
     public CompletableFuture<Integer> submitAsync(Op op) {
         OpFuture future = new OpFuture(this, op);
-        submit(future, future);
+        submitSelf(future);
         return future;
+    }
+
+    /** A request that is its own op and handler (the future and blocking styles). */
+    interface SelfSubmitting extends Op, CompletionHandler {
+    }
+
+    /** {@link #submit} for a request that is its own handler: handed over without a task object around it. */
+    void submitSelf(SelfSubmitting request) {
+        checkAccepting();
+        if (inLoop()) {
+            submitNow(request, request);
+        } else {
+            enqueue(request);
+        }
     }
 
     /**
@@ -252,26 +267,45 @@ public final class EventLoop implements Executor {
     }
 
     /**
-     * Any thread: queues {@code task} for the loop. {@code handing} counts threads inside this method, the way
-     * the kernel's percpu_ref counts users of a ring: the loop does not exit while one of them may still be
-     * enqueueing, so no task is ever stranded in the queue of a dead loop. The owner thread never comes here.
+     * Any thread: queues {@code task} (a Runnable or a {@link SelfSubmitting} request) for the loop. No counter
+     * on this path: the task is queued first and {@code exiting} read after, while the loop sets {@code exiting}
+     * first and drains the queue after — so either that final drain finds the task, or the caller sees
+     * {@code exiting} and takes the task back. The owner thread never comes here.
      */
     private void handOver(Runnable task) {
-        handing.incrementAndGet();
-        try {
-            if (exiting) {
+        enqueue(task);
+    }
+
+    private void enqueue(Object task) {
+        tasks.offer(task);
+        if (exiting) {
+            if (tasks.remove(task)) {
                 throw new RejectedExecutionException("uring4j runtime is closed: its event loop has stopped");
             }
-            tasks.offer(task);
-            if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
-                wake();
-            }
-        } finally {
-            handing.decrementAndGet();
+            return;         // the final drain got it first: it ran and failed its handler
+        }
+        if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
+            wake();
         }
     }
 
+    /**
+     * Writes the wake-up eventfd. {@code waking} counts threads in here — once per sleep of the loop, not per
+     * hand-over — so that the loop, once {@code exiting}, closes the eventfd only after they are out: a write to
+     * a closed fd number could land in whatever file reuses it.
+     */
     private void wake() {
+        waking.incrementAndGet();
+        try {
+            if (!exiting) {
+                writeEventfd();
+            }
+        } finally {
+            waking.decrementAndGet();
+        }
+    }
+
+    private void writeEventfd() {
         long ret = LibC.write(eventfd, ONE);
         if (ret < 0 && ret != -Errno.EAGAIN) {
             LOG.log(System.Logger.Level.ERROR, "uring4j loop " + id + ": eventfd write failed: " + Errno.name((int) ret));
@@ -351,6 +385,9 @@ public final class EventLoop implements Executor {
             if (config.fixedBuffers() != null) {
                 ring.register().buffers(config.fixedBuffers().slab());
             }
+            if (config.directDescriptors() > 0) {
+                ring.register().filesSparse(config.directDescriptors());
+            }
         } catch (Throwable t) {
             startFailure = t;
             cleanUp();
@@ -373,15 +410,15 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Refuses further hand-overs, waits out threads still inside one, and fails what they queued. */
+    /** Refuses further hand-overs, waits out threads still writing the eventfd, and fails what was queued. */
     private void drainLateHandOvers() {
         exiting = true;
-        while (handing.get() != 0) {
+        while (waking.get() != 0) {
             Thread.onSpinWait();
         }
-        for (Runnable r; (r = tasks.poll()) != null; ) {
+        for (Object r; (r = tasks.poll()) != null; ) {
             try {
-                r.run();    // submissions fail their handlers (closing is set); cancels find nothing
+                runTask(r);     // submissions fail their handlers (closing is set); cancels find nothing
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
             }
@@ -462,14 +499,22 @@ public final class EventLoop implements Executor {
     }
 
     private void runTasks() {
-        Runnable task;
+        Object task;
         int budget = table.size();
         while (budget-- > 0 && (task = tasks.poll()) != null) {
             try {
-                task.run();
+                runTask(task);
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": task failed", t);
             }
+        }
+    }
+
+    private void runTask(Object task) {
+        if (task instanceof SelfSubmitting request) {
+            submitNow(request, request);
+        } else {
+            ((Runnable) task).run();
         }
     }
 
@@ -496,8 +541,8 @@ public final class EventLoop implements Executor {
         for (Runnable r; (r = deferred.poll()) != null; ) {
             r.run();          // each fails its handler: closing is set
         }
-        for (Runnable r; (r = tasks.poll()) != null; ) {
-            r.run();
+        for (Object r; (r = tasks.poll()) != null; ) {
+            runTask(r);
         }
     }
 

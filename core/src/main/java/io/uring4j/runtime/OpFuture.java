@@ -13,10 +13,12 @@ import java.util.concurrent.CompletableFuture;
  * the opcode and errno. {@link #cancel} also cancels the request in the kernel; the op's memory stays owned by
  * the request until its CQE arrives regardless.
  */
-final class OpFuture extends CompletableFuture<Integer> implements Op, CompletionHandler {
+final class OpFuture extends CompletableFuture<Integer> implements EventLoop.SelfSubmitting {
     private final EventLoop loop;
     private final Op op;
     private byte opcode;
+    /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
+    private int held;
     /** 0 until the SQE is written (user_data 0 is never a runtime request: generations start at 1). */
     private volatile long userData;
     private volatile boolean cancelRequested;
@@ -38,7 +40,11 @@ final class OpFuture extends CompletableFuture<Integer> implements Op, Completio
 
     @Override
     public void complete(int cqeResult, int flags) {
-        int result = op.result(cqeResult);
+        if (ZeroCopy.awaitsNotification(opcode, flags)) {
+            held = cqeResult;
+            return;
+        }
+        int result = op.result(ZeroCopy.reported(cqeResult, flags, held));
         if (result >= 0) {
             complete(result);
         } else {

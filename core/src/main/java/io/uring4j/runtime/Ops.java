@@ -91,6 +91,11 @@ public final class Ops {
         return (sqe, scratch) -> sqe.prepClose(fd);
     }
 
+    /** Closes direct descriptor {@code slot} of this loop's file table (see {@link UringBuilder#directDescriptors}). */
+    public static Op closeDirect(int slot) {
+        return (sqe, scratch) -> sqe.prepCloseDirect(slot);
+    }
+
     /** One-shot poll; the result is the ready mask. */
     public static Op poll(int fd, int events) {
         return (sqe, scratch) -> sqe.prepPollAdd(fd, events);
@@ -139,6 +144,14 @@ public final class Ops {
     /** Cancels every request on {@code fd}; the result is how many. */
     public static Op cancelFd(int fd) {
         return (sqe, scratch) -> sqe.prepCancelFd(fd, OpFlags.Cancel.ALL);
+    }
+
+    /**
+     * Cancels every request on direct descriptor {@code slot}; the result is how many. Close alone would leave
+     * them running: each holds its own reference to the file.
+     */
+    public static Op cancelDirect(int slot) {
+        return (sqe, scratch) -> sqe.prepCancelFd(slot, OpFlags.Cancel.FD_FIXED | OpFlags.Cancel.ALL);
     }
 
     private static MemorySegment direct(java.nio.ByteBuffer buffer) {

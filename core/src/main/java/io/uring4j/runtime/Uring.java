@@ -61,7 +61,7 @@ public final class Uring implements AutoCloseable {
                 return loop;
             }
         }
-        return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+        return loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
     }
 
     public EventLoop loop(int index) {

@@ -4,7 +4,10 @@ import io.uring4j.sys.ErrnoException;
 
 import java.time.Duration;
 
-/** Configures a {@link Uring}: how many loops, ring sizes, request slots, spinning and the close timeout. */
+/**
+ * Configures a {@link Uring}: how many loops, ring sizes, request slots, spinning, the close timeout, and what
+ * each ring registers (fixed buffers, a table for direct descriptors).
+ */
 public final class UringBuilder {
     private int loops = Runtime.getRuntime().availableProcessors();
     private int entries = 256;
@@ -13,6 +16,7 @@ public final class UringBuilder {
     private long spinNanos;
     private long closeTimeoutNanos = Duration.ofSeconds(10).toNanos();
     private BufferPool fixedBuffers;
+    private int directDescriptors;
 
     UringBuilder() {
     }
@@ -59,6 +63,16 @@ public final class UringBuilder {
         return this;
     }
 
+    /**
+     * Registers a sparse file table of {@code slots} on every loop's ring, for direct descriptors: accepts (and
+     * sockets, opens) that install into it with {@code IORING_FILE_INDEX_ALLOC} instead of the process's fd
+     * table. A slot belongs to its loop's ring: use it only with requests on that loop.
+     */
+    public UringBuilder directDescriptors(int slots) {
+        this.directDescriptors = positive("directDescriptors", slots);
+        return this;
+    }
+
     public Uring build() throws ErrnoException {
         return new Uring(this);
     }
@@ -85,6 +99,10 @@ public final class UringBuilder {
 
     BufferPool fixedBuffers() {
         return fixedBuffers;
+    }
+
+    int directDescriptors() {
+        return directDescriptors;
     }
 
     long closeTimeoutNanos() {

@@ -27,6 +27,9 @@
  *   <li>Blocking: {@link io.uring4j.runtime.EventLoop#call} parks the caller (a virtual thread unmounts);
  *       an interrupt cancels the request and still waits for its CQE before throwing.</li>
  * </ul>
+ * A zero-copy send (SEND_ZC, SENDMSG_ZC) completes twice — its byte count with F_MORE, then an F_NOTIF CQE once
+ * the kernel no longer reads the buffer —; callbacks see both, while futures and blocking calls report the count
+ * at the notification, so a caller that got its answer may reuse the buffer.
  * {@link io.uring4j.runtime.Chain} links requests (soft, hard, link timeouts) with per-step results.
  *
  * <h2>Hand-over</h2>

@@ -37,6 +37,9 @@ public final class LibC {
     public static final int O_CLOEXEC = 0x80000;
     public static final int AT_FDCWD = -100;
 
+    /** preadv2/pwritev2: fail with EAGAIN rather than wait for the device or a lock. */
+    public static final int RWF_NOWAIT = 0x8;
+
     public static final int EFD_CLOEXEC = O_CLOEXEC;
     public static final int EFD_NONBLOCK = O_NONBLOCK;
 
@@ -52,6 +55,8 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle WRITE = Native.libcWithErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle PIPE2 = Native.libcWithErrno("pipe2",
@@ -127,6 +132,23 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try {
             return Native.result((long) WRITE.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code preadv2(fd, {buf}, 1, offset, flags)} with the iovec in the thread's call state: bytes read, or
+     * {@code -errno}. With {@link #RWF_NOWAIT} a buffered read returns what the page cache holds (possibly a
+     * short count) or -EAGAIN, without waiting for the device.
+     */
+    public static long preadv2(int fd, MemorySegment buf, long offset, int flags) {
+        MemorySegment state = Native.callState();
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        try {
+            return Native.result((long) PREADV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
+                    offset, flags), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -22,9 +22,14 @@ final class Native {
     private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    /** Automatic arena: a thread's capture segment is freed when the thread (and its ThreadLocal) is gone. */
+    /** Where a thread's one-element iovec sits in its capture segment, 8-aligned after the errno state. */
+    static final long IOVEC_OFFSET = (CALL_STATE.byteSize() + 7) & ~7L;
+    /**
+     * Automatic arena: a thread's capture segment is freed when the thread (and its ThreadLocal) is gone. It also
+     * holds one iovec for calls that need a pointer to one, used only during the call.
+     */
     private static final ThreadLocal<MemorySegment> STATE =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(IOVEC_OFFSET + 16, 8));
 
     private Native() {
     }

@@ -223,4 +223,38 @@ class AsyncFileTest {
             assertThat(in.toArray(JAVA_BYTE)).isEqualTo(pattern(6, 10));
         }
     }
+
+    /**
+     * A buffered read of cached pages is copied on the caller's thread (RWF_NOWAIT), with no request; when only
+     * part of the range is cached, the rest goes through the ring and the caller still gets all of it.
+     */
+    @Test
+    void cachedReadsNeedNoRequestAndPartlyCachedOnesAreNotShort() throws Exception {
+        Path path = dir.resolve("cached");
+        byte[] data = pattern(7, 512 * 1024);
+        Files.write(path, data);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR)) {
+            f.fdatasync();                  // clean pages, which DONT_NEED can drop
+            MemorySegment buf = arena.allocate(data.length);
+            assertThat(f.read(buf, 0)).isEqualTo(data.length);
+            long before = submitted();
+            assertThat(f.read(buf, 0)).isEqualTo(data.length);
+            assertThat(submitted()).as("a page-cache hit needs no request").isEqualTo(before);
+
+            for (long dropFrom : new long[] {data.length / 2, 0}) {
+                f.advise(dropFrom, 0, Advice.DONT_NEED);
+                buf.fill((byte) 0);
+                assertThat(f.read(buf, 0)).as("dropped from " + dropFrom).isEqualTo(data.length);
+                assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+            }
+        }
+    }
+
+    private static long submitted() {
+        long n = 0;
+        for (int i = 0; i < uring.loopCount(); i++) {
+            n += uring.loop(i).stats().submitted();
+        }
+        return n;
+    }
 }

@@ -380,6 +380,40 @@ abstract class FileChannelContract {
 
     // ---- transfers, map, lock --------------------------------------------------------------------------------------
 
+    /** Both ends of this implementation (uring4j's splice through a pipe), more than a pipe-full at a time. */
+    @Test
+    void transferBetweenTwoChannelsOfThisKind() throws Exception {
+        Path src = file("src2", pattern(29, 300_000));
+        Path dst = dir.resolve("dst2");
+        try (FileChannel in = open(src, READ); FileChannel out = open(dst, WRITE, CREATE)) {
+            out.position(5);
+            assertThat(in.transferTo(10, 250_000, out)).isEqualTo(250_000);
+            assertThat(out.position()).isEqualTo(250_005);
+            assertThat(in.transferTo(299_990, 100, out)).as("clamped at the end").isEqualTo(10);
+            assertThat(out.size()).isEqualTo(250_015);
+        }
+        byte[] copied = Files.readAllBytes(dst);
+        assertThat(Arrays.copyOfRange(copied, 5, 250_005)).isEqualTo(pattern(29, 10, 250_000));
+        assertThat(Arrays.copyOfRange(copied, 250_005, 250_015)).isEqualTo(pattern(29, 299_990, 10));
+
+        Path back = dir.resolve("back2");
+        try (FileChannel out = open(back, READ, WRITE, CREATE); FileChannel in = open(src, READ)) {
+            in.position(1000);
+            assertThat(out.transferFrom(in, 20, 200_000)).isEqualTo(200_000);
+            assertThat(in.position()).isEqualTo(201_000);
+            assertThat(out.transferFrom(in, 200_020, 1_000_000)).as("the rest").isEqualTo(99_000);
+        }
+        assertThat(Arrays.copyOfRange(Files.readAllBytes(back), 20, 299_020)).isEqualTo(pattern(29, 1000, 299_000));
+
+        Path log = file("log", pattern(31, 100));
+        try (FileChannel in = open(src, READ); FileChannel out = open(log, WRITE, APPEND)) {
+            assertThat(in.transferTo(0, 70_000, out)).as("into an append-mode file").isEqualTo(70_000);
+        }
+        byte[] appended = Files.readAllBytes(log);
+        assertThat(appended).hasSize(70_100);
+        assertThat(Arrays.copyOfRange(appended, 100, 70_100)).isEqualTo(pattern(29, 0, 70_000));
+    }
+
     @Test
     void transferToAndFrom() throws Exception {
         Path src = file("src", pattern(23, 200_000));

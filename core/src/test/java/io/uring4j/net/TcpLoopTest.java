@@ -30,22 +30,11 @@ class TcpLoopTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
     @Test
-    void fiftyConnectionsEchoAMebibyteEachInOrder() throws Exception {
+    void aHundredConnectionsEchoTenMebibytesEachInOrder() throws Exception {
         try (Uring uring = Uring.builder().loops(2).build(); Tcp tcp = Tcp.open(uring)) {
             TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
-            try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
-                List<Future<?>> done = new ArrayList<>();
-                for (int i = 0; i < 50; i++) {
-                    byte[] data = Clients.random(i, 1 << 20);
-                    done.add(clients.submit(() -> {
-                        Clients.echoAndCheck(server.localAddress(), data, 7_919);  // odd chunks cross buffers
-                        return null;
-                    }));
-                }
-                for (Future<?> f : done) {
-                    f.get(60, TimeUnit.SECONDS);
-                }
-            }
+            // odd chunks cross buffer boundaries
+            Clients.echoConcurrently(server.localAddress(), Clients.INTEGRITY_CONNECTIONS, Clients.INTEGRITY_BYTES, 7_919, 60);
         }
     }
 
@@ -55,19 +44,7 @@ class TcpLoopTest {
         Tcp.Config small = Tcp.Config.defaults().withRecvBuffers(4, 256);
         try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, small)) {
             TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
-            try (var clients = Executors.newVirtualThreadPerTaskExecutor()) {
-                List<Future<?>> done = new ArrayList<>();
-                for (int i = 0; i < 20; i++) {
-                    byte[] data = Clients.random(100 + i, 256 << 10);
-                    done.add(clients.submit(() -> {
-                        Clients.echoAndCheck(server.localAddress(), data, 64 << 10);
-                        return null;
-                    }));
-                }
-                for (Future<?> f : done) {
-                    f.get(60, TimeUnit.SECONDS);
-                }
-            }
+            Clients.echoConcurrently(server.localAddress(), 20, 256 << 10, 64 << 10, 60);
             assertThat(tcp.enobufs()).as("ENOBUFS re-arms").isPositive();
         }
     }

@@ -189,10 +189,10 @@ class TcpSocketTest {
     }
 
     @Test
-    void fiftyVirtualThreadConnectionsEchoAMebibyteEachInOrder() throws Exception {
+    void aHundredVirtualThreadConnectionsEchoTenMebibytesEachInOrder() throws Exception {
         // The thread-per-connection style end to end: a TcpListener/TcpSocket echo server on virtual threads,
         // JDK clients (independent of the code under test).
-        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 64);
+        try (TcpListener listener = TcpListener.bind(uring, ANY_PORT, 128);
              var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             threads.submit(() -> {
                 while (true) {
@@ -208,17 +208,7 @@ class TcpSocketTest {
                     });
                 }
             });
-            List<java.util.concurrent.Future<?>> clients = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                byte[] data = Clients.random(1_000 + i, 1 << 20);
-                clients.add(threads.submit(() -> {
-                    Clients.echoAndCheck(listener.localAddress(), data, 7_919);
-                    return null;
-                }));
-            }
-            for (var c : clients) {
-                c.get(60, TimeUnit.SECONDS);
-            }
+            Clients.echoConcurrently(listener.localAddress(), Clients.INTEGRITY_CONNECTIONS, Clients.INTEGRITY_BYTES, 7_919, 60);
             listener.close();      // ends the accept loop ("Socket closed")
         }
     }

@@ -59,7 +59,7 @@ class EngineSelectionTest {
     @CsvSource({"EPERM, 1, seccomp", "ENOSYS, 38, CONFIG_IO_URING", "ENOMEM, 12, RLIMIT_MEMLOCK"})
     void aRefusedSetupFallsBackToThePortableEngineWithOneLine(String name, int errno, String fix) throws Exception {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(refusingKernel(errno), PortableEngine.instance(), log::add);
+        Engine auto = new AutoEngine(refusingKernel(errno), PortableEngine.instance(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
             ring.sq().next().prepNop().userData(7);
@@ -74,7 +74,7 @@ class EngineSelectionTest {
     @Test
     void otherSetupErrorsAreTheCallersAndChooseNothing() {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(refusingKernel(Errno.EINVAL), PortableEngine.instance(), log::add);
+        Engine auto = new AutoEngine(refusingKernel(Errno.EINVAL), PortableEngine.instance(), log::add, new int[0]);
         int errno = Rings.errnoOf(() -> IoUring.builder().entries(8).engine(auto).build());
         assertThat(errno).isEqualTo(Errno.EINVAL);
         assertThat(log).isEmpty();
@@ -83,10 +83,90 @@ class EngineSelectionTest {
     @Test
     void aKernelThatAcceptsKeepsTheKernelEngineSilently() throws ErrnoException {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.kernel(), PortableEngine.instance(), log::add);
+        Engine auto = new AutoEngine(Engine.kernel(), PortableEngine.instance(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.kernel());
         }
         assertThat(log).isEmpty();
+    }
+
+    /** The real kernel, except that its probe hides {@code hidden}; records the rings it closes. */
+    private static Engine kernelWithout(int hidden, List<Integer> closed) {
+        Engine real = Engine.kernel();
+        return new Engine() {
+            @Override
+            public String name() {
+                return "kernel";
+            }
+
+            @Override
+            public int setup(int entries, MemorySegment params) {
+                return real.setup(entries, params);
+            }
+
+            @Override
+            public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
+                return real.map(ringFd, offset, size, arena);
+            }
+
+            @Override
+            public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
+                return real.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
+            }
+
+            @Override
+            public int register(int ringFd, int opcode, long arg, int nrArgs) {
+                int ret = real.register(ringFd, opcode, arg, nrArgs);
+                if (opcode == Registrar.REGISTER_PROBE && ret >= 0) {
+                    MemorySegment ops = MemorySegment.ofAddress(arg).reinterpret(Probe.HEADER + Probe.OP_SIZE * nrArgs);
+                    ops.set(java.lang.foreign.ValueLayout.JAVA_SHORT, Probe.HEADER + Probe.OP_SIZE * hidden + 2, (short) 0);
+                }
+                return ret;
+            }
+
+            @Override
+            public int close(int ringFd) {
+                closed.add(ringFd);
+                return real.close(ringFd);
+            }
+        };
+    }
+
+    @Test
+    void aKernelLackingARequiredOpcodeThePortableEngineHasGivesWayWithOneLine() throws Exception {
+        List<String> log = new ArrayList<>();
+        List<Integer> closed = new ArrayList<>();
+        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), PortableEngine.instance(), log::add,
+                new int[] {Opcode.READ, Opcode.STATX});
+        try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
+            assertThat(ring.engineUsed()).isSameAs(Engine.portable());
+            assertThat(ring.register().probe().isSupported(Opcode.STATX)).isTrue();
+            ring.sq().next().prepNop().userData(9);
+            ring.submitAndWait(1);
+            assertThat(ring.cq().peek().userData()).isEqualTo(9);
+        }
+        assertThat(closed).as("the kernel ring was closed again").hasSize(1);
+        assertThat(log).hasSize(1);
+        assertThat(log.get(0)).contains("lacks STATX", "using the portable engine", "-During4j.engine=");
+    }
+
+    @Test
+    void anOpcodeNeitherEngineHasKeepsTheKernelSilently() throws Exception {
+        List<String> log = new ArrayList<>();
+        List<Integer> closed = new ArrayList<>();
+        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), PortableEngine.instance(), log::add,
+                new int[] {Opcode.URING_CMD});
+        try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
+            assertThat(ring.engineUsed().name()).isEqualTo("kernel");
+            assertThat(closed).isEmpty();
+        }
+        assertThat(log).isEmpty();
+    }
+
+    @Test
+    void aKernelWithEveryRequiredOpcodeIsKept() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).engine(Engine.auto(Opcode.READ, Opcode.STATX)).build()) {
+            assertThat(ring.engineUsed()).isSameAs(Engine.kernel());
+        }
     }
 }

@@ -33,6 +33,8 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench -r5 /dev/nvme0n1            4 KiB random O_DIRECT reads of a device",
             "  ./uring4j bench --compare-c                 Java vs the C reference on the five suite workloads",
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
+            "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
+            "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
             "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
 public final class Bench implements Callable<Integer> {
@@ -81,6 +83,10 @@ public final class Bench implements Callable<Integer> {
         if (bad != null) {
             throw new ParameterException(spec.commandLine(), bad);
         }
+        if (o.engine != null) {
+            // Before any ring exists; the comparisons' child JVMs inherit uring4j.* properties.
+            System.setProperty("uring4j.engine", o.engine.name());
+        }
         if (o.jmh) {
             throw new ParameterException(spec.commandLine(), "--jmh must be the first argument");
         }
@@ -91,6 +97,13 @@ public final class Bench implements Callable<Integer> {
             List<Workload> workloads = workloadGiven()
                     ? List.of(new Workload(o.normalize().name(), o.workloadArgs(), 0, "")) : Workload.STANDARD;
             return new CompareC(o, out, err).run(workloads);
+        }
+        if (o.h2) {
+            return new CompareH2(o, out, err).run();
+        }
+        if (o.compareJdk) {
+            boolean depthGiven = spec.commandLine().getParseResult().hasMatchedOption("-d");
+            return new CompareJdk(o, out, err).run(CompareJdk.pairs(depthGiven ? o.depth : 64));
         }
         if (o.suite || !workloadGiven() && !spec.commandLine().getParseResult().hasMatchedOption("-n")) {
             return new Suite(o, out, err).run();
@@ -138,16 +151,6 @@ public final class Bench implements Callable<Integer> {
         BenchOptions o = new BenchOptions();
         new CommandLine(o).parseArgs(args.toArray(String[]::new));
         return o.normalize();
-    }
-
-    /** A child JVM: this JVM's java binary and class path, with native access granted, running {@code mainClass}. */
-    static List<String> childJava(List<String> jvmOptions, String mainClass) {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-        return command;
     }
 
     /** The executable {@code name} on PATH, or null. */

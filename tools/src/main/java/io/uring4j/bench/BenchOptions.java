@@ -24,7 +24,43 @@ final class BenchOptions {
         /** The runtime's CompletableFutures: each completion submits the next request. */
         future,
         /** The runtime's blocking calls: depth virtual threads, one request in flight each. */
-        vthread
+        vthread,
+        /** uring4j's FileChannel: depth virtual threads, each doing blocking positional reads. */
+        filechannel,
+        /** The JDK's FileChannel, the same way. */
+        jdk_filechannel,
+        /** uring4j's AsynchronousFileChannel: depth reads in flight, each handler issuing the next. */
+        async_filechannel,
+        /** The JDK's AsynchronousFileChannel, the same way. */
+        jdk_async;
+
+        /** As written on the command line: {@code jdk-filechannel}. */
+        @Override
+        public String toString() {
+            return name().replace('_', '-');
+        }
+    }
+
+    /** Accepts {@code jdk-filechannel} and {@code jdk_filechannel}. */
+    static final class ApiConverter implements picocli.CommandLine.ITypeConverter<Api> {
+        @Override
+        public Api convert(String value) {
+            try {
+                return Api.valueOf(value.trim().replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("unknown --api " + value + ": one of "
+                        + java.util.Arrays.toString(Api.values()));
+            }
+        }
+    }
+
+    /** The {@code --api} values for the help text. */
+    static final class ApiCandidates extends ArrayList<String> {
+        ApiCandidates() {
+            for (Api api : Api.values()) {
+                add(api.toString());
+            }
+        }
     }
 
     @Option(names = "--spin-us", paramLabel = "MICROS",
@@ -85,8 +121,16 @@ final class BenchOptions {
             description = "SINGLE_ISSUER|DEFER_TASKRUN, dropped if the kernel refuses (default: 1)")
     int defer = 1;
 
-    @Option(names = "--api", paramLabel = "API", description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
+    @Option(names = "--api", paramLabel = "API", converter = ApiConverter.class,
+            completionCandidates = ApiCandidates.class, description = "what drives io_uring: ${COMPLETION-CANDIDATES} (default: raw)")
     Api api = Api.raw;
+
+    /** The kernel side under every ring of the run. */
+    enum EngineName { kernel, portable, auto }
+
+    @Option(names = "--engine", paramLabel = "ENGINE", description = "the kernel side: ${COMPLETION-CANDIDATES}"
+            + " (default: the uring4j.engine property, else kernel); the comparisons pass it to their Java runs")
+    EngineName engine;
 
     @Option(names = "--json", description = "print a JSON summary as the last line")
     boolean json;
@@ -107,7 +151,18 @@ final class BenchOptions {
             + " (without workload options: the five suite workloads)")
     boolean compareC;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c (default: 7)")
+    @Option(names = "--compare-jdk", description = "uring4j's FileChannel and futures against the JDK's FileChannel and"
+            + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64)")
+    boolean compareJdk;
+
+    @Option(names = "--h2", description = "the H2 database (JDBC: insert, point queries, updates, restart) on the JDK's"
+            + " files and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately")
+    boolean h2;
+
+    @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --h2 (default: 200000)")
+    int h2Rows = 200_000;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk, --h2 (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
@@ -132,7 +187,8 @@ final class BenchOptions {
     String validate() {
         String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
                 + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
-                + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 3, 1000)
+                + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 1, 1000)
+                + range("--h2-rows", h2Rows, 1, 100_000_000)
                 + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
                 + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
                 + flag("-A", async) + flag("-D", defer);

@@ -1,19 +1,14 @@
 package io.uring4j.bench;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code --compare-c}: the same workloads in {@code bench/c/uring4j_ref.c} and in Java, as separate
@@ -23,8 +18,6 @@ import java.util.regex.Pattern;
  * ratios.
  */
 final class CompareC {
-    private static final Pattern JSON_FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-+0-9.eE]+)");
-
     private final BenchOptions options;
     private final PrintStream out;
     private final PrintStream err;
@@ -88,7 +81,7 @@ final class CompareC {
         List<String> c = new ArrayList<>(List.of(binary.toString()));
         c.addAll(args);
         c.addAll(List.of("-r" + seconds, "--json"));
-        List<String> java = new ArrayList<>(Bench.childJava(List.of(), Bench.class.getName()));
+        List<String> java = new ArrayList<>(Child.javaCommand());
         java.addAll(args);
         java.addAll(List.of("-r" + seconds, "--json", "--api", options.api.name(),
                 "--warmup", Double.toString(options.warmup)));
@@ -140,53 +133,13 @@ final class CompareC {
         out.flush();
     }
 
-    /** Runs one program to completion, output to files, and parses its JSON line afterwards. */
+    /** Runs one program to completion and reads its JSON summary. */
     private Sample runOnce(List<String> command) throws IOException, InterruptedException {
-        File stdout = File.createTempFile("uring4j-compare-", ".out");
-        File stderr = File.createTempFile("uring4j-compare-", ".err");
-        try {
-            Process p = new ProcessBuilder(command).redirectOutput(stdout).redirectError(stderr).start();
-            double limit = seconds + options.warmup + 60;
-            if (!p.waitFor((long) limit, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new BenchException("timed out after " + (long) limit + " s: " + String.join(" ", command));
-            }
-            String output = Files.readString(stdout.toPath());
-            if (p.exitValue() != 0) {
-                throw new BenchException("exit status " + p.exitValue() + " from " + String.join(" ", command)
-                        + "\n" + output + Files.readString(stderr.toPath()));
-            }
-            Map<String, String> fields = parseJson(output);
-            if (!fields.containsKey("ns_per_op")) {
-                throw new BenchException("no JSON summary from " + String.join(" ", command) + "\n" + output);
-            }
-            double alloc = fields.containsKey("alloc_bytes_per_op")
-                    ? Double.parseDouble(fields.get("alloc_bytes_per_op")) : 0;
-            return new Sample(Double.parseDouble(fields.get("ns_per_op")), Double.parseDouble(fields.get("iops_avg")),
-                    Double.parseDouble(fields.getOrDefault("cpu_ns_per_op", "0")), alloc);
-        } finally {
-            Files.deleteIfExists(stdout.toPath());
-            Files.deleteIfExists(stderr.toPath());
-        }
-    }
-
-    /** The flat JSON object on the last line that starts with '{'. */
-    static Map<String, String> parseJson(String output) {
-        Map<String, String> fields = new HashMap<>();
-        String last = null;
-        for (String line : output.split("\n")) {
-            if (line.startsWith("{")) {
-                last = line;
-            }
-        }
-        if (last != null) {
-            Matcher m = JSON_FIELD.matcher(last);
-            while (m.find()) {
-                String v = m.group(2);
-                fields.put(m.group(1), v.startsWith("\"") ? v.substring(1, v.length() - 1) : v);
-            }
-        }
-        return fields;
+        Map<String, String> fields = Child.run(command, seconds + options.warmup + 60);
+        double alloc = fields.containsKey("alloc_bytes_per_op")
+                ? Double.parseDouble(fields.get("alloc_bytes_per_op")) : 0;
+        return new Sample(Double.parseDouble(fields.get("ns_per_op")), Double.parseDouble(fields.get("iops_avg")),
+                Double.parseDouble(fields.getOrDefault("cpu_ns_per_op", "0")), alloc);
     }
 
     /** bench/c/uring4j_ref.c, looked for above this class's location and then above the working directory. */

@@ -38,6 +38,7 @@ interface Driver extends AutoCloseable {
         return switch (options.api) {
             case raw -> new RawDriver(options, targets);
             case loop, future, vthread -> new RuntimeDriver(options, targets);
+            case filechannel, jdk_filechannel, async_filechannel, jdk_async -> new ChannelDriver(options, targets);
         };
     }
 }

@@ -63,8 +63,6 @@ final class HttpBench implements Callable<Integer> {
     private static final Pattern LISTENING = Pattern.compile(" on \\S+:(\\d+),");
     private static final int START_SECONDS = 30;
 
-    enum EngineName { kernel, portable }
-
     @Option(names = "--duration", paramLabel = "SECONDS", description = "measured seconds per run (default: 10)")
     int duration = 10;
 
@@ -91,8 +89,8 @@ final class HttpBench implements Callable<Integer> {
     List<String> servers;
 
     @Option(names = "--engine", paramLabel = "ENGINE",
-            description = "uring4j's engine: kernel or portable (-During4j.engine) (default: kernel)")
-    EngineName engine = EngineName.kernel;
+            description = "uring4j's engine (-During4j.engine): ${COMPLETION-CANDIDATES} (default: kernel)")
+    BenchOptions.EngineName engine = BenchOptions.EngineName.kernel;
 
     @Option(names = "--json", description = "print a JSON summary as the last line")
     boolean json;
@@ -212,7 +210,7 @@ final class HttpBench implements Callable<Integer> {
     /** The child JVM's command: uring4j's serve, or a peer; every server on 127.0.0.1, port chosen by the kernel. */
     private List<String> childCommand(String name) {
         // Netty uses sun.misc.Unsafe as it does in production; the flag is the same for every server.
-        List<String> jvm = new ArrayList<>(List.of("--sun-misc-unsafe-memory-access=allow"));
+        List<String> jvm = new ArrayList<>(List.of("--sun-misc-unsafe-memory-access=allow"));   // after -During4j.*
         List<String> args = new ArrayList<>();
         String main;
         if (name.startsWith("uring4j-")) {
@@ -224,7 +222,7 @@ final class HttpBench implements Callable<Integer> {
             args.add(name);
         }
         args.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--threads", Integer.toString(threads)));
-        List<String> command = Bench.childJava(jvm, main);
+        List<String> command = Child.javaCommand(main, jvm.toArray(String[]::new));
         command.addAll(args);
         return command;
     }
@@ -299,7 +297,7 @@ final class HttpBench implements Callable<Integer> {
         for (Ratio r : RATIOS) {
             int a = servers.indexOf(r.numerator());
             int b = servers.indexOf(r.denominator());
-            if (a < 0 || b < 0 || r.portableOnly() && engine != EngineName.portable) {
+            if (a < 0 || b < 0 || r.portableOnly() && engine != BenchOptions.EngineName.portable) {
                 continue;
             }
             double[] ratios = new double[rounds];
@@ -309,7 +307,7 @@ final class HttpBench implements Callable<Integer> {
                 cpuRatios[round] = results[a][round].cpuMicrosPerRequest() / results[b][round].cpuMicrosPerRequest();
             }
             double median = median(ratios);
-            String target = r.target() == 0 || engine != EngineName.kernel ? ""
+            String target = r.target() == 0 || engine != BenchOptions.EngineName.kernel ? ""
                     : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
             String fmt = "%-32s %6s  %-15s %9s  %s%n";
             if (json.isEmpty()) {

@@ -193,7 +193,7 @@ final class RawDriver implements Driver, CqeHandler {
     @Override
     public String describe() {
         int f = ring.setupFlags();
-        return String.format("Engine=io_uring, sq_ring=%d, cq_ring=%d, setup_flags=0x%x (single_issuer=%d, "
+        return String.format("Engine=io_uring (" + ring.engineUsed().name() + "), sq_ring=%d, cq_ring=%d, setup_flags=0x%x (single_issuer=%d, "
                         + "defer_taskrun=%d, no_sqarray=%d), registered_ring=%d", ring.sqEntries(), ring.cqEntries(), f,
                 bit(f, SetupFlags.SINGLE_ISSUER), bit(f, SetupFlags.DEFER_TASKRUN), bit(f, SetupFlags.NO_SQARRAY),
                 registeredRing ? 1 : 0);

@@ -77,10 +77,10 @@ record Result(BenchOptions options, long ops, double seconds, long iopsMax, long
                         + "\"complete_batch\":%d,\"link\":%d,\"async\":%d,\"ops\":%d,\"seconds\":%.6f,"
                         + "\"iops_max\":%d,\"iops_avg\":%.1f,\"ns_per_op\":%.3f,\"ios_per_call_submit\":%.3f,"
                         + "\"ios_per_call_reap\":%.3f,\"syscalls\":%d,\"cpu_ns_per_op\":%.3f,\"threads\":%d,"
-                        + "\"alloc_bytes_per_op\":%.4f",
+                        + "\"alloc_bytes_per_op\":%.4f,\"engine\":\"%s\"",
                 o.api, o.mode(), o.depth, o.submitBatch, o.completeBatch, o.link, o.async, ops, seconds, iopsMax,
                 iopsAvg(), nsPerOp(), iosPerCallSubmit(), iosPerCallReap(), syscalls, cpuNsPerOp(), o.threads,
-                allocBytesPerOp()));
+                allocBytesPerOp(), io.uring4j.ring.Engine.configured().name()));
         if (latencies != null) {
             b.append(String.format(Locale.ROOT, ",\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d", percentile(50),
                     percentile(99), percentile(99.9)));

@@ -1,12 +1,10 @@
 package io.uring4j.bench;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,24 +39,8 @@ final class Wrk {
 
     /** Loads {@code http://127.0.0.1:port/} for {@code seconds}; the output is read once wrk has exited. */
     Result run(int port, int seconds) throws IOException, InterruptedException {
-        List<String> command = List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
-                "http://127.0.0.1:" + port + "/");
-        File output = File.createTempFile("uring4j-wrk-", ".out");
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
-            if (!p.waitFor(seconds + 30L, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor();
-                throw new BenchException("timed out: " + String.join(" ", command));
-            }
-            String text = Files.readString(output.toPath());
-            if (p.exitValue() != 0) {
-                throw new BenchException("exit status " + p.exitValue() + " from " + String.join(" ", command)
-                        + "\n" + text);
-            }
-            return parse(text);
-        } finally {
-            Files.deleteIfExists(output.toPath());
-        }
+        return parse(Child.output(List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+                "http://127.0.0.1:" + port + "/"), seconds + 30));
     }
 
     /** Reads wrk's summary; a run without a {@code Requests/sec} line is an error that quotes the output. */

@@ -1,11 +1,13 @@
 package io.uring4j.doctor;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.Features;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.IoUringBuilder;
 import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Probe;
 import io.uring4j.ring.SetupFlags;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
@@ -25,8 +27,15 @@ import java.util.function.UnaryOperator;
  */
 public final class Doctor {
     private final PrintStream out;
+    /** The kernel side probed: the kernel's io_uring (replaceable so tests can inject a refusal). */
+    private final Engine kernel;
 
     Doctor(PrintStream out) {
+        this(out, Engine.kernel());
+    }
+
+    Doctor(PrintStream out, Engine kernel) {
+        this.kernel = kernel;
         this.out = out;
     }
 
@@ -39,14 +48,13 @@ public final class Doctor {
         line("kernel", read("/proc/sys/kernel/osrelease"));
         line("java", Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
         line("kernel.io_uring_disabled", read("/proc/sys/kernel/io_uring_disabled"));
+        line("uring4j.engine", System.getProperty("uring4j.engine", "kernel (the default)"));
         IoUring ring;
         try {
-            ring = IoUring.open(8);
+            ring = IoUring.builder().entries(8).engine(kernel).build();
         } catch (ErrnoException e) {
             line("io_uring_setup", "FAILED: " + e.getMessage());
-            out.println();
-            out.println("io_uring is not usable here.");
-            return 1;
+            return portableInstead(e.errno());
         } catch (RuntimeException | LinkageError e) {
             line("io_uring_setup", "FAILED: " + e);
             return 1;
@@ -54,6 +62,7 @@ public final class Doctor {
         try (ring) {
             line("io_uring_setup", "ok (engine: " + ring.engineUsed().name() + ", setup flags "
                     + SetupFlags.toString(ring.setupFlags()) + ")");
+            line("engine (auto)", "kernel: io_uring_setup is allowed here");
             line("features", "0x" + Integer.toHexString(ring.features()));
             wrap(Features.toString(ring.features()).replace('|', ' '));
             Probe probe = ring.register().probe();
@@ -78,6 +87,30 @@ public final class Doctor {
         out.println();
         out.println("io_uring is usable.");
         return 0;
+    }
+
+    /** The kernel refused io_uring: which engine {@code -During4j.engine=auto} would use instead, and why. */
+    private int portableInstead(int errno) {
+        String why = Engine.setupRefusal(errno);
+        if (why == null) {
+            line("engine (auto)", "none: " + Errno.name(errno) + " is not a refusal the portable engine removes");
+            out.println();
+            out.println("io_uring is not usable here.");
+            return 1;
+        }
+        line("engine (auto)", "portable, because " + why);
+        try (IoUring portable = IoUring.builder().entries(8).engine(Engine.portable()).build()) {
+            List<String> ops = portable.register().probe().supportedNames();
+            line("portable opcodes", ops.size() + " implemented");
+            wrap(String.join(" ", ops));
+        } catch (ErrnoException e) {
+            line("portable engine", "FAILED: " + e.getMessage());
+            return 1;
+        }
+        out.println();
+        out.println("io_uring is refused here: uring4j runs on its portable engine with -During4j.engine=auto (or"
+                + " portable).");
+        return 1;
     }
 
     /** Tries each setup flag on its own (with the flags it requires) on a throwaway ring. */

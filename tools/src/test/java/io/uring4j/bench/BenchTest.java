@@ -15,7 +15,7 @@ class BenchTest {
     /** What one in-process run printed, and its exit status. */
     record Run(int status, String out, String err) {
         Map<String, String> json() {
-            return CompareC.parseJson(out);
+            return Child.parseJson(out);
         }
     }
 
@@ -74,10 +74,6 @@ class BenchTest {
         assertThat(Long.parseLong(json.get("p99_ns"))).isGreaterThanOrEqualTo(Long.parseLong(json.get("p50_ns")));
     }
 
-    /**
-     * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
-     * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM.
-     */
     /** The runtime styles run the same workloads; the callback style allocates (next to) nothing per op. */
     @org.junit.jupiter.params.ParameterizedTest(name = "--api {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"loop", "future", "vthread"})
@@ -90,6 +86,45 @@ class BenchTest {
         }
     }
 
+    /** The java.nio channel drivers, ours and the JDK's, read the file with both buffered and O_DIRECT opens. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--api {0} -O{1}")
+    @org.junit.jupiter.params.provider.CsvSource({"filechannel,0", "jdk-filechannel,1", "async-filechannel,1",
+            "jdk_async,0"})
+    void channelApisReadTheFile(String api, int direct) {
+        Run run = bench("-d4", "-O" + direct, "-r1", "--warmup", "0", "--size", "4M", "--json", "--api", api);
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.json().get("api")).isEqualTo(api.replace('_', '-'));
+        assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+    }
+
+    /** Every mode runs on the portable engine too; the JSON says which engine ran. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--engine portable {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"-N1 -d32", "-L10 -A1", "-d8 -O0", "--api future -d8",
+        "--api filechannel -d4 -O1"})
+    void portableEngineRunsEveryKindOfMode(String mode) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode.split(" ")));
+        args.addAll(java.util.List.of("--engine", "portable", "-r1", "--warmup", "0", "--size", "4M", "--json"));
+        Run run = bench(args.toArray(String[]::new));
+        try {
+            assertThat(run.status()).as(run.err()).isEqualTo(0);
+            assertThat(run.json()).containsEntry("engine", "portable");
+            assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+        } finally {
+            System.clearProperty("uring4j.engine");
+        }
+    }
+
+    @Test
+    void unknownApiNamesTheChoices() {
+        Run run = bench("--api", "mmap");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("unknown --api mmap").contains("jdk-filechannel");
+    }
+
+    /**
+     * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
+     * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM.
+     */
     /** First, before the runtime styles' classes turn the shared call sites megamorphic in this JVM. */
     @Test
     @org.junit.jupiter.api.Order(1)

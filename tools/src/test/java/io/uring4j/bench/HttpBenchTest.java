@@ -49,7 +49,7 @@ class HttpBenchTest {
 
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         assertThat(run.out()).contains("wrk -t1 -c8 -d1s").contains("uring4j-loop / netty-iouring");
-        var json = CompareC.parseJson(run.out());
+        var json = Child.parseJson(run.out());
         assertThat(json).containsEntry("engine", "kernel").containsEntry("rounds", "1");
         for (String server : new String[]{"uring4j-loop", "netty-iouring"}) {
             Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"

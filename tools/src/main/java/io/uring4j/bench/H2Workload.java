@@ -1,4 +1,4 @@
-package io.uring4j.fs;
+package io.uring4j.bench;
 
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -13,7 +13,8 @@ import java.util.SplittableRandom;
 /**
  * A JDBC workload on the H2 database, run as a program of its own (the JVM flag that installs the provider acts at
  * start-up): bulk insert, point queries, updates, a shutdown, a restart and a re-read. Standard output gets the
- * results, which must not depend on the file system provider; standard error gets the timings.
+ * results, which must not depend on the file system provider, then one JSON line with the FileChannel class the
+ * application got and the timings.
  *
  * <p>Arguments: database directory, row count.
  */
@@ -26,9 +27,13 @@ public final class H2Workload {
         int rows = Integer.parseInt(args[1]);
         String url = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
         Path probe = Files.createTempFile(dir, "probe", ".dat");
+        String channel;
         try (FileChannel ch = FileChannel.open(probe)) {
-            System.err.println("FileChannel.open gives " + ch.getClass().getName());
+            channel = ch.getClass().getName();
         }
+        double inserts;
+        double queries;
+        double updates;
         SplittableRandom random = new SplittableRandom(42);
         long t0 = System.nanoTime();
         try (Connection c = DriverManager.getConnection(url, "sa", "")) {
@@ -77,8 +82,9 @@ public final class H2Workload {
             try (Statement s = c.createStatement()) {
                 s.execute("SHUTDOWN");
             }
-            System.err.printf("insert %.0f rows/s, point queries %.0f/s, updates %.0f/s%n", rate(rows, t0, t1),
-                    rate(rows, t1, t2), rate(rows / 2, t2, t3));
+            inserts = rate(rows, t0, t1);
+            queries = rate(rows, t1, t2);
+            updates = rate(rows / 2, t2, t3);
         }
         long t4 = System.nanoTime();
         try (Connection c = DriverManager.getConnection(url, "sa", "");
@@ -88,8 +94,10 @@ public final class H2Workload {
             System.out.println("after restart: rows " + r.getLong(1) + ", amounts " + r.getLong(2) + ", name bytes "
                     + r.getLong(3) + ", max name " + r.getString(4));
         }
-        System.err.printf("restart and full scan %.1f ms; total %.1f ms%n", (System.nanoTime() - t4) / 1e6,
-                (System.nanoTime() - t0) / 1e6);
+        long end = System.nanoTime();
+        System.out.printf(java.util.Locale.ROOT, "{\"channel\":\"%s\",\"insert_per_s\":%.0f,\"query_per_s\":%.0f,"
+                        + "\"update_per_s\":%.0f,\"restart_ms\":%.1f,\"total_ms\":%.1f}%n", channel, inserts, queries,
+                updates, (end - t4) / 1e6, (end - t0) / 1e6);
     }
 
     private static double rate(int n, long from, long to) {
