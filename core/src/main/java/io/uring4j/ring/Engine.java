@@ -58,11 +58,12 @@ public interface Engine {
     }
 
     /**
-     * The engine named by the system property {@code uring4j.engine} ({@code kernel}, the default,
-     * {@code portable} or {@code auto}): what builders use unless told otherwise.
+     * The engine named by the system property {@code uring4j.engine} ({@code auto}, the default, {@code kernel}
+     * or {@code portable}): what builders use unless told otherwise. With {@code auto} a ring on a host that
+     * refuses io_uring comes from the portable engine, with one log line saying why.
      */
     static Engine configured() {
-        String name = System.getProperty("uring4j.engine", "kernel");
+        String name = System.getProperty("uring4j.engine", "auto");
         return switch (name) {
             case "kernel" -> kernel();
             case "portable" -> portable();

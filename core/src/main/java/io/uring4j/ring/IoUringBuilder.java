@@ -139,7 +139,10 @@ public final class IoUringBuilder {
         return flags(SetupFlags.NO_SQARRAY);
     }
 
-    /** The engine implementing the kernel side; {@link Engine#configured()} (the kernel's) by default. */
+    /**
+     * The engine implementing the kernel side; {@link Engine#configured()} by default: {@link Engine#auto()}, the
+     * kernel's io_uring unless the kernel refuses it.
+     */
     public IoUringBuilder engine(Engine engine) {
         this.engine = java.util.Objects.requireNonNull(engine);
         return this;

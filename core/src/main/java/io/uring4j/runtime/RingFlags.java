@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.SetupFlags;
 import io.uring4j.sys.Errno;
@@ -22,11 +23,11 @@ final class RingFlags {
     }
 
     /** Creates a ring on the calling thread (which becomes its single issuer). */
-    static IoUring create(int entries, int cqEntries) throws ErrnoException {
+    static IoUring create(Engine engine, int entries, int cqEntries) throws ErrnoException {
         int flags = PREFERRED;
         for (int step = 0; ; step++) {
             try {
-                return IoUring.builder().entries(entries).cqEntries(cqEntries).flags(flags).build();
+                return IoUring.builder().engine(engine).entries(entries).cqEntries(cqEntries).flags(flags).build();
             } catch (ErrnoException e) {
                 if (e.errno() != Errno.EINVAL || step == DROP_ORDER.length) {
                     throw e;

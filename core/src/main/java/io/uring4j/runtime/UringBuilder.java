@@ -1,5 +1,7 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Engine;
+
 import io.uring4j.sys.ErrnoException;
 
 import java.time.Duration;
@@ -17,6 +19,7 @@ public final class UringBuilder {
     private long closeTimeoutNanos = Duration.ofSeconds(10).toNanos();
     private BufferPool fixedBuffers;
     private int directDescriptors;
+    private Engine engine = Engine.configured();
 
     UringBuilder() {
     }
@@ -73,8 +76,22 @@ public final class UringBuilder {
         return this;
     }
 
+    /**
+     * The kernel side of every loop's ring: {@link Engine#auto()} (the default, unless the {@code uring4j.engine}
+     * property says otherwise) takes the kernel's io_uring where it is allowed and the portable engine where it is
+     * refused; {@link Engine#kernel()} or {@link Engine#portable()} force one.
+     */
+    public UringBuilder engine(Engine engine) {
+        this.engine = java.util.Objects.requireNonNull(engine, "engine");
+        return this;
+    }
+
     public Uring build() throws ErrnoException {
         return new Uring(this);
+    }
+
+    Engine engine() {
+        return engine;
     }
 
     int loops() {

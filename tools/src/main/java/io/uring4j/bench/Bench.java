@@ -7,9 +7,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +20,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code ./uring4j bench}: fio's t/io_uring for Java. No arguments run the suite; options run one workload;
- * {@code --compare-c} runs the C reference beside Java; {@code --jmh} runs the microbenchmarks.
+ * {@code --compare-c} runs the C reference beside Java; {@code --jmh} runs the microbenchmarks; {@code http}
+ * compares the HTTP servers under wrk ({@link HttpBench}).
  * Exit status: 0 ok, 1 the benchmark failed, 2 bad options.
  */
 @Command(name = "uring4j bench", sortOptions = false, usageHelpWidth = 110,
@@ -32,7 +35,8 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
             "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
             "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
-            "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path"})
+            "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
+            "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
 public final class Bench implements Callable<Integer> {
     @Mixin
     BenchOptions options;
@@ -58,6 +62,7 @@ public final class Bench implements Callable<Integer> {
             return jmh(Arrays.copyOfRange(args, 1, args.length), err);
         }
         CommandLine cl = new CommandLine(new Bench(out, err));
+        cl.addSubcommand("http", new HttpBench(out, err));     // before the settings below, which it inherits
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -146,6 +151,16 @@ public final class Bench implements Callable<Integer> {
         BenchOptions o = new BenchOptions();
         new CommandLine(o).parseArgs(args.toArray(String[]::new));
         return o.normalize();
+    }
+
+    /** The executable {@code name} on PATH, or null. */
+    static String onPath(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                return Path.of(dir, name).toString();
+            }
+        }
+        return null;
     }
 
     /** {@code --jmh [JMH options]}: org.openjdk.jmh.Main with the benchmarks compiled into this module. */

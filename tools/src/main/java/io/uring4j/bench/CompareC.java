@@ -1,6 +1,5 @@
 package io.uring4j.bench;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -94,8 +93,8 @@ final class CompareC {
                 boolean isC = (k == 0) == cFirst;
                 Sample s = runOnce(isC ? c : java);
                 (isC ? cs : js)[round] = s;
-                progress(String.format(Locale.ROOT, "%s, round %d/%d, %s: %.1f ns/op", w.name(), round + 1,
-                        options.rounds, isC ? "C" : "Java", s.nsPerOp()));
+                Suite.progress(err, String.format(Locale.ROOT, "%s, round %d/%d, %s: %.1f ns/op", w.name(),
+                        round + 1, options.rounds, isC ? "C" : "Java", s.nsPerOp()));
             }
         }
         double[] cNs = Arrays.stream(cs).mapToDouble(Sample::nsPerOp).toArray();
@@ -121,10 +120,7 @@ final class CompareC {
     }
 
     private void printTable(List<String[]> rows) {
-        if (Suite.terminal()) {
-            err.print("\r\033[K");
-            err.flush();
-        }
+        Suite.progressDone(err);
         String fmt = "%-25s %8s %10s %11s %9s %12s %10s %5s  %s%n";
         out.printf(fmt, "workload", "C ns/op", "Java ns/op", "Java/C IOPS", "Java/C ns", "IOPS range", "Java/C cpu",
                 "B/op", "target");
@@ -167,12 +163,10 @@ final class CompareC {
     }
 
     static String findCompiler() {
-        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
         for (String name : List.of("gcc", "cc", "clang")) {
-            for (String dir : path.split(File.pathSeparator)) {
-                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
+            String compiler = Bench.onPath(name);
+            if (compiler != null) {
+                return compiler;
             }
         }
         return null;
@@ -199,15 +193,6 @@ final class CompareC {
             throw new BenchException("building the C reference failed:\n" + log);
         }
         return binary;
-    }
-
-    private void progress(String line) {
-        if (Suite.terminal()) {
-            err.print("\r\033[K" + line);
-        } else {
-            err.println(line);
-        }
-        err.flush();
     }
 
     static double median(double[] values) {

@@ -41,14 +41,14 @@ final class Suite {
                 o.warmup = base.warmup;
                 Reporter reporter = new Reporter(out, o, true);
                 String step = String.format("[%d/%d] %s", i + 1, workloads.size(), w.name());
-                progress(step + ": warming up");
+                progress(err, step + ": warming up");
                 Result r = new Runner(o, Bench.targets(o), reporter).run(seconds,
-                        s -> progress(String.format(Locale.ROOT, "%s: %d/%d s, IOPS=%s", step, s, seconds,
+                        s -> progress(err, String.format(Locale.ROOT, "%s: %d/%d s, IOPS=%s", step, s, seconds,
                                 Reporter.iops(reporter.lastIops()))));
                 results.add(r);
             }
         } finally {
-            progressDone();
+            progressDone(err);
         }
         printTable(workloads, results);
         return 0;
@@ -69,7 +69,7 @@ final class Suite {
     }
 
     /** One line rewritten in place on a terminal; plain lines otherwise. */
-    private void progress(String line) {
+    static void progress(PrintStream err, String line) {
         if (terminal()) {
             err.print("\r\033[K" + line);
         } else {
@@ -78,7 +78,8 @@ final class Suite {
         err.flush();
     }
 
-    private void progressDone() {
+    /** Clears the progress line before a table. */
+    static void progressDone(PrintStream err) {
         if (terminal()) {
             err.print("\r\033[K");
             err.flush();

@@ -48,7 +48,7 @@ public final class Doctor {
         line("kernel", read("/proc/sys/kernel/osrelease"));
         line("java", Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
         line("kernel.io_uring_disabled", read("/proc/sys/kernel/io_uring_disabled"));
-        line("uring4j.engine", System.getProperty("uring4j.engine", "kernel (the default)"));
+        line("uring4j.engine", System.getProperty("uring4j.engine", "auto (the default)"));
         IoUring ring;
         try {
             ring = IoUring.builder().entries(8).engine(kernel).build();

@@ -8,9 +8,10 @@ import java.time.format.DateTimeFormatter;
 /**
  * The plaintext benchmark's response, {@code 200 text/plain "Hello, World!"}, as ready bytes. The Date header
  * (required of an HTTP/1.1 origin server with a clock) changes once a second; a daemon thread rebuilds the
- * bytes then, so the request path only reads a volatile reference and allocates nothing.
+ * bytes then, so the request path only reads a volatile reference and allocates nothing. Public for the
+ * benchmark's peer servers ({@code io.uring4j.bench.peers}), which send the very same bytes.
  */
-final class HttpResponse {
+public final class HttpResponse {
     private static volatile byte[] current = build();
 
     static {
@@ -29,7 +30,8 @@ final class HttpResponse {
     private HttpResponse() {
     }
 
-    static byte[] bytes() {
+    /** The current response; a new array once a second, never changed after it is published. Do not modify. */
+    public static byte[] bytes() {
         return current;
     }
 

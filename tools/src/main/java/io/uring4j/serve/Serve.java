@@ -61,6 +61,11 @@ public final class Serve implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (int i = 0; i < uring.loopCount(); i++) {
+                var st = uring.loop(i).stats();
+                System.err.printf("uring4j serve: loop %d: %d requests, %d completions, %d enters (%.1f SQEs each)%n",
+                        i, st.submitted(), st.completed(), st.enters(), st.sqesPerEnter());
+            }
             try {
                 server.close();
             } catch (Exception e) {

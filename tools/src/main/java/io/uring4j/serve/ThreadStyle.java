@@ -37,7 +37,10 @@ final class ThreadStyle implements AutoCloseable {
             TcpSocket socket;
             try {
                 socket = listener.accept();
-            } catch (IOException closed) {
+            } catch (IOException e) {
+                if (listener.isOpen()) {        // not our own close: say why no connection will be accepted
+                    System.err.println("uring4j serve: accept failed, no further connections: " + e);
+                }
                 return;
             }
             Thread.ofVirtual().start(() -> serve(socket));

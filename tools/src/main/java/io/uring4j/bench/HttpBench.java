@@ -1,0 +1,331 @@
+package io.uring4j.bench;
+
+import io.uring4j.bench.peers.Peer;
+import io.uring4j.serve.Serve;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static io.uring4j.bench.CompareC.max;
+import static io.uring4j.bench.CompareC.median;
+import static io.uring4j.bench.CompareC.min;
+
+/**
+ * {@code ./uring4j bench http}: uring4j's HTTP/1.1 plaintext server in both styles against its peers (Netty on
+ * io_uring, epoll and NIO; the JDK's virtual-thread server), all answering the same bytes. Each server runs
+ * alone in a child JVM (this JVM's java and class path) while wrk loads it over loopback; the servers take
+ * turns, in the given order and then backwards round after round (compared servers sit side by side in the
+ * default order), so whatever else the machine does hits them all. Prints medians, the server's CPU time per
+ * request (steadier than req/s on a busy machine), and the median per-round ratios the network issue sets
+ * targets for.
+ */
+@Command(name = "http", sortOptions = false, usageHelpWidth = 110,
+        description = {"HTTP/1.1 plaintext under wrk: uring4j's servers and their peers, alternating; medians"
+                + " and ratios.", ""},
+        footer = {"", "Examples:",
+            "  ./uring4j bench http                                  every server, 3 rounds of 10 s",
+            "  ./uring4j bench http --duration 5 --servers uring4j-loop,netty-iouring",
+            "  ./uring4j bench http --engine portable                uring4j on the portable engine"})
+final class HttpBench implements Callable<Integer> {
+    static final List<String> SERVERS =
+            Stream.concat(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream()).toList();
+
+    /** A ratio the table reports: {@code numerator / denominator}, with the issue's target (kernel engine). */
+    private record Ratio(String numerator, String denominator, double target, boolean portableOnly) {
+    }
+
+    private static final List<Ratio> RATIOS = List.of(
+            new Ratio("uring4j-loop", "netty-iouring", 1.1, false),
+            new Ratio("uring4j-vthread", "jdk-vthread", 1.3, false),
+            new Ratio("uring4j-loop", "netty-epoll", 0, true));
+
+    private static final Pattern LISTENING = Pattern.compile(" on \\S+:(\\d+),");
+    private static final int START_SECONDS = 30;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "measured seconds per run (default: 10)")
+    int duration = 10;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS",
+            description = "unmeasured wrk run before each measurement, for the JIT (default: 2)")
+    int warmup = 2;
+
+    @Option(names = "--connections", paramLabel = "N", description = "wrk -c: connections (default: 64)")
+    int connections = 64;
+
+    @Option(names = "--wrk-threads", paramLabel = "N", description = "wrk -t: load threads (default: 1)")
+    int wrkThreads = 1;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "event loops per server (default: 1); jdk-vthread has none")
+    int threads = 1;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "runs per server, alternating (default: 3)")
+    int rounds = 3;
+
+    @Option(names = "--servers", paramLabel = "NAME", split = ",",
+            defaultValue = "uring4j-loop,netty-iouring,uring4j-vthread,jdk-vthread,netty-epoll,netty-nio",
+            description = "which, comma-separated (default: all): ${DEFAULT-VALUE}")
+    List<String> servers;
+
+    @Option(names = "--engine", paramLabel = "ENGINE",
+            description = "uring4j's engine (-During4j.engine): ${COMPLETION-CANDIDATES} (default: kernel)")
+    BenchOptions.EngineName engine = BenchOptions.EngineName.kernel;
+
+    @Option(names = "--json", description = "print a JSON summary as the last line")
+    boolean json;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    @Spec
+    CommandSpec spec;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    HttpBench(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        String binary = Wrk.find();
+        if (binary == null) {
+            throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
+        }
+        Wrk wrk = new Wrk(binary, wrkThreads, connections);
+        int n = servers.size();
+        out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
+                + "server, %s engine%n", wrk.describe(duration), warmup, rounds, threads, engine);
+        Sample[][] results = new Sample[n][rounds];
+        for (int round = 0; round < rounds; round++) {
+            for (int k = 0; k < n; k++) {
+                int i = round % 2 == 0 ? k : n - 1 - k;
+                String name = servers.get(i);
+                Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: running", round + 1, rounds, name));
+                results[i][round] = measure(name, wrk);
+                Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: %.0f req/s", round + 1, rounds, name,
+                        results[i][round].requestsPerSecond()));
+            }
+        }
+        Suite.progressDone(err);
+        printTables(wrk, results);
+        return 0;
+    }
+
+    private void validate() {
+        String bad = "";
+        if (duration < 1 || duration > 3600) {
+            bad += "--duration must be 1..3600 seconds; ";
+        }
+        if (warmup < 0 || warmup > 600) {
+            bad += "--warmup must be 0..600 seconds; ";
+        }
+        if (connections < 1 || connections > 100_000) {
+            bad += "--connections must be 1..100000; ";
+        }
+        if (wrkThreads < 1 || wrkThreads > connections) {
+            bad += "--wrk-threads must be 1..connections; ";
+        }
+        if (threads < 1 || threads > 1024) {
+            bad += "--threads must be 1..1024; ";
+        }
+        if (rounds < 1 || rounds > 1000) {
+            bad += "--rounds must be 1..1000; ";
+        }
+        for (String s : servers) {
+            if (!SERVERS.contains(s)) {
+                bad += "--servers: no server named '" + s + "' (" + String.join(", ", SERVERS) + "); ";
+            }
+        }
+        if (servers.isEmpty() || servers.stream().distinct().count() != servers.size()) {
+            bad += "--servers must name each server at most once; ";
+        }
+        if (!bad.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), bad.substring(0, bad.length() - 2));
+        }
+    }
+
+    /** One server's run: wrk's summary, and the server JVM's CPU time (all its threads) per request. */
+    record Sample(Wrk.Result wrk, double cpuMicrosPerRequest) {
+        double requestsPerSecond() {
+            return wrk.requestsPerSecond();
+        }
+    }
+
+    /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
+    private Sample measure(String name, Wrk wrk) throws IOException, InterruptedException {
+        Process server = new ProcessBuilder(childCommand(name)).redirectErrorStream(true).start();
+        Thread stopOnExit = new Thread(server::destroyForcibly);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);      // Ctrl-C must not leave a server running
+        StringBuffer output = new StringBuffer();
+        try {
+            int port = awaitPort(name, server, output);
+            if (warmup > 0) {
+                wrk.run(port, warmup);
+            }
+            long cpuBefore = cpuNanos(server);
+            Wrk.Result result = wrk.run(port, duration);
+            long cpu = cpuNanos(server) - cpuBefore;
+            if (result.requests() == 0) {
+                throw new BenchException(name + " answered no request in " + duration + " s:\n" + output);
+            }
+            return new Sample(result, cpu / 1e3 / result.requests());
+        } finally {
+            server.destroy();                                   // SIGTERM: uring4j's servers close cleanly
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly().waitFor();
+            }
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        }
+    }
+
+    private static long cpuNanos(Process process) {
+        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    /** The child JVM's command: uring4j's serve, or a peer; every server on 127.0.0.1, port chosen by the kernel. */
+    private List<String> childCommand(String name) {
+        // Netty uses sun.misc.Unsafe as it does in production; the flag is the same for every server.
+        List<String> jvm = new ArrayList<>(List.of("--sun-misc-unsafe-memory-access=allow"));   // after -During4j.*
+        List<String> args = new ArrayList<>();
+        String main;
+        if (name.startsWith("uring4j-")) {
+            jvm.add("-During4j.engine=" + engine);
+            main = Serve.class.getName();
+            args.addAll(List.of("http", "--style", name.substring("uring4j-".length())));
+        } else {
+            main = Peer.class.getName();
+            args.add(name);
+        }
+        args.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--threads", Integer.toString(threads)));
+        List<String> command = Child.javaCommand(main, jvm.toArray(String[]::new));
+        command.addAll(args);
+        return command;
+    }
+
+    /**
+     * The port from the server's "… on HOST:PORT, …" line. Its output is read into {@code output} to the end
+     * on a virtual thread (so it never blocks on a full pipe), to be quoted if the server fails.
+     */
+    private static int awaitPort(String name, Process server, StringBuffer output) throws InterruptedException {
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    output.append(line).append('\n');
+                    Matcher m = LISTENING.matcher(line);
+                    if (!port.isDone() && m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                output.append(e).append('\n');
+            }
+            port.completeExceptionally(new IllegalStateException("exited"));
+        });
+        try {
+            return port.get(START_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            String why = server.isAlive() ? "did not report a port within " + START_SECONDS + " s"
+                    : "exited with status " + server.waitFor() + " before listening";
+            throw new BenchException(name + " " + why + ":\n" + output);
+        }
+    }
+
+    private void printTables(Wrk wrk, Sample[][] results) {
+        List<String> servers = printServers(results);
+        List<String> ratios = printRatios(results);
+        out.println();
+        out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s.");
+        out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
+        out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request. errors:");
+        out.println("wrk's socket errors and non-2xx answers, over all rounds.");
+        if (json) {
+            out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
+                            + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
+                    String.join(",", servers), String.join(",", ratios));
+        }
+        out.flush();
+    }
+
+    /** One row per server; returns their JSON members. */
+    private List<String> printServers(Sample[][] results) {
+        List<String> json = new ArrayList<>();
+        String fmt = "%-16s %10s  %-13s %12s %12s %7s%n";
+        out.printf(fmt, "server", "req/s", "range", "latency avg", "cpu us/req", "errors");
+        for (int i = 0; i < servers.size(); i++) {
+            double[] rps = Arrays.stream(results[i]).mapToDouble(Sample::requestsPerSecond).toArray();
+            double latency = median(Arrays.stream(results[i]).mapToDouble(r -> r.wrk().latencyMicros()).toArray());
+            double cpu = median(Arrays.stream(results[i]).mapToDouble(Sample::cpuMicrosPerRequest).toArray());
+            long errors = Arrays.stream(results[i]).mapToLong(r -> r.wrk().errors()).sum();
+            out.printf(fmt, servers.get(i), whole(median(rps)), whole(min(rps)) + ".." + whole(max(rps)),
+                    whole(latency) + " us", String.format(Locale.ROOT, "%.2f", cpu), errors);
+            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,"
+                    + "\"cpu_us_per_req\":%.3f,\"errors\":%d}", servers.get(i), median(rps), latency, cpu, errors));
+        }
+        return json;
+    }
+
+    /** One row per ratio whose servers both ran; returns their JSON members. */
+    private List<String> printRatios(Sample[][] results) {
+        List<String> json = new ArrayList<>();
+        for (Ratio r : RATIOS) {
+            int a = servers.indexOf(r.numerator());
+            int b = servers.indexOf(r.denominator());
+            if (a < 0 || b < 0 || r.portableOnly() && engine != BenchOptions.EngineName.portable) {
+                continue;
+            }
+            double[] ratios = new double[rounds];
+            double[] cpuRatios = new double[rounds];
+            for (int round = 0; round < rounds; round++) {
+                ratios[round] = results[a][round].requestsPerSecond() / results[b][round].requestsPerSecond();
+                cpuRatios[round] = results[a][round].cpuMicrosPerRequest() / results[b][round].cpuMicrosPerRequest();
+            }
+            double median = median(ratios);
+            String target = r.target() == 0 || engine != BenchOptions.EngineName.kernel ? ""
+                    : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
+            String fmt = "%-32s %6s  %-15s %9s  %s%n";
+            if (json.isEmpty()) {
+                out.printf("%n" + fmt, "ratio (req/s)", "median", "range", "cpu/req", "target");
+            }
+            out.printf(fmt, r.numerator() + " / " + r.denominator(), f3(median),
+                    f3(min(ratios)) + ".." + f3(max(ratios)), f3(median(cpuRatios)), target);
+            json.add(String.format(Locale.ROOT, "\"%s/%s\":{\"req_per_s\":%.4f,\"cpu_per_req\":%.4f}",
+                    r.numerator(), r.denominator(), median, median(cpuRatios)));
+        }
+        return json;
+    }
+
+    private static String f3(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String whole(double v) {
+        return String.format(Locale.ROOT, "%.0f", v);
+    }
+}

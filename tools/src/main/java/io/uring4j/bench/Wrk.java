@@ -1,0 +1,82 @@
+package io.uring4j.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** wrk, the HTTP load generator {@code ./uring4j bench http} drives: finding it, running it, reading its summary. */
+final class Wrk {
+    private static final Pattern RATE = Pattern.compile("(?m)^Requests/sec:\\s+([0-9.]+)");
+    private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ");
+    private static final Pattern LATENCY = Pattern.compile("(?m)^\\s*Latency\\s+([0-9.]+)(us|ms|s)\\b");
+    private static final Pattern SOCKET_ERRORS =
+            Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
+    private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
+
+    /** One run's summary: requests, throughput, mean latency, and what went wrong (socket errors, non-2xx answers). */
+    record Result(long requests, double requestsPerSecond, double latencyMicros, long errors) {
+    }
+
+    private final String binary;
+    private final int threads;
+    private final int connections;
+
+    Wrk(String binary, int threads, int connections) {
+        this.binary = binary;
+        this.threads = threads;
+        this.connections = connections;
+    }
+
+    /** wrk on PATH, else /usr/bin/wrk, else null. */
+    static String find() {
+        String wrk = Bench.onPath("wrk");
+        return wrk != null ? wrk : Files.isExecutable(Path.of("/usr/bin/wrk")) ? "/usr/bin/wrk" : null;
+    }
+
+    /** Loads {@code http://127.0.0.1:port/} for {@code seconds}; the output is read once wrk has exited. */
+    Result run(int port, int seconds) throws IOException, InterruptedException {
+        return parse(Child.output(List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+                "http://127.0.0.1:" + port + "/"), seconds + 30));
+    }
+
+    /** Reads wrk's summary; a run without a {@code Requests/sec} line is an error that quotes the output. */
+    static Result parse(String output) {
+        Matcher rate = RATE.matcher(output);
+        if (!rate.find()) {
+            throw new BenchException("no Requests/sec in wrk's output:\n" + output);
+        }
+        Matcher requests = REQUESTS.matcher(output);
+        long count = requests.find() ? Long.parseLong(requests.group(1)) : 0;
+        double latency = 0;
+        Matcher l = LATENCY.matcher(output);
+        if (l.find()) {
+            double scale = switch (l.group(2)) {
+                case "us" -> 1;
+                case "ms" -> 1e3;
+                default -> 1e6;
+            };
+            latency = Double.parseDouble(l.group(1)) * scale;
+        }
+        long errors = 0;
+        Matcher s = SOCKET_ERRORS.matcher(output);
+        if (s.find()) {
+            for (int g = 1; g <= 4; g++) {
+                errors += Long.parseLong(s.group(g));
+            }
+        }
+        Matcher n = NON_2XX.matcher(output);
+        if (n.find()) {
+            errors += Long.parseLong(n.group(1));
+        }
+        return new Result(count, Double.parseDouble(rate.group(1)), latency, errors);
+    }
+
+    /** {@code wrk -t1 -c64}: the load, for the table's heading. */
+    String describe(int seconds) {
+        return String.format(Locale.ROOT, "wrk -t%d -c%d -d%ds", threads, connections, seconds);
+    }
+}

@@ -1,0 +1,72 @@
+package io.uring4j.bench.peers;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The servers {@code ./uring4j bench http} measures uring4j against, answering exactly as
+ * {@code ./uring4j serve http} does (the same response bytes, keep-alive, pipelining): Netty on its io_uring,
+ * epoll and NIO transports, and the JDK's own blocking channels with a virtual thread per connection. Run in a
+ * child JVM each by the benchmark: {@code Peer netty-iouring --port 0 --threads 1}; the line it prints names
+ * the port.
+ */
+@Command(name = "peer", mixinStandardHelpOptions = true, description = "An HTTP/1.1 plaintext peer server.")
+public final class Peer implements Callable<Integer> {
+    /** The peers' names, as {@code --servers} takes them. */
+    public static final List<String> NAMES = List.of("netty-iouring", "netty-epoll", "netty-nio", "jdk-vthread");
+
+    /** A running peer. */
+    public interface Server extends AutoCloseable {
+        InetSocketAddress address();
+
+        @Override
+        void close();
+    }
+
+    @Parameters(index = "0", description = "netty-iouring, netty-epoll, netty-nio or jdk-vthread")
+    String name;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--threads", defaultValue = "1",
+            description = "Netty event loops (default ${DEFAULT-VALUE}); jdk-vthread: ignored")
+    int threads;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Peer()).execute(args));
+    }
+
+    /** Starts the named peer on {@code address} with {@code threads} event loops. */
+    public static Server start(String name, InetSocketAddress address, int threads) throws IOException {
+        return switch (name) {
+            case "netty-iouring" -> NettyHttp.start(NettyHttp.Transport.IO_URING, address, threads);
+            case "netty-epoll" -> NettyHttp.start(NettyHttp.Transport.EPOLL, address, threads);
+            case "netty-nio" -> NettyHttp.start(NettyHttp.Transport.NIO, address, threads);
+            case "jdk-vthread" -> new JdkHttp(address);
+            default -> throw new IllegalArgumentException("no peer named " + name + "; one of " + NAMES);
+        };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Server server = start(name, new InetSocketAddress(host, port), threads);
+        InetSocketAddress bound = server.address();
+        System.out.printf("%s http on %s:%d, %d loop(s); Ctrl-C to stop%n", name, bound.getHostString(),
+                bound.getPort(), threads);
+        System.out.flush();
+        new CountDownLatch(1).await();
+        return 0;
+    }
+}
