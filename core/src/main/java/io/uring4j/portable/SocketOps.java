@@ -9,9 +9,10 @@ import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 /**
- * The socket opcodes, run as the kernel runs them: a non-blocking attempt (MSG_DONTWAIT, or a listener or
- * connecting socket made non-blocking for the one call), and on EAGAIN a wait armed on the {@link Poller},
- * after which the attempt runs again — on the poller thread, as nothing here blocks. Multishot accept and
+ * The socket opcodes, run as the kernel runs them: a non-blocking attempt (MSG_DONTWAIT; a connecting socket
+ * made non-blocking for the one call), and on EAGAIN a wait armed on the {@link Poller}, after which the
+ * attempt runs again — on the poller thread or in the issuer's next enter, as nothing here blocks (except an
+ * accept on a blocking listener, which goes to the io-wq: see {@link #acceptOnce}). Multishot accept and
  * receive post a CQE with F_MORE per result and re-arm, until an error, end of stream, or (receive) an empty
  * buffer ring: -ENOBUFS, with the data left in the socket.
  *
