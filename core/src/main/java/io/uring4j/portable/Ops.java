@@ -5,6 +5,8 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
+import java.lang.foreign.MemorySegment;
+
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -17,6 +19,12 @@ final class Ops {
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
     static final int LAST_OP = Opcode.SOCKET;
     private static final int MAX_IOVECS = 1024;
+
+    /** O_DIRECT, as open(2) and F_GETFL have it. */
+    private static final int O_DIRECT = 0x4000;
+    /** Per thread (the issuing one): the iovec an inline READ becomes. */
+    private static final ThreadLocal<MemorySegment> INLINE_IOV =
+            ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(16, 8));
 
     private final PortableRing ring;
     private final SocketOps sockets;
@@ -156,6 +164,50 @@ final class Ops {
             case Opcode.POLL_REMOVE -> Cancels.cancel(ring, r, Opcode.POLL_ADD);
             default -> -Errno.EINVAL;
         };
+    }
+
+    /**
+     * The kernel's first, non-blocking issue of a read, made in enter: what a buffered file has cached (or a pipe
+     * holds) is copied right here instead of on an io-wq worker. {@link PortableRing#NEEDS_WORKER} when it would
+     * block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
+     * that came up short (the worker reads it all again: harmless at an offset), and for anything else.
+     */
+    int tryInline(Request r) {
+        boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
+        if (!plain && r.opcode != Opcode.READV || (r.sqeFlags & (SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT)) != 0) {
+            return PortableRing.NEEDS_WORKER;
+        }
+        int fd = ring.registered.fd(r);
+        if (fd < 0) {
+            return fd;
+        }
+        int fileFlags = Sys.fcntl(fd, Sys.F_GETFL, 0);
+        if (fileFlags < 0 || (fileFlags & O_DIRECT) != 0) {
+            return PortableRing.NEEDS_WORKER;
+        }
+        long wanted;
+        long res;
+        if (plain) {
+            if (r.opcode == Opcode.READ_FIXED && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
+                return PortableRing.NEEDS_WORKER;           // the worker reports it
+            }
+            wanted = Integer.toUnsignedLong(r.len);
+            MemorySegment iov = INLINE_IOV.get();
+            iov.set(JAVA_LONG, 0, r.addr);
+            iov.set(JAVA_LONG, 8, wanted);
+            res = Sys.readv(fd, iov.address(), 1, r.off, Sys.RWF_NOWAIT);
+        } else {
+            wanted = 0;
+            for (int i = 0; i < r.len; i++) {
+                wanted += r.iov.get(JAVA_LONG, 16L * i + 8);
+            }
+            res = Sys.readv(fd, r.iov.address(), r.len, r.off, r.opFlags | Sys.RWF_NOWAIT);
+        }
+        if (res == -Errno.EAGAIN || res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE
+                || res >= 0 && res < wanted && r.off != -1) {
+            return PortableRing.NEEDS_WORKER;
+        }
+        return (int) res;
     }
 
     private int readWrite(Request r) {

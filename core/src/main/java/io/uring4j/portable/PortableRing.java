@@ -42,6 +42,17 @@ final class PortableRing {
     static final int NEEDS_WORKER = Integer.MIN_VALUE + 1;
     private static final int ENTER_FLAGS = EnterFlags.GETEVENTS | EnterFlags.SQ_WAKEUP | EnterFlags.SQ_WAIT
             | EnterFlags.EXT_ARG;
+    /**
+     * {@code -During4j.portable.links=requeue}: a finished request's successor goes back through the io-wq's
+     * queue instead of running in place — the variant the kernel's {@code nxt} propagation replaced, kept to
+     * measure the difference ({@code ./uring4j bench --compare-portable}).
+     */
+    static final boolean REQUEUE_LINKS = "requeue".equals(System.getProperty("uring4j.portable.links"));
+    /**
+     * {@code -During4j.portable.wait=condvar}: waiters sleep on a condition variable that every post signals —
+     * a wait queue — instead of the single published waiter woken once its CQ tail is reached. For measuring.
+     */
+    static final boolean CONDVAR_WAIT = "condvar".equals(System.getProperty("uring4j.portable.wait"));
 
     final int fd;
     final int setupFlags;
@@ -73,6 +84,8 @@ final class PortableRing {
     final MemorySegment sqes;
 
     final ReentrantLock lock = new ReentrantLock();
+    /** {@link #CONDVAR_WAIT} only: what posters signal. */
+    private final java.util.concurrent.locks.Condition cqChanged = lock.newCondition();
     final RequestPool pool;
     final WorkQueue wq;
     final Timer timer;
@@ -177,6 +190,9 @@ final class PortableRing {
         if (cqReady() >= min) {
             return 0;
         }
+        if (CONDVAR_WAIT) {
+            return waitCqOnCondition(min, timeoutNanos);
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         int timeouts = timeoutsFired;
         waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
@@ -205,6 +221,37 @@ final class PortableRing {
             }
         } finally {
             waiter = null;
+        }
+    }
+
+    /** {@link #waitCq} as a plain condition-variable wait ({@link #CONDVAR_WAIT}). */
+    private int waitCqOnCondition(int min, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int timeouts = timeoutsFired;
+        while (true) {
+            runTaskWork();
+            if (overflow.count > 0) {
+                flushOverflow();
+            }
+            lock.lock();
+            try {
+                if (cqReady() >= min || timeoutsFired != timeouts) {
+                    return 0;
+                }
+                if (timeoutNanos >= 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return -Errno.ETIME;
+                    }
+                    cqChanged.awaitNanos(left);
+                } else {
+                    cqChanged.await();
+                }
+            } catch (InterruptedException e) {
+                return -Errno.EINTR;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -355,11 +402,19 @@ final class PortableRing {
      * the run; its completion continues the chain.
      */
     void issue(Request r, boolean onWorker) {
+        Request first = r;
         while (r != null) {
             armLinkTimeout(r);
-            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)) {
-                wq.enqueue(r);
-                return;
+            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)
+                    || REQUEUE_LINKS && onWorker && r != first) {
+                int res = onWorker || r.cancelRequested ? NEEDS_WORKER : ops.tryInline(r);
+                if (res == NEEDS_WORKER) {
+                    wq.enqueue(r);
+                    return;
+                }
+                r.state = Request.RUNNING;
+                r = finish(r, res, false);
+                continue;
             }
             r = run(r, onWorker);
         }
@@ -775,6 +830,14 @@ final class PortableRing {
     }
 
     private void wake(boolean async, boolean always) {
+        if (CONDVAR_WAIT) {
+            lock.lock();
+            try {
+                cqChanged.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
         VarHandle.fullFence();
         Thread w = waiter;
         if (w != null && (always || overflow.count > 0

@@ -11,9 +11,16 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -93,5 +100,39 @@ class PortableEngineTest {
         }
         assertThat(List.of(Engine.configured().name())).as("auto by default; portable in the portable suite run")
                 .containsAnyOf("auto", "portable");
+    }
+
+    /**
+     * As the kernel issues a read without blocking first, a buffered read of cached data completes inside the
+     * submitting enter — its CQE is there when submit returns — while a positional read that finds only part of
+     * its range cached goes to the io-wq and still returns all of it.
+     */
+    @Test
+    void cachedReadsCompleteInsideEnterAndPartlyCachedOnesAreNotShort(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[256 * 1024];
+        new Random(5).nextBytes(data);
+        Path path = Files.write(dir.resolve("cached"), data);
+        int fd = LibC.open(path.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+        assertThat(fd).isNotNegative();
+        try (IoUring r = ring(4); Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(data.length);
+            r.sq().next().prepRead(fd, buf, 0).userData(1);
+            r.submit();
+            assertThat(r.cq().ready()).as("completed inside enter").isEqualTo(1);
+            assertThat(r.cq().peek().res()).isEqualTo(data.length);
+            r.cq().seen(r.cq().peek());
+            assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+
+            // Drop the second half from the page cache (clean pages go): the read continues on a worker.
+            assertThat(Sys.fadvise(fd, data.length / 2, 0, 4 /* POSIX_FADV_DONTNEED */)).isZero();
+            buf.fill((byte) 0);
+            r.sq().next().prepRead(fd, buf, 0).userData(2);
+            r.submitAndWait(1);
+            assertThat(r.cq().peek().res()).isEqualTo(data.length);
+            r.cq().seen(r.cq().peek());
+            assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+        } finally {
+            LibC.close(fd);
+        }
     }
 }

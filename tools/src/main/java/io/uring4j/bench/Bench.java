@@ -34,6 +34,7 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-c                 Java vs the C reference on the five suite workloads",
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
             "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
+            "  ./uring4j bench --compare-portable          the portable engine: links in place vs re-queued, waiters",
             "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
             "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
@@ -103,7 +104,12 @@ public final class Bench implements Callable<Integer> {
         }
         if (o.compareJdk) {
             boolean depthGiven = spec.commandLine().getParseResult().hasMatchedOption("-d");
-            return new CompareJdk(o, out, err).run(CompareJdk.pairs(depthGiven ? o.depth : 64));
+            return new SideBySide(o, out, err).run("uring4j (A) vs the JDK (B), 4 KiB random reads",
+                    SideBySide.jdkPairs(depthGiven ? o.depth : 64));
+        }
+        if (o.comparePortable) {
+            return new SideBySide(o, out, err).run("the portable engine's designs (A) vs the variants they replace (B)",
+                    SideBySide.portablePairs());
         }
         if (o.suite || !workloadGiven() && !spec.commandLine().getParseResult().hasMatchedOption("-n")) {
             return new Suite(o, out, err).run();

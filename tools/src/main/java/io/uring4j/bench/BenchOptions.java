@@ -155,6 +155,10 @@ final class BenchOptions {
             + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64)")
     boolean compareJdk;
 
+    @Option(names = "--compare-portable", description = "the portable engine's in-place links and single waiter against"
+            + " re-queued links and a condition variable, alternately")
+    boolean comparePortable;
+
     @Option(names = "--h2", description = "the H2 database (JDBC: insert, point queries, updates, restart) on the JDK's"
             + " files and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately")
     boolean h2;
