@@ -23,7 +23,7 @@ public final class Hello {
 
     public static void main(String[] args) throws Exception {
         Path file = Files.createTempFile("uring4j-hello", ".txt");
-        try (IoUring ring = IoUring.builder().entries(8).deferTaskrun().build();
+        try (IoUring ring = IoUring.builder().entries(8).build();
              Arena arena = Arena.ofConfined()) {
             System.out.println("ring: " + ring);
             System.out.println("kernel has SEND_ZC: " + ring.register().probe().isSupported(Opcode.SEND_ZC));
