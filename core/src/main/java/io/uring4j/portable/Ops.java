@@ -5,8 +5,6 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
-import java.lang.foreign.MemorySegment;
-
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -22,9 +20,6 @@ final class Ops {
 
     /** O_DIRECT, as open(2) and F_GETFL have it. */
     private static final int O_DIRECT = 0x4000;
-    /** Per thread (the issuing one): the iovec an inline READ becomes. */
-    private static final ThreadLocal<MemorySegment> INLINE_IOV =
-            ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(16, 8));
 
     private final PortableRing ring;
     private final SocketOps sockets;
@@ -170,7 +165,8 @@ final class Ops {
      * The kernel's first, non-blocking issue of a read, made in enter: what a buffered file has cached (or a pipe
      * holds) is copied right here instead of on an io-wq worker. {@link PortableRing#NEEDS_WORKER} when it would
      * block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
-     * that came up short (the worker reads it all again: harmless at an offset), and for anything else.
+     * that came up short (the worker reads it all again: harmless at an offset), and for anything else. It costs
+     * one fcntl(F_GETFL) per read: an fd number says nothing lasting about its file (it may be closed and reused).
      */
     int tryInline(Request r) {
         boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
@@ -192,15 +188,9 @@ final class Ops {
                 return PortableRing.NEEDS_WORKER;           // the worker reports it
             }
             wanted = Integer.toUnsignedLong(r.len);
-            MemorySegment iov = INLINE_IOV.get();
-            iov.set(JAVA_LONG, 0, r.addr);
-            iov.set(JAVA_LONG, 8, wanted);
-            res = Sys.readv(fd, iov.address(), 1, r.off, Sys.RWF_NOWAIT);
+            res = Sys.readv(fd, Readiness.singleIovec(r.addr, wanted), 1, r.off, Sys.RWF_NOWAIT);
         } else {
-            wanted = 0;
-            for (int i = 0; i < r.len; i++) {
-                wanted += r.iov.get(JAVA_LONG, 16L * i + 8);
-            }
+            wanted = iovecTotal(r);
             res = Sys.readv(fd, r.iov.address(), r.len, r.off, r.opFlags | Sys.RWF_NOWAIT);
         }
         if (res == -Errno.EAGAIN || res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE
@@ -259,13 +249,18 @@ final class Ops {
         if (fd < 0) {
             return fd;
         }
+        r.wanted = (int) Math.min(iovecTotal(r), Integer.MAX_VALUE);
+        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.iov.address(), r.len, r.off,
+                r.opFlags);
+    }
+
+    /** The bytes a READV/WRITEV's copied iovecs cover. */
+    private static long iovecTotal(Request r) {
         long total = 0;
         for (int i = 0; i < r.len; i++) {
             total += r.iov.get(JAVA_LONG, 16L * i + 8);
         }
-        r.wanted = (int) Math.min(total, Integer.MAX_VALUE);
-        return (int) Readiness.transfer(ring, r, fd, r.opcode == Opcode.WRITEV, r.iov.address(), r.len, r.off,
-                r.opFlags);
+        return total;
     }
 
     private int close(Request r) {

@@ -405,18 +405,20 @@ final class PortableRing {
         Request first = r;
         while (r != null) {
             armLinkTimeout(r);
-            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)
-                    || REQUEUE_LINKS && onWorker && r != first) {
-                int res = onWorker || r.cancelRequested ? NEEDS_WORKER : ops.tryInline(r);
+            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)) {
+                int res = r.cancelRequested ? NEEDS_WORKER : ops.tryInline(r);
                 if (res == NEEDS_WORKER) {
                     wq.enqueue(r);
                     return;
                 }
                 r.state = Request.RUNNING;
                 r = finish(r, res, false);
-                continue;
+            } else if (REQUEUE_LINKS && onWorker && r != first) {
+                wq.enqueue(r);
+                return;
+            } else {
+                r = run(r, onWorker);
             }
-            r = run(r, onWorker);
         }
     }
 
@@ -550,20 +552,18 @@ final class PortableRing {
      * if a cancel asked for it meanwhile, or the epoll error (-EPERM: a file that is always ready).
      */
     int await(Request r, int fd, int events) {
-        lock.lock();
-        try {
-            int ret = poller.arm(r, fd, events);
-            return ret == 0 ? PENDING : ret;
-        } finally {
-            lock.unlock();
-        }
+        return arm(r, fd, events, false);
     }
 
     /** {@link #await} for a multishot poll, which stays armed and posts a CQE per wake-up. */
     int awaitMultishot(Request r, int fd, int events) {
+        return arm(r, fd, events, true);
+    }
+
+    private int arm(Request r, int fd, int events, boolean multishot) {
         lock.lock();
         try {
-            int ret = poller.armMultishot(r, fd, events);
+            int ret = multishot ? poller.armMultishot(r, fd, events) : poller.arm(r, fd, events);
             return ret == 0 ? PENDING : ret;
         } finally {
             lock.unlock();

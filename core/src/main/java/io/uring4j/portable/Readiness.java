@@ -35,10 +35,7 @@ final class Readiness {
     static long transfer(PortableRing ring, Request r, int fd, boolean write, long iovecs, int count, long off,
                          int rwFlags) {
         if (count == -1) {
-            MemorySegment iov = IOV.get();
-            iov.set(JAVA_LONG, 0, iovecs);
-            iov.set(JAVA_LONG, 8, Integer.toUnsignedLong(r.wanted));
-            iovecs = iov.address();
+            iovecs = singleIovec(iovecs, Integer.toUnsignedLong(r.wanted));
             count = 1;
         }
         long res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
@@ -55,6 +52,14 @@ final class Readiness {
         }
         int armed = ring.await(r, fd, write ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
         return armed == ALWAYS_READY ? call(fd, write, iovecs, count, off, rwFlags) : armed;
+    }
+
+    /** The calling thread's one iovec, set to {@code len} bytes at {@code addr}: its address. */
+    static long singleIovec(long addr, long len) {
+        MemorySegment iov = IOV.get();
+        iov.set(JAVA_LONG, 0, addr);
+        iov.set(JAVA_LONG, 8, len);
+        return iov.address();
     }
 
     private static long call(int fd, boolean write, long iovecs, int count, long off, int flags) {
