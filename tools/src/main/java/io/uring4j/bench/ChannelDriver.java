@@ -72,6 +72,11 @@ final class ChannelDriver implements Driver {
     }
 
     @Override
+    public String engine() {
+        return uring == null ? "jdk" : uring.loop(0).ring().engineUsed().name();
+    }
+
+    @Override
     public String describe() {
         return "Engine=" + (uring != null ? "io_uring runtime, loops=" + uring.loopCount() : "JDK") + ", api=" + options.api
                 + ", depth=" + options.depth + (channel != null ? " virtual threads" : " in flight");

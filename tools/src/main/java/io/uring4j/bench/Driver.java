@@ -27,6 +27,9 @@ interface Driver extends AutoCloseable {
         return Counters.THREADS.getCurrentThreadAllocatedBytes();
     }
 
+    /** The engine this driver's rings got ({@code kernel} or {@code portable}; {@code jdk} when it has none). */
+    String engine();
+
     /** Completion latencies of the last run in nanoseconds, or null without {@code -t1}. */
     Histogram latencies();
 

@@ -191,6 +191,11 @@ final class RawDriver implements Driver, CqeHandler {
     }
 
     @Override
+    public String engine() {
+        return ring.engineUsed().name();
+    }
+
+    @Override
     public String describe() {
         int f = ring.setupFlags();
         return String.format("Engine=io_uring (" + ring.engineUsed().name() + "), sq_ring=%d, cq_ring=%d, setup_flags=0x%x (single_issuer=%d, "

@@ -7,12 +7,13 @@ import java.util.Locale;
 /**
  * One run's outcome, in the C reference's terms: {@code ops} are completions up to the deadline, {@code
  * seconds} the measured time, {@code ns_per_op} = seconds × threads / ops (per submitter thread, so it
- * equals the C's elapsed/ops for {@code -n1}), {@code syscalls} the io_uring_enter calls.
+ * equals the C's elapsed/ops for {@code -n1}), {@code syscalls} the io_uring_enter calls, {@code engine} the
+ * kernel side the rings got ({@code kernel}, {@code portable}; {@code jdk} for the JDK's channels).
  */
-record Result(BenchOptions options, long ops, double seconds, long iopsMax, long syscalls, long submitted,
-              long cpuNanos, long allocatedBytes, Histogram latencies) {
+record Result(BenchOptions options, String engine, long ops, double seconds, long iopsMax, long syscalls,
+              long submitted, long cpuNanos, long allocatedBytes, Histogram latencies) {
 
-    static Result of(BenchOptions options, Counters[] counters, Histogram latencies, long iopsMax) {
+    static Result of(BenchOptions options, String engine, Counters[] counters, Histogram latencies, long iopsMax) {
         long ops = 0;
         long calls = 0;
         long done = 0;
@@ -29,7 +30,7 @@ record Result(BenchOptions options, long ops, double seconds, long iopsMax, long
         }
         double seconds = elapsed / 1e9;
         long avg = seconds > 0 ? (long) (ops / seconds) : 0;
-        return new Result(options, ops, seconds, iopsMax > 0 ? iopsMax : avg, calls, done, cpu, allocated, latencies);
+        return new Result(options, engine, ops, seconds, iopsMax > 0 ? iopsMax : avg, calls, done, cpu, allocated, latencies);
     }
 
     double iopsAvg() {
@@ -80,7 +81,7 @@ record Result(BenchOptions options, long ops, double seconds, long iopsMax, long
                         + "\"alloc_bytes_per_op\":%.4f,\"engine\":\"%s\"",
                 o.api, o.mode(), o.depth, o.submitBatch, o.completeBatch, o.link, o.async, ops, seconds, iopsMax,
                 iopsAvg(), nsPerOp(), iosPerCallSubmit(), iosPerCallReap(), syscalls, cpuNsPerOp(), o.threads,
-                allocBytesPerOp(), io.uring4j.ring.Engine.configured().name()));
+                allocBytesPerOp(), engine));
         if (latencies != null) {
             b.append(String.format(Locale.ROOT, ",\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d", percentile(50),
                     percentile(99), percentile(99.9)));

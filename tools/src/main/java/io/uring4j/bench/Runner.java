@@ -36,7 +36,7 @@ final class Runner {
         int n = options.threads;
         Counters[] counters = new Counters[n];
         Histogram[] histograms = new Histogram[n];
-        String[] setup = new String[1];
+        String[] setup = new String[2];
         Throwable[] failure = new Throwable[1];
         CountDownLatch ready = new CountDownLatch(n);
         CountDownLatch go = new CountDownLatch(1);
@@ -52,6 +52,7 @@ final class Runner {
                 try (Driver driver = Driver.create(options, mine)) {
                     if (index == 0) {
                         setup[0] = driver.describe();
+                        setup[1] = driver.engine();
                     }
                     warmUp(driver, warmup);
                     counted = true;
@@ -113,7 +114,7 @@ final class Runner {
                     sum(counters, c -> c.totalReaps), end);
             onSecond.accept(seconds);
         }
-        Result result = Result.of(options, counters, merge(histograms), reporter.maxIops());
+        Result result = Result.of(options, setup[1], counters, merge(histograms), reporter.maxIops());
         if (stopper != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(stopper);

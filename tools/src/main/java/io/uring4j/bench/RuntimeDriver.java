@@ -87,6 +87,11 @@ final class RuntimeDriver implements Driver {
     }
 
     @Override
+    public String engine() {
+        return uring.loop(0).ring().engineUsed().name();
+    }
+
+    @Override
     public String describe() {
         return "Engine=io_uring runtime, api=" + options.api + ", loops=1, depth=" + depth
                 + (link > 0 ? ", link=" + link : "") + (options.spinMicros > 0 ? ", spin=" + options.spinMicros + "us" : "");

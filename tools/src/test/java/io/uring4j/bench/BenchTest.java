@@ -2,9 +2,6 @@ package io.uring4j.bench;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,43 +9,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** {@code ./uring4j bench}: option handling, the JSON summary, and the raw driver's zero allocation per op. */
 @org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class BenchTest {
-    /** What one in-process run printed, and its exit status. */
-    record Run(int status, String out, String err) {
-        Map<String, String> json() {
-            return Child.parseJson(out);
-        }
-    }
-
-    private static Run bench(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Bench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void unknownOptionPrintsUsageAndExitsWith2() {
-        Run run = bench("--no-such-option");
+        BenchRun run = BenchRun.of("--no-such-option");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("Usage: uring4j bench");
     }
 
     @Test
     void malformedNumberExitsWith2() {
-        assertThat(bench("-d", "many").status()).isEqualTo(2);
+        assertThat(BenchRun.of("-d", "many").status()).isEqualTo(2);
     }
 
     @Test
     void outOfRangeValuesExitWith2AndSayWhich() {
-        Run run = bench("-N2", "-d0");
+        BenchRun run = BenchRun.of("-N2", "-d0");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("-N must be 0..1").contains("-d must be 1..32768");
     }
 
     @Test
     void oneSecondNopRunEndsWithJsonCarryingEveryRequiredKey() {
-        Run run = bench("-N1", "-r1", "--warmup", "0.2", "--json");
+        BenchRun run = BenchRun.of("-N1", "-r1", "--warmup", "0.2", "--json");
 
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         String[] lines = run.out().strip().split("\n");
@@ -68,7 +50,7 @@ class BenchTest {
 
     @Test
     void latencyPercentilesAppearInJsonWithT1() {
-        Map<String, String> json = bench("-N1", "-d1", "-s1", "-c1", "-t1", "-r1", "--warmup", "0", "--json").json();
+        Map<String, String> json = BenchRun.of("-N1", "-d1", "-s1", "-c1", "-t1", "-r1", "--warmup", "0", "--json").json();
 
         assertThat(json).containsKeys("p50_ns", "p99_ns", "p999_ns");
         assertThat(Long.parseLong(json.get("p99_ns"))).isGreaterThanOrEqualTo(Long.parseLong(json.get("p50_ns")));
@@ -78,7 +60,7 @@ class BenchTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "--api {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"loop", "future", "vthread"})
     void runtimeApisRunNopsAndReportAllocation(String api) {
-        Map<String, String> json = bench("-N1", "-d32", "-r1", "--warmup", "0.5", "--json", "--api", api).json();
+        Map<String, String> json = BenchRun.of("-N1", "-d32", "-r1", "--warmup", "0.5", "--json", "--api", api).json();
         assertThat(json.get("api")).contains(api);
         assertThat(Double.parseDouble(json.get("ops"))).isPositive();
         if (api.equals("loop")) {
@@ -91,9 +73,10 @@ class BenchTest {
     @org.junit.jupiter.params.provider.CsvSource({"filechannel,0", "jdk-filechannel,1", "async-filechannel,1",
             "jdk_async,0"})
     void channelApisReadTheFile(String api, int direct) {
-        Run run = bench("-d4", "-O" + direct, "-r1", "--warmup", "0", "--size", "4M", "--json", "--api", api);
+        BenchRun run = BenchRun.of("-d4", "-O" + direct, "-r1", "--warmup", "0", "--size", "4M", "--json", "--api", api);
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         assertThat(run.json().get("api")).isEqualTo(api.replace('_', '-'));
+        assertThat(run.json().get("engine")).isEqualTo(api.startsWith("jdk") ? "jdk" : "kernel");
         assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
     }
 
@@ -104,7 +87,7 @@ class BenchTest {
     void portableEngineRunsEveryKindOfMode(String mode) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode.split(" ")));
         args.addAll(java.util.List.of("--engine", "portable", "-r1", "--warmup", "0", "--size", "4M", "--json"));
-        Run run = bench(args.toArray(String[]::new));
+        BenchRun run = BenchRun.of(args.toArray(String[]::new));
         try {
             assertThat(run.status()).as(run.err()).isEqualTo(0);
             assertThat(run.json()).containsEntry("engine", "portable");
@@ -117,7 +100,7 @@ class BenchTest {
     /** --compare-portable runs both sides of each design in child JVMs and reports one row per comparison. */
     @Test
     void comparePortableReportsEachDesignAgainstItsVariant() {
-        Run run = bench("--compare-portable", "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
+        BenchRun run = BenchRun.of("--compare-portable", "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         assertThat(run.out()).contains("links L10 -A1", "links L100 -A1", "reads QD1 -O1", "re-queued", "condvar");
         String json = run.out().lines().filter(l -> l.startsWith("{\"side_by_side\"")).findFirst().orElseThrow();
@@ -127,7 +110,7 @@ class BenchTest {
 
     @Test
     void unknownApiNamesTheChoices() {
-        Run run = bench("--api", "mmap");
+        BenchRun run = BenchRun.of("--api", "mmap");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("unknown --api mmap").contains("jdk-filechannel");
     }
@@ -142,7 +125,7 @@ class BenchTest {
     void rawNopModeAllocatesZeroBytesPerOpAfterWarmUp() {
         String alloc = null;
         for (int attempt = 0; attempt < 3 && !"0.0000".equals(alloc); attempt++) {
-            Run run = bench("-N1", "-r1", "--warmup", "1", "--json", "--api", "raw");
+            BenchRun run = BenchRun.of("-N1", "-r1", "--warmup", "1", "--json", "--api", "raw");
             assertThat(run.status()).as(run.err()).isEqualTo(0);
             alloc = run.json().get("alloc_bytes_per_op");
         }

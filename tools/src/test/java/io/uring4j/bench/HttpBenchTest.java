@@ -2,9 +2,6 @@ package io.uring4j.bench;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -15,20 +12,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@code ./uring4j bench http}: its options, and one short real run of two servers in child JVMs under wrk. */
 class HttpBenchTest {
-    private record Run(int status, String out, String err) {
-    }
-
-    private static Run bench(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Bench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void unknownServerAndBadRangesExitWith2AndSayWhich() {
-        Run run = bench("http", "--servers", "uring4j-loop,apache", "--rounds", "0", "--wrk-threads", "65");
+        BenchRun run = BenchRun.of("http", "--servers", "uring4j-loop,apache", "--rounds", "0", "--wrk-threads", "65");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("no server named 'apache'").contains("--rounds must be 1..1000")
                 .contains("--wrk-threads must be 1..connections").contains("Usage: uring4j bench http");
@@ -36,7 +22,7 @@ class HttpBenchTest {
 
     @Test
     void aServerNamedTwiceIsRefused() {
-        Run run = bench("http", "--servers", "netty-nio,netty-nio");
+        BenchRun run = BenchRun.of("http", "--servers", "netty-nio,netty-nio");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("at most once");
     }
@@ -44,7 +30,7 @@ class HttpBenchTest {
     @Test
     void oneRoundOfTwoServersPrintsTheirRatesAndTheRatio() {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/wrk")), "wrk is not installed (apt-get install wrk)");
-        Run run = bench("http", "--duration", "1", "--warmup", "0", "--rounds", "1", "--connections", "8",
+        BenchRun run = BenchRun.of("http", "--duration", "1", "--warmup", "0", "--rounds", "1", "--connections", "8",
                 "--servers", "uring4j-loop,netty-iouring", "--json");
 
         assertThat(run.status()).as(run.err()).isEqualTo(0);

@@ -31,10 +31,8 @@ class UnmodifiedApplicationTest {
 
     @Test
     void benchH2RunsBothAndComparesThem() {
-        var out = new java.io.ByteArrayOutputStream();
-        int status = Bench.run(new String[] {"--h2", "--h2-rows", "2000", "--rounds", "1"},
-                new java.io.PrintStream(out, true), new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true));
-        assertThat(status).as(out.toString()).isZero();
-        assertThat(out.toString()).contains("total_ms").contains("after restart: rows 2000");
+        BenchRun run = BenchRun.of("--h2", "--h2-rows", "2000", "--rounds", "1");
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("total_ms").contains("after restart: rows 2000");
     }
 }

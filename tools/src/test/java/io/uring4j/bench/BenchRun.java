@@ -1,0 +1,21 @@
+package io.uring4j.bench;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** One in-process {@code ./uring4j bench} run: its exit status, what it printed, and its JSON summary. */
+record BenchRun(int status, String out, String err) {
+    static BenchRun of(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Bench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new BenchRun(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    Map<String, String> json() {
+        return Child.parseJson(out);
+    }
+}
