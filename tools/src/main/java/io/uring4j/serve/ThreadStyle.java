@@ -9,11 +9,15 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * The virtual-thread style: a thread per connection writing plain blocking code — read, answer, write — where
- * every read and write is an io_uring request the thread parks on (a virtual thread unmounts, so a carrier
- * serves other connections meanwhile).
+ * every read is an io_uring request the thread parks on (a virtual thread unmounts, so a carrier serves other
+ * connections meanwhile); HTTP answers are sent without waiting, so they travel with the next read.
  */
 final class ThreadStyle implements AutoCloseable {
     private static final int BUFFER = 16 * 1024;
@@ -73,7 +77,7 @@ final class ThreadStyle implements AutoCloseable {
     private static void serveHttp(TcpSocket socket, MemorySegment in, Arena arena) throws IOException {
         RequestSplitter splitter = new RequestSplitter();
         MemorySegment out = arena.allocate(BUFFER);
-        java.util.concurrent.CompletableFuture<Void> sending = null;
+        CompletableFuture<Void> sending = null;
         try {
             for (int n; (n = socket.read(in)) > 0; ) {
                 int requests = splitter.scan(in, n);
@@ -88,7 +92,7 @@ final class ThreadStyle implements AutoCloseable {
                         socket.write(out.asSlice(0, used));    // a deep pipeline: flush and go on
                         used = 0;
                     }
-                    MemorySegment.copy(response, 0, out, java.lang.foreign.ValueLayout.JAVA_BYTE, used, response.length);
+                    MemorySegment.copy(response, 0, out, JAVA_BYTE, used, response.length);
                     used += response.length;
                 }
                 sending = writeAll(socket, out.asSlice(0, used));
@@ -99,18 +103,18 @@ final class ThreadStyle implements AutoCloseable {
     }
 
     /** Sends all of {@code data} without waiting: the future completes once the kernel has taken every byte. */
-    private static java.util.concurrent.CompletableFuture<Void> writeAll(TcpSocket socket, MemorySegment data) {
+    private static CompletableFuture<Void> writeAll(TcpSocket socket, MemorySegment data) {
         return socket.writeAsync(data).thenCompose(n -> n == data.byteSize()
-                ? java.util.concurrent.CompletableFuture.completedFuture(null) : writeAll(socket, data.asSlice(n)));
+                ? CompletableFuture.completedFuture(null) : writeAll(socket, data.asSlice(n)));
     }
 
     /** Waits for a send (normally done already); its failure is this connection's. */
-    private static java.util.concurrent.CompletableFuture<Void> finish(java.util.concurrent.CompletableFuture<Void> sending)
+    private static CompletableFuture<Void> finish(CompletableFuture<Void> sending)
             throws IOException {
         if (sending != null) {
             try {
                 sending.join();
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
             }
         }
