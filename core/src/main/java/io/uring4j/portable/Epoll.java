@@ -62,11 +62,14 @@ final class Epoll {
         }
     }
 
-    /** Blocks until events are ready: their count (into {@code events}), or -errno (EINTR included). */
-    static int await(int epfd, MemorySegment events, int max) {
+    /**
+     * Waits up to {@code timeoutMillis} (-1: no limit) for events: their count (into {@code events}), or -errno
+     * (EINTR included).
+     */
+    static int await(int epfd, MemorySegment events, int max, int timeoutMillis) {
         MemorySegment s = CALL_STATE.get();
         try {
-            return (int) result((int) WAIT.invokeExact(s, epfd, events.address(), max, -1), s);
+            return (int) result((int) WAIT.invokeExact(s, epfd, events.address(), max, timeoutMillis), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -163,8 +163,9 @@ final class Ops {
 
     /**
      * The kernel's first, non-blocking issue of a read, made in enter: what a buffered file has cached (or a pipe
-     * holds) is copied right here instead of on an io-wq worker. {@link PortableRing#NEEDS_WORKER} when it would
-     * block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
+     * holds) is copied right here instead of on an io-wq worker; a pipe, socket or eventfd with nothing to read
+     * is armed on the poller ({@link PortableRing#PENDING}). {@link PortableRing#NEEDS_WORKER} when a regular
+     * file would block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
      * that came up short (the worker reads it all again: harmless at an offset), and for anything else. It costs
      * one fcntl(F_GETFL) per read: an fd number says nothing lasting about its file (it may be closed and reused).
      */
@@ -183,18 +184,29 @@ final class Ops {
         }
         long wanted;
         long res;
+        long off = r.off;
         if (plain) {
             if (r.opcode == Opcode.READ_FIXED && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
                 return PortableRing.NEEDS_WORKER;           // the worker reports it
             }
             wanted = Integer.toUnsignedLong(r.len);
-            res = Sys.readv(fd, Readiness.singleIovec(r.addr, wanted), 1, r.off, Sys.RWF_NOWAIT);
+            long iov = Readiness.singleIovec(r.addr, wanted);
+            res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
+            if (res == -Errno.ESPIPE && off == 0) {
+                off = -1;           // a stream: offset 0 means "no offset", and what was read is gone from it
+                res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
+            }
         } else {
             wanted = iovecTotal(r);
             res = Sys.readv(fd, r.iov.address(), r.len, r.off, r.opFlags | Sys.RWF_NOWAIT);
         }
-        if (res == -Errno.EAGAIN || res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE
-                || res >= 0 && res < wanted && r.off != -1) {
+        if (res == -Errno.EAGAIN) {
+            // A pipe, socket or eventfd waits on the poller from here; a regular file (which epoll refuses
+            // with EPERM) reads its page-cache miss on a worker.
+            int armed = ring.await(r, fd, OpFlags.Poll.POLLIN);
+            return armed == -Errno.EPERM ? PortableRing.NEEDS_WORKER : armed;
+        }
+        if (res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE || res >= 0 && res < wanted && off != -1) {
             return PortableRing.NEEDS_WORKER;
         }
         return (int) res;

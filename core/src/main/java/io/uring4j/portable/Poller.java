@@ -18,6 +18,11 @@ import java.util.concurrent.TimeUnit;
  * multishot POLL_ADD gets a registration of its own, edge-triggered on a duplicate of the fd, so that, as in
  * the kernel, it fires once per wake-up rather than for as long as the fd stays ready.
  *
+ * <p>Who waits in epoll_wait: on a DEFER_TASKRUN ring, the issuer itself, in enter ({@link #poll}) — the kernel
+ * runs such a ring's task work only there, so readiness costs no thread hand-off; the waiter's wake-ups (io-wq
+ * completions, timeouts) come through {@link #wakeUp}, an eventfd in the set. Otherwise, or once the ring has a
+ * registered eventfd (which must say "work pending" while the issuer is away), a thread of the poller's own.
+ *
  * <p>The armed requests are linked through {@link Request#nextQueued} in a table indexed by fd; everything is
  * guarded by the ring lock, so cancel takes an armed request out atomically ({@link #remove}). The epoll fd and
  * the thread are created with the first request that has to wait.
@@ -37,14 +42,50 @@ final class Poller {
      */
     private boolean[] added = new boolean[64];
     private int epfd = -1;
-    /** An eventfd in the epoll set: written to stop the thread. */
+    /**
+     * An eventfd in the epoll set, edge-triggered so that every write is one wake-up and nobody reads it: written
+     * to wake the issuer polling in enter, or to stop the thread.
+     */
     private int wakeFd = -1;
+    /** The issuer's event array ({@link #poll}). */
+    private MemorySegment issuerEvents;
+    /** Requests armed (multishot polls included): with TASKRUN_FLAG, IORING_SQ_TASKRUN says "enter to poll". */
+    private int armed;
+    /** Whether a thread of our own waits in epoll_wait, rather than the issuer in enter. */
+    private volatile boolean threaded;
     private Thread thread;
+    /** The issuer is in {@link #poll}: close leaves the fds to it. */
+    private boolean polling;
     private boolean closed;
 
-    Poller(PortableRing ring, String name) {
+    Poller(PortableRing ring, String name, boolean threaded) {
         this.ring = ring;
         this.name = name;
+        this.threaded = threaded;
+    }
+
+    /** Whether the issuer polls in enter (a DEFER_TASKRUN ring with no registered eventfd). */
+    boolean issuerPolls() {
+        return !threaded;
+    }
+
+    /** Whether anything is armed: something enter should poll for. Under the ring lock, or as a hint. */
+    boolean hasArmed() {
+        return armed > 0;
+    }
+
+    /**
+     * From now on a thread of our own waits (a registered eventfd must be signalled while the issuer is away).
+     * By the issuer, under the ring lock: it is not polling now.
+     */
+    void useThread() {
+        if (threaded) {
+            return;
+        }
+        threaded = true;
+        if (epfd >= 0 && thread == null && !closed) {
+            thread = Thread.ofPlatform().daemon().name(name).start(this::run);
+        }
     }
 
     /**
@@ -110,8 +151,7 @@ final class Poller {
         } else {
             prev.nextQueued = r.nextQueued;
         }
-        r.nextQueued = null;
-        r.state = Request.RUNNING;
+        unlinked(r);
         if (r.multishotPoll) {
             Epoll.ctl(epfd, Epoll.CTL_DEL, fd, 0);
             Sys.close(fd);
@@ -121,23 +161,80 @@ final class Poller {
         return true;
     }
 
-    private int start() {
-        if (thread != null) {
+    /** Creates the epoll set (and, if threaded, the thread). Under the ring lock. */
+    int start() {
+        if (epfd >= 0) {
             return 0;
         }
-        epfd = Epoll.create();
-        if (epfd < 0) {
-            return epfd;
+        if (closed) {
+            return -Errno.ECANCELED;
         }
-        wakeFd = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
-        int ret = wakeFd < 0 ? wakeFd : Epoll.ctl(epfd, Epoll.CTL_ADD, wakeFd, Epoll.EPOLLIN);
+        int ep = Epoll.create();
+        if (ep < 0) {
+            return ep;
+        }
+        int wake = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
+        int ret = wake < 0 ? wake : Epoll.ctl(ep, Epoll.CTL_ADD, wake, Epoll.EPOLLIN | Epoll.EPOLLET);
         if (ret < 0) {
-            Sys.close(epfd);
-            epfd = -1;
+            if (wake >= 0) {
+                Sys.close(wake);
+            }
+            Sys.close(ep);
             return ret;
         }
-        thread = Thread.ofPlatform().daemon().name(name).start(this::run);
+        epfd = ep;
+        wakeFd = wake;
+        if (threaded) {
+            thread = Thread.ofPlatform().daemon().name(name).start(this::run);
+        } else {
+            issuerEvents = Arena.ofAuto().allocate(Epoll.EVENT_SIZE * MAX_EVENTS, 8);
+        }
         return 0;
+    }
+
+    /**
+     * The issuer's wait, in enter: up to {@code timeoutMillis} (-1: no limit, 0: just look) for armed requests to
+     * become ready, or for {@link #wakeUp}; the ready ones run right here. Returns -errno if the set cannot be
+     * created, else 0.
+     */
+    int poll(int timeoutMillis) {
+        ring.lock.lock();
+        try {
+            int ret = start();
+            if (ret < 0) {
+                return ret;
+            }
+            polling = true;
+        } finally {
+            ring.lock.unlock();
+        }
+        int n = Epoll.await(epfd, issuerEvents, MAX_EVENTS, timeoutMillis);
+        Request ready = null;
+        ring.lock.lock();
+        try {
+            polling = false;
+            if (closed) {
+                releaseFds();
+                return 0;
+            }
+            for (int i = 0; i < n; i++) {
+                ready = fired(Epoll.fd(issuerEvents, i), Epoll.events(issuerEvents, i), ready);
+            }
+        } finally {
+            ring.lock.unlock();
+        }
+        if (ready != null) {
+            ring.readied(ready);
+        }
+        return 0;
+    }
+
+    /** Ends the issuer's {@link #poll} (or makes its next one return at once). */
+    void wakeUp() {
+        int fd = wakeFd;
+        if (fd >= 0) {
+            Sys.write(fd, ring.registered.one.address(), 8);
+        }
     }
 
     private static int union(Request head, int events) {
@@ -168,6 +265,18 @@ final class Poller {
         r.state = Request.POLLING;
         r.nextQueued = byFd[fd];
         byFd[fd] = r;
+        if (armed++ == 0) {
+            ring.armedChanged(true);
+        }
+    }
+
+    /** {@code r} left its fd's list. */
+    private void unlinked(Request r) {
+        r.nextQueued = null;
+        r.state = Request.RUNNING;
+        if (--armed == 0) {
+            ring.armedChanged(false);
+        }
     }
 
     /**
@@ -186,7 +295,7 @@ final class Poller {
         MemorySegment events = Arena.ofAuto().allocate(Epoll.EVENT_SIZE * MAX_EVENTS, 8);
         try {
             while (true) {
-                int n = Epoll.await(epfd, events, MAX_EVENTS);
+                int n = Epoll.await(epfd, events, MAX_EVENTS, -1);
                 if (n == -Errno.EINTR) {
                     continue;
                 }
@@ -217,7 +326,8 @@ final class Poller {
 
     /**
      * The thread leaves: closes the epoll fd, the wake-up eventfd and the duplicates of multishot polls. Only
-     * this thread closes them, after its last use, so that no fd number it might still touch is reused meanwhile.
+     * this thread (or the issuer leaving {@link #poll}, or close when nobody waits) closes them, after their last
+     * use, so that no fd number still in use is reused meanwhile. Under the ring lock, or taking it.
      */
     private void releaseFds() {
         ring.lock.lock();
@@ -229,8 +339,12 @@ final class Poller {
                 }
                 byFd[fd] = null;
             }
-            Sys.close(epfd);
-            Sys.close(wakeFd);
+            armed = 0;
+            if (epfd >= 0) {
+                Sys.close(epfd);
+                Sys.close(wakeFd);
+                epfd = wakeFd = -1;
+            }
         } finally {
             ring.lock.unlock();
         }
@@ -260,7 +374,7 @@ final class Poller {
                     prev.nextQueued = next;
                 }
                 q.revents = revents;
-                q.state = Request.RUNNING;
+                unlinked(q);
                 q.nextQueued = ready;
                 ready = q;
             } else {
@@ -282,8 +396,10 @@ final class Poller {
         try {
             closed = true;
             t = thread;
-            if (t != null) {
-                Sys.write(wakeFd, ring.registered.one.address(), 8);
+            if (t != null || polling) {
+                wakeUp();
+            } else {
+                releaseFds();
             }
         } finally {
             ring.lock.unlock();

@@ -2,6 +2,7 @@ package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.Features;
+import io.uring4j.ring.Registrar;
 import io.uring4j.ring.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -28,7 +29,7 @@ public final class PortableEngine implements Engine {
     /** Setup flags we honour; the rest are refused with EINVAL, as by a kernel that predates them. */
     private static final int SETUP_FLAGS = SetupFlags.CQSIZE | SetupFlags.CLAMP | SetupFlags.SUBMIT_ALL
             | SetupFlags.COOP_TASKRUN | SetupFlags.TASKRUN_FLAG | SetupFlags.NO_SQARRAY | SetupFlags.SQE128
-            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER;
+            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN;
     static final int FEATURES = Features.SINGLE_MMAP | Features.NODROP | Features.SUBMIT_STABLE
             | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE;
 
@@ -57,7 +58,9 @@ public final class PortableEngine implements Engine {
     public int setup(int entries, MemorySegment params) {
         int flags = params.get(JAVA_INT, RingLayout.P_FLAGS);
         if ((flags & ~SETUP_FLAGS) != 0
-                || ((flags & SetupFlags.TASKRUN_FLAG) != 0 && (flags & SetupFlags.COOP_TASKRUN) == 0)) {
+                || ((flags & SetupFlags.TASKRUN_FLAG) != 0
+                        && (flags & (SetupFlags.COOP_TASKRUN | SetupFlags.DEFER_TASKRUN)) == 0)
+                || ((flags & SetupFlags.DEFER_TASKRUN) != 0 && (flags & SetupFlags.SINGLE_ISSUER) == 0)) {
             return -Errno.EINVAL;
         }
         boolean clamp = (flags & SetupFlags.CLAMP) != 0;
@@ -183,7 +186,11 @@ public final class PortableEngine implements Engine {
         }
         ring.lock.lock();
         try {
-            return ring.registered.register(opcode, arg, nrArgs);
+            int ret = ring.registered.register(opcode, arg, nrArgs);
+            if (ret == 0 && (opcode == Registrar.REGISTER_EVENTFD || opcode == Registrar.REGISTER_EVENTFD_ASYNC)) {
+                ring.eventfdRegistered();
+            }
+            return ret;
         } finally {
             ring.lock.unlock();
         }

@@ -67,13 +67,15 @@ final class PortableRing {
     /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
     private final Thread issuer;
     /**
-     * COOP_TASKRUN with TASKRUN_FLAG: a request the poller found ready runs again in the issuer's next enter
-     * (the kernel's task work, run on the next transition into the kernel), not on the poller thread — so
-     * nothing completes between two enters that the application did not see coming. IORING_SQ_TASKRUN tells
-     * the application to enter. (Plain COOP_TASKRUN is not deferred: the kernel would run the work at the next
-     * interrupt anyway, and an application that only peeks would wait forever here.)
+     * COOP_TASKRUN with TASKRUN_FLAG, or DEFER_TASKRUN: a request the poller thread found ready runs again in the
+     * issuer's next enter (the kernel's task work, run on the next transition into the kernel), not on the
+     * poller thread — so nothing completes between two enters that the application did not see coming.
+     * IORING_SQ_TASKRUN tells the application to enter. (Plain COOP_TASKRUN is not deferred: the kernel would
+     * run the work at the next interrupt anyway, and an application that only peeks would wait forever here.)
      */
     private final boolean resumeInEnter;
+    /** TASKRUN_FLAG: IORING_SQ_TASKRUN is kept up to date. */
+    private final boolean taskrunFlag;
     /** Ready requests waiting for the next enter (COOP_TASKRUN), oldest first, under the lock. */
     private Request taskWorkHead;
     private Request taskWorkTail;
@@ -105,6 +107,8 @@ final class PortableRing {
     private Request deferHead;
     private Request deferTail;
     private volatile Thread waiter;
+    /** The waiter sleeps in the poller's epoll_wait: wake it with {@link Poller#wakeUp}, not unpark. */
+    private volatile boolean waiterPolls;
     /** The CQ tail the waiter needs (its head + min_complete): posters below it do not wake it. */
     private volatile int waitTarget;
     /**
@@ -126,7 +130,9 @@ final class PortableRing {
         this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
         this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
         this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
-        this.resumeInEnter = (setupFlags & SetupFlags.TASKRUN_FLAG) != 0;     // setup checked COOP_TASKRUN with it
+        boolean defer = (setupFlags & SetupFlags.DEFER_TASKRUN) != 0;
+        this.taskrunFlag = (setupFlags & SetupFlags.TASKRUN_FLAG) != 0;
+        this.resumeInEnter = taskrunFlag || defer;
         this.arrayOff = arrayOff;
         this.arena = arena;
         this.mem = mem;
@@ -136,7 +142,7 @@ final class PortableRing {
         this.wq = new WorkQueue(this, Math.max(1, Math.min(sqEntries, 4 * Runtime.getRuntime().availableProcessors())),
                 name + "-iowq");
         this.timer = new Timer(this, name + "-timer");
-        this.poller = new Poller(this, name + "-poller");
+        this.poller = new Poller(this, name + "-poller", !defer);
         this.registered = new Registered(arena);
         this.ops = new Ops(this);
     }
@@ -166,7 +172,11 @@ final class PortableRing {
         int submitted = toSubmit > 0 ? submit(toSubmit) : 0;
         runTaskWork();
         if ((flags & EnterFlags.GETEVENTS) != 0) {
-            int ret = waitCq(Math.min(minComplete, cqEntries), timeout);
+            int min = Math.min(minComplete, cqEntries);
+            if (poller.issuerPolls() && poller.hasArmed() && cqReady() >= min) {
+                poller.poll(0);         // the task work of a DEFER_TASKRUN ring: what became ready runs now
+            }
+            int ret = waitCq(min, timeout);
             if (submitted == 0) {
                 return ret;
             }
@@ -192,6 +202,9 @@ final class PortableRing {
         }
         if (CONDVAR_WAIT) {
             return waitCqOnCondition(min, timeoutNanos);
+        }
+        if (poller.issuerPolls()) {
+            return waitCqPolling(min, timeoutNanos);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         int timeouts = timeoutsFired;
@@ -222,6 +235,66 @@ final class PortableRing {
         } finally {
             waiter = null;
         }
+    }
+
+    /**
+     * {@link #waitCq} on a DEFER_TASKRUN ring: the issuer waits in epoll_wait, running what becomes ready right
+     * here, and posters wake it through the poller's eventfd instead of unparking it ({@link #waiterPolls}).
+     */
+    private int waitCqPolling(int min, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int timeouts = timeoutsFired;
+        waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
+        waiterPolls = true;
+        waiter = Thread.currentThread();    // volatile: ordered before the re-check below
+        try {
+            while (true) {
+                if (overflow.count > 0) {
+                    flushOverflow();
+                }
+                if (cqReady() >= min || timeoutsFired != timeouts) {
+                    return 0;
+                }
+                int millis = -1;
+                if (timeoutNanos >= 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return -Errno.ETIME;
+                    }
+                    millis = (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
+                }
+                int ret = poller.poll(millis);
+                if (ret < 0) {
+                    return ret;
+                }
+                if (Thread.interrupted()) {
+                    return -Errno.EINTR;
+                }
+            }
+        } finally {
+            waiter = null;
+            waiterPolls = false;
+        }
+    }
+
+    /**
+     * The poller's armed count went from 0 to 1 or back: with TASKRUN_FLAG on a ring whose issuer polls,
+     * IORING_SQ_TASKRUN is up while anything is armed — readiness is only found by entering, so "work may be
+     * pending" is the truthful answer to an application that peeks. Under the lock.
+     */
+    void armedChanged(boolean any) {
+        if (taskrunFlag && poller.issuerPolls()) {
+            if (any) {
+                INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
+            } else if (taskWorkHead == null) {
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+            }
+        }
+    }
+
+    /** A registered eventfd: on a DEFER_TASKRUN ring the poller gets a thread to signal it. Under the lock. */
+    void eventfdRegistered() {
+        poller.useThread();
     }
 
     /** {@link #waitCq} as a plain condition-variable wait ({@link #CONDVAR_WAIT}). */
@@ -406,12 +479,15 @@ final class PortableRing {
         while (r != null) {
             armLinkTimeout(r);
             if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)) {
+                r.state = Request.RUNNING;
                 int res = r.cancelRequested ? NEEDS_WORKER : ops.tryInline(r);
                 if (res == NEEDS_WORKER) {
                     wq.enqueue(r);
                     return;
                 }
-                r.state = Request.RUNNING;
+                if (res == PENDING) {
+                    return;
+                }
                 r = finish(r, res, false);
             } else if (REQUEUE_LINKS && onWorker && r != first) {
                 wq.enqueue(r);
@@ -438,11 +514,12 @@ final class PortableRing {
 
     /**
      * The poller found the requests of {@code ready} (linked through {@link Request#nextQueued}) ready: they run
-     * again now, or with COOP_TASKRUN + TASKRUN_FLAG in the issuer's next enter — raising IORING_SQ_TASKRUN and
+     * again now, or, found by the poller's thread with COOP_TASKRUN + TASKRUN_FLAG or DEFER_TASKRUN, in the
+     * issuer's next enter — raising IORING_SQ_TASKRUN and
      * waking a waiter, as the kernel does when it queues task work.
      */
     void readied(Request ready) {
-        if (!resumeInEnter) {
+        if (!resumeInEnter || poller.issuerPolls()) {       // no deferral needed: we are the issuer, in enter
             while (ready != null) {
                 Request r = ready;
                 ready = r.nextQueued;
@@ -469,7 +546,18 @@ final class PortableRing {
         } finally {
             lock.unlock();
         }
-        wake(true, true);
+        // "Work pending" goes to the registered eventfd too — unless the work is a wait on that very eventfd,
+        // woken by our own signal: the kernel recognises that wake-up as its own (EPOLL_URING_WAKE).
+        wake(true, true, !onlyWaitsOnEventfd(ready));
+    }
+
+    private boolean onlyWaitsOnEventfd(Request ready) {
+        for (Request r = ready; r != null; r = r.nextQueued) {
+            if (r.pollFd != registered.eventfdSource) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Takes a READY request off the task-work list (cancel, link timeout); it is RUNNING then. Under the lock. */
@@ -527,19 +615,12 @@ final class PortableRing {
     }
 
     /**
-     * {@code r}'s file is ready: it runs again — here, on the poller thread, if it cannot block
-     * (socket operations, polls), else on the io-wq — and its chain goes on from there.
+     * {@code r}'s file is ready: it runs again here, on the poller thread or the issuer — a read tried without
+     * blocking first, anything that may block on the io-wq — and its chain goes on from there.
      */
     private void resume(Request r) {
         try {
-            if (Ops.blocks(r.opcode)) {
-                wq.enqueue(r);
-                return;
-            }
-            Request next = run(r, false);
-            if (next != null) {
-                issue(next, false);
-            }
+            issue(r, false);
         } catch (IllegalStateException e) {
             if (!closed) {
                 throw e;
@@ -826,10 +907,14 @@ final class PortableRing {
      * half of the waiter's store-then-check. Then signals the eventfd.
      */
     void wake(boolean async) {
-        wake(async, false);
+        wake(async, false, true);
     }
 
     private void wake(boolean async, boolean always) {
+        wake(async, always, true);
+    }
+
+    private void wake(boolean async, boolean always, boolean notify) {
         if (CONDVAR_WAIT) {
             lock.lock();
             try {
@@ -842,9 +927,13 @@ final class PortableRing {
         Thread w = waiter;
         if (w != null && (always || overflow.count > 0
                 || (int) INT.getAcquire(mem, (long) RingLayout.CQ_TAIL) - waitTarget >= 0)) {
-            LockSupport.unpark(w);
+            if (!waiterPolls) {
+                LockSupport.unpark(w);
+            } else if (w != Thread.currentThread()) {
+                poller.wakeUp();        // the issuer running ready requests in its own wait needs no wake-up
+            }
         }
-        if (registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
+        if (notify && registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
                 && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
             registered.signalEventfd();
         }

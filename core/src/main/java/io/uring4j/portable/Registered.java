@@ -32,6 +32,8 @@ final class Registered {
     /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
     private volatile long[] buffers;
     volatile int eventfd = -1;
+    /** The fd number the application registered (we hold a duplicate): its reads' wake-ups are our own. */
+    volatile int eventfdSource = -1;
     final BufRings bufRings = new BufRings();
     volatile boolean eventfdAsyncOnly;
     /** The 8-byte counter value written to the eventfd. */
@@ -283,10 +285,12 @@ final class Registered {
         if (eventfd >= 0) {
             return -Errno.EBUSY;
         }
-        int dup = Sys.dup(USER.get(JAVA_INT, arg));
+        int source = USER.get(JAVA_INT, arg);
+        int dup = Sys.dup(source);
         if (dup < 0) {
             return dup;
         }
+        eventfdSource = source;
         eventfdAsyncOnly = asyncOnly;
         eventfd = dup;
         return 0;
@@ -298,6 +302,7 @@ final class Registered {
             return -Errno.ENXIO;
         }
         eventfd = -1;
+        eventfdSource = -1;
         Sys.close(fd);
         return 0;
     }

@@ -24,10 +24,16 @@
  *       waits for the device) and a positional read that came up short go to the io-wq.</li>
  *   <li><b>Readiness.</b> As the kernel arms its internal poll: a request tries without blocking (RWF_NOWAIT,
  *       MSG_DONTWAIT, a zero-timeout poll), and if its file is not ready it is armed on the ring's
- *       {@link io.uring4j.portable.Poller} — one thread in epoll_wait (EPOLLONESHOT per fd) for every pending
- *       request of the ring — and its thread moves on. When the file is ready the request runs again: on the
- *       poller thread, or, with COOP_TASKRUN + TASKRUN_FLAG, in the issuer's next enter (task work,
- *       IORING_SQ_TASKRUN); reads and writes go back to the io-wq. Cancel, LINK_TIMEOUT and ring close take an
+ *       {@link io.uring4j.portable.Poller} — one epoll set (EPOLLONESHOT per fd) for every pending request of
+ *       the ring — and its thread moves on. On a DEFER_TASKRUN ring the issuer itself waits in epoll_wait
+ *       inside enter and runs what became ready right there, as the kernel runs such a ring's task work only
+ *       in the issuer's enter: no thread hand-off between readiness and the retry (io-wq completions and
+ *       timeouts wake it through an eventfd in the set; IORING_SQ_TASKRUN, with TASKRUN_FLAG, is up while
+ *       anything is armed). Otherwise — or once an eventfd is registered, which must hear of pending work while
+ *       the issuer is away — a poller thread waits, and a ready request runs again on it, or, with
+ *       COOP_TASKRUN + TASKRUN_FLAG or DEFER_TASKRUN, in the issuer's next enter (task work,
+ *       IORING_SQ_TASKRUN). A read found ready is tried again without blocking; what may block goes to the
+ *       io-wq. Cancel, LINK_TIMEOUT and ring close take an
  *       armed request off the poller (or out of the task work it waits in). A multishot POLL_ADD has an
  *       edge-triggered registration of its own (one CQE per wake-up).</li>
  *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
@@ -73,7 +79,7 @@
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ and multishot RECVMSG (no legacy PROVIDE_BUFFERS groups, no
  *       single buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
- *       flags SQPOLL, IOPOLL, DEFER_TASKRUN, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
+ *       flags SQPOLL, IOPOLL, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
  *       files, buffers, eventfd, probe and buffer rings (+ status).</li>
  * </ul>
  */

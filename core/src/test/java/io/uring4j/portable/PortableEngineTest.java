@@ -51,7 +51,7 @@ class PortableEngineTest {
 
     @Test
     void setupFlagsItDoesNotImplementAreEinvalAsOnAnOlderKernel() {
-        for (int flag : new int[] {SetupFlags.SQPOLL, SetupFlags.IOPOLL, SetupFlags.DEFER_TASKRUN | SetupFlags.SINGLE_ISSUER,
+        for (int flag : new int[] {SetupFlags.SQPOLL, SetupFlags.IOPOLL, SetupFlags.DEFER_TASKRUN,
             SetupFlags.R_DISABLED, SetupFlags.NO_MMAP}) {
             ErrnoException e = catchThrowableOfType(ErrnoException.class,
                     () -> IoUring.builder().entries(4).flags(flag).engine(Engine.portable()).build());

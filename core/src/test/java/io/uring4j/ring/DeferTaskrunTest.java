@@ -81,7 +81,11 @@ class DeferTaskrunTest {
              EventFd target = EventFd.open(LibC.EFD_NONBLOCK)) {
             ring.sq().next().prepPollAdd(target.fd(), POLLIN).userData(1);
             ring.submit();
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+            if (!Rings.portable()) {
+                // Intended difference: the portable engine learns of readiness only when the issuer enters
+                // (epoll_wait), so its flag is up while anything is armed — "enter to find out".
+                assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+            }
 
             target.add(1);
             assertThat(ring.cq().ready()).isZero();
@@ -101,6 +105,7 @@ class DeferTaskrunTest {
      */
     @Test
     void theThreadThatEnablesADisabledRingBecomesItsIssuer() throws Exception {
+        Rings.kernelOnlyFlags(SetupFlags.R_DISABLED);
         try (Arena arena = Arena.ofConfined();
              IoUring ring = IoUring.builder().entries(8).deferTaskrun().disabled().build();
              EventFd efd = EventFd.open(0)) {

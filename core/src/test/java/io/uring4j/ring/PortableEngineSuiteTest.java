@@ -19,7 +19,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * differences are skipped inside the tests themselves with the reason ({@code Rings.kernelOnly}). To run any
  * other test on the portable engine: {@code -During4j.engine=portable}.
  *
- * <p>Not in the list: ZeroAllocationTest (it needs DEFER_TASKRUN and a registered ring fd, neither implemented),
+ * <p>Not in the list: ZeroAllocationTest (it needs a registered ring fd, not implemented),
  * and the classes on features the engine lacks altogether (legacy provided buffers, msg_ring, SQPOLL/IOPOLL
  * setups, restrictions, personalities, direct descriptors: DirectAcceptTest, zero-copy sends: ZeroCopySendTest).
  */
@@ -30,7 +30,8 @@ class PortableEngineSuiteTest {
             FileRegisterTest.class, CqOverflowTest.class, CqReadyTest.class, SqFullTest.class, SkipCqeTest.class,
             SubmitLinkFailTest.class, SubmitReuseTest.class, EventfdTest.class, ProbeTest.class,
             OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
-            SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class);
+            SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
+            DeferTaskrunTest.class);
     /**
      * The runtime and the sockets above the ring, unchanged, on the portable engine: the socket API, the
      * loop-style server, the drop-in channels and UDP (named: they are package-private there).
