@@ -36,11 +36,19 @@ final class Poller {
     /** Requests armed per fd (for a multishot poll: per duplicate), newest first. */
     private Request[] byFd = new Request[64];
     /**
-     * Fds with a one-shot registration in the set, armed or spent: the next wait on them is one MOD, not an ADD
-     * (and no DEL when their last request leaves). A stale entry — the fd closed and its number reused — only
+     * The events each fd is registered with, 0 for none: the next wait on a registered fd is one MOD, not an
+     * ADD (and no DEL when its last request leaves). A stale entry — the fd closed and its number reused — only
      * turns the MOD into an ADD ({@link #register}).
      */
-    private boolean[] added = new boolean[64];
+    private int[] registered = new int[64];
+    /**
+     * The {@link #round} in which each fd last reported an event: its registration is live then, so a request
+     * taken from it that waits again in the same round (a multishot receive that emptied the socket) finds it
+     * still armed and needs no epoll_ctl at all.
+     */
+    private int[] firedRound = new int[64];
+    /** Issuer polls so far: one round per {@link #poll}. */
+    private int round = 1;
     private int epfd = -1;
     /**
      * An eventfd in the epoll set, edge-triggered so that every write is one wake-up and nobody reads it: written
@@ -101,14 +109,33 @@ final class Poller {
         if (ret < 0) {
             return ret;
         }
-        Request head = fd < byFd.length ? byFd[fd] : null;
-        ret = register(fd, fd >= added.length || !added[fd], union(head, events) | Epoll.EPOLLONESHOT);
-        if (ret < 0) {
-            return ret;
+        ensure(fd);
+        int want = union(byFd[fd], events);
+        int reg = registered[fd];
+        // Issuer polling: level-triggered registrations that stay armed across a request's re-arming in the
+        // round its fd fired (the common case: receive, empty, wait again — no system call). A poller thread
+        // needs EPOLLONESHOT instead: it would report a ready fd again and again until the issuer ran its work.
+        boolean stillArmed = !threaded && firedRound[fd] == round && (reg & Epoll.EPOLLONESHOT) == 0
+                && (reg & want) == want;
+        if (!stillArmed) {
+            int value = threaded ? want | Epoll.EPOLLONESHOT : want;
+            ret = register(fd, reg == 0, value);
+            if (ret < 0) {
+                return ret;
+            }
+            registered[fd] = value;
         }
         link(r, fd, events);
-        added[fd] = true;
         return 0;
+    }
+
+    private void ensure(int fd) {
+        if (fd >= byFd.length) {
+            int length = Math.max(fd + 1, byFd.length * 2);
+            byFd = Arrays.copyOf(byFd, length);
+            registered = Arrays.copyOf(registered, length);
+            firedRound = Arrays.copyOf(firedRound, length);
+        }
     }
 
     /** Arms a multishot poll: an edge-triggered registration of a duplicate of {@code fd}. Under the ring lock. */
@@ -205,6 +232,7 @@ final class Poller {
                 return ret;
             }
             polling = true;
+            round++;
         } finally {
             ring.lock.unlock();
         }
@@ -255,10 +283,7 @@ final class Poller {
     }
 
     private void link(Request r, int fd, int events) {
-        if (fd >= byFd.length) {
-            byFd = Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
-            added = Arrays.copyOf(added, byFd.length);
-        }
+        ensure(fd);
         r.pollFd = fd;
         r.pollEvents = events;
         r.revents = 0;
@@ -286,8 +311,19 @@ final class Poller {
      */
     private void rearm(int fd) {
         Request head = byFd[fd];
-        if (head != null) {
-            register(fd, false, union(head, 0) | Epoll.EPOLLONESHOT);
+        if (threaded) {
+            if (head != null) {
+                register(fd, false, union(head, 0) | Epoll.EPOLLONESHOT);
+            }
+            return;
+        }
+        // Level-triggered: narrow the registration to what is still wanted, or disarm it (one-shot with no
+        // events: at most one more report, of an error or hang-up), so that a ready fd nobody waits on stops
+        // being reported.
+        int value = head == null ? Epoll.EPOLLONESHOT : union(head, 0);
+        if (registered[fd] != value) {
+            register(fd, false, value);
+            registered[fd] = value;
         }
     }
 
@@ -358,12 +394,16 @@ final class Poller {
     private Request fired(int fd, int revents, Request ready) {
         Request head = fd < byFd.length ? byFd[fd] : null;
         if (head == null) {
+            if (fd < byFd.length && fd != wakeFd && !threaded) {
+                rearm(fd);      // level-triggered and nobody waits: stop the reports
+            }
             return ready;      // the wake-up eventfd, or requests cancelled since
         }
         if (head.multishotPoll) {
             ring.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
             return ready;
         }
+        Request before = ready;
         Request prev = null;
         for (Request q = head; q != null; ) {
             Request next = q.nextQueued;
@@ -382,7 +422,11 @@ final class Poller {
             }
             q = next;
         }
-        rearm(fd);
+        if (threaded || ready == before) {
+            rearm(fd);      // one-shot: spent; level-triggered: nobody taken, so narrow it
+        } else {
+            firedRound[fd] = round;     // live: whoever was taken may wait again without a system call
+        }
         return ready;
     }
 

@@ -137,6 +137,7 @@ final class SocketOps {
             }
             int res;
             int bid;
+            int lenAsked;
             synchronized (group) {
                 if (!group.hasBuffer()) {
                     return -Errno.ENOBUFS;
@@ -146,6 +147,7 @@ final class SocketOps {
                     len = Math.min(len, r.len);         // RECVMSG's len is the template's iovec count
                 }
                 bid = group.bid();
+                lenAsked = len;
                 int flags = r.opFlags | Sockets.MSG_DONTWAIT;
                 res = r.opcode == Opcode.RECVMSG ? MultishotRecvmsg.receive(r, fd, group.addr(), len, flags)
                         : SocketSys.recv(fd, group.addr(), Integer.toUnsignedLong(len), flags);
@@ -162,8 +164,10 @@ final class SocketOps {
                 return res;
             }
             ring.postMore(r, res, flags);
-            if (i + 1 == MULTISHOT_BATCH) {
-                return ring.await(r, fd, OpFlags.Poll.POLLIN);      // others get a turn; ready again at once
+            if (i + 1 == MULTISHOT_BATCH || res < lenAsked) {
+                // Others get a turn (ready again at once); and a short receive emptied the socket, so the
+                // next one would only say EAGAIN: arm straight away (the one-shot arming re-checks readiness).
+                return ring.await(r, fd, OpFlags.Poll.POLLIN);
             }
         }
     }
