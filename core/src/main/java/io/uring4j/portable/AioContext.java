@@ -34,7 +34,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * A native AIO context for a ring's O_DIRECT file I/O: the issuer queues iocbs and submits them with one
  * io_submit, the kernel runs them without a thread of ours (for O_DIRECT files io_submit does not wait for the
  * device), and each completion bumps an eventfd that the ring's epoll set watches; whoever sees it fire reaps.
- * For buffered files io_submit does the I/O synchronously, so only O_DIRECT belongs here.
+ * For buffered files io_submit does the I/O synchronously, so only O_DIRECT belongs here; even then a write that
+ * extends the file (ext4, XFS) is done inside io_submit. With RWF_NOWAIT a read or write that would block completes
+ * with -EAGAIN as its result.
  *
  * <p>Everything is preallocated: one iocb per request slot (the caller's {@code Request.slot}, below
  * {@link #slots()}), the pointer array io_submit takes, the io_event array reaping fills. Each slot has at most one

@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -41,6 +42,7 @@ class AioContextTest {
     private final AioContext.Completion record = (slot, res) ->
             assertThat(results.put(slot, res)).as("slot %d reported twice", slot).isNull();
     private byte[] content;
+    private Path file;
     private int fd = -1;
     private AioContext aio;
 
@@ -67,7 +69,7 @@ class AioContextTest {
     /** A file holding {@code bytes}, opened O_DIRECT; /var/tmp if the temp dir refuses O_DIRECT (tmpfs). */
     private int openDirect(byte[] bytes) throws IOException {
         for (Path d : List.of(dir, Path.of("/var/tmp"))) {
-            Path file = Files.createTempFile(d, "aio", ".dat");
+            file = Files.createTempFile(d, "aio", ".dat");
             file.toFile().deleteOnExit();
             Files.write(file, bytes);
             int ret = LibC.open(file.toString(), OpenFlags.O_RDWR | OpenFlags.O_DIRECT | OpenFlags.O_CLOEXEC, 0);
@@ -152,6 +154,7 @@ class AioContextTest {
         await(1);
         assertThat(results.get(1)).isEqualTo(BS);
         assertThat(in.toArray(JAVA_BYTE)).isEqualTo(data);
+        assertThat(Arrays.copyOfRange(Files.readAllBytes(file), 2 * BS, 3 * BS)).as("as the JDK reads it").isEqualTo(data);
     }
 
     @Test
@@ -215,6 +218,34 @@ class AioContextTest {
         await(3);
         assertThat(results.get(0)).isEqualTo(BS);
         assertThat(results.get(2)).isEqualTo(BS);
+    }
+
+    /**
+     * Resubmitting the same slots without reaping overfills the context (completed events hold their places until
+     * reaped), which io_submit answers with EAGAIN: every iocb is then either taken — and reaped later — or
+     * reported refused, none lost.
+     */
+    @Test
+    void aFullContextRefusesTheRestOfTheBatchWithEagainAndLosesNothing() {
+        int taken = 0;
+        List<Long> refused = new ArrayList<>();
+        for (int round = 0; round < 64 && refused.isEmpty(); round++) {
+            for (int slot = 0; slot < 8; slot++) {
+                aio.read(slot, fd, buffer(BS).address(), BS, (long) slot * BS, 0);
+            }
+            int took = aio.submit((slot, res) -> refused.add(res));
+            assertThat(took + refused.size()).as("taken or refused, round %d", round).isEqualTo(8);
+            taken += took;
+        }
+        assertThat(refused).as("refused once the context is full").isNotEmpty().containsOnly((long) -Errno.EAGAIN);
+
+        int reaped = 0;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (reaped < taken && System.nanoTime() < deadline) {
+            readable(10_000);
+            reaped += aio.reap((slot, res) -> assertThat(res).as("slot %d", slot).isEqualTo(BS));
+        }
+        assertThat(reaped).as("events of the iocbs taken").isEqualTo(taken);
     }
 
     @Test
