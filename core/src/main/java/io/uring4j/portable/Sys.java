@@ -26,6 +26,7 @@ final class Sys {
     static final ThreadLocal<MemorySegment> CALL_STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE));
 
+    private static final MethodHandle READ = handle("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle WRITE = handle("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle PREADV2 = handle("preadv2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle PWRITEV2 = handle("pwritev2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -74,6 +75,16 @@ final class Sys {
             throw e;
         }
         return new IllegalStateException(t);
+    }
+
+    /** read(2): eventfd counters. */
+    static long read(int fd, long buf, long len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return result((long) READ.invokeExact(s, fd, buf, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** write(2): eventfd signals. */
