@@ -162,7 +162,8 @@ final class Ops {
     }
 
     /**
-     * The kernel's first, non-blocking issue of a read, made in enter: what a buffered file has cached (or a pipe
+     * The kernel's first issue of a read or write, made in enter: O_DIRECT I/O starts on native AIO
+     * ({@link DirectIo}) and completes later; for a buffered read, what a buffered file has cached (or a pipe
      * holds) is copied right here instead of on an io-wq worker; a pipe, socket or eventfd with nothing to read
      * is armed on the poller ({@link PortableRing#PENDING}). {@link PortableRing#NEEDS_WORKER} when a regular
      * file would block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
@@ -171,7 +172,7 @@ final class Ops {
      */
     int tryInline(Request r) {
         boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
-        if (!plain && r.opcode != Opcode.READV || (r.sqeFlags & (SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT)) != 0) {
+        if (!isReadWrite(r.opcode) || (r.sqeFlags & (SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT)) != 0) {
             return PortableRing.NEEDS_WORKER;
         }
         int fd = ring.registered.fd(r);
@@ -179,7 +180,14 @@ final class Ops {
             return fd;
         }
         int fileFlags = Sys.fcntl(fd, Sys.F_GETFL, 0);
-        if (fileFlags < 0 || (fileFlags & O_DIRECT) != 0) {
+        if (fileFlags >= 0 && (fileFlags & O_DIRECT) != 0) {
+            if ((r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED)
+                    && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
+                return PortableRing.NEEDS_WORKER;           // the worker reports it
+            }
+            return ring.directIo.start(r, fd);
+        }
+        if (fileFlags < 0 || !plain && r.opcode != Opcode.READV) {
             return PortableRing.NEEDS_WORKER;
         }
         long wanted;
@@ -267,7 +275,7 @@ final class Ops {
     }
 
     /** The bytes a READV/WRITEV's copied iovecs cover. */
-    private static long iovecTotal(Request r) {
+    static long iovecTotal(Request r) {
         long total = 0;
         for (int i = 0; i < r.len; i++) {
             total += r.iov.get(JAVA_LONG, 16L * i + 8);

@@ -55,6 +55,10 @@ final class Poller {
      * to wake the issuer polling in enter, or to stop the thread.
      */
     private int wakeFd = -1;
+    /** The native AIO context's eventfd ({@link DirectIo}), -1 until direct I/O is first used. */
+    private int aioFd = -1;
+    /** The AIO eventfd fired: the thread that saw it reaps once it has left the lock. */
+    private boolean aioReady;
     /** The issuer's event array ({@link #poll}). */
     private MemorySegment issuerEvents;
     /** Requests armed (multishot polls included): with TASKRUN_FLAG, IORING_SQ_TASKRUN says "enter to poll". */
@@ -251,10 +255,34 @@ final class Poller {
         } finally {
             ring.lock.unlock();
         }
+        reapAio();
         if (ready != null) {
             ring.readied(ready);
         }
         return 0;
+    }
+
+    /**
+     * Adds the AIO context's eventfd to the set (edge-triggered: every completion signals anew, and the reaper
+     * resets the counter before it reaps). Under the ring lock; 0 or -errno.
+     */
+    int watchAio(int fd) {
+        int ret = start();
+        if (ret == 0) {
+            ret = Epoll.ctl(epfd, Epoll.CTL_ADD, fd, Epoll.EPOLLIN | Epoll.EPOLLET);
+        }
+        if (ret == 0) {
+            aioFd = fd;
+        }
+        return ret;
+    }
+
+    /** After a wait, outside the lock: reaps direct I/O if its eventfd fired. */
+    private void reapAio() {
+        if (aioReady) {
+            aioReady = false;
+            ring.directIo.reap();
+        }
     }
 
     /** Ends the issuer's {@link #poll} (or makes its next one return at once). */
@@ -347,6 +375,7 @@ final class Poller {
                 } finally {
                     ring.lock.unlock();
                 }
+                reapAio();
                 if (ready != null) {
                     ring.readied(ready);
                 }
@@ -392,6 +421,10 @@ final class Poller {
      * its CQE and stays. Under the ring lock.
      */
     private Request fired(int fd, int revents, Request ready) {
+        if (fd == aioFd) {
+            aioReady = true;
+            return ready;
+        }
         Request head = fd < byFd.length ? byFd[fd] : null;
         if (head == null) {
             if (fd < byFd.length && fd != wakeFd && !threaded) {

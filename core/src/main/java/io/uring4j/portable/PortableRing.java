@@ -93,6 +93,7 @@ final class PortableRing {
     final Timer timer;
     final Poller poller;
     final Registered registered;
+    final DirectIo directIo;
     private final Ops ops;
 
     /** Our SQ head: only enter moves it. */
@@ -142,8 +143,10 @@ final class PortableRing {
         this.wq = new WorkQueue(this, Math.max(1, Math.min(sqEntries, 4 * Runtime.getRuntime().availableProcessors())),
                 name + "-iowq");
         this.timer = new Timer(this, name + "-timer");
-        this.poller = new Poller(this, name + "-poller", !defer);
+        // The condition-variable waiter cannot poll: with it, a poller thread does (the design it stands for).
+        this.poller = new Poller(this, name + "-poller", !defer || CONDVAR_WAIT);
         this.registered = new Registered(arena);
+        this.directIo = new DirectIo(this);
         this.ops = new Ops(this);
     }
 
@@ -169,7 +172,12 @@ final class PortableRing {
         if (overflow.count > 0) {
             flushOverflow();
         }
-        int submitted = toSubmit > 0 ? submit(toSubmit) : 0;
+        int submitted = 0;
+        if (toSubmit > 0) {
+            directIo.beginBatch();
+            submitted = submit(toSubmit);
+            directIo.flush();
+        }
         runTaskWork();
         if ((flags & EnterFlags.GETEVENTS) != 0) {
             int min = Math.min(minComplete, cqEntries);
@@ -946,6 +954,7 @@ final class PortableRing {
         closed = true;
         poller.close();
         wq.close();
+        directIo.close();
         timer.close();
         lock.lock();
         try {

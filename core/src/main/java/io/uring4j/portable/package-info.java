@@ -20,8 +20,11 @@
  *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
  *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM. Reads are first issued
  *       in enter without blocking, as the kernel issues them (RWF_NOWAIT): cached data of a buffered file, or
- *       what a pipe holds, completes there; a read that would block, an O_DIRECT file (a synchronous direct read
- *       waits for the device) and a positional read that came up short go to the io-wq.</li>
+ *       what a pipe holds, completes there; a read that would block and a positional read that came up short go
+ *       to the io-wq. O_DIRECT reads and writes at an offset go to native AIO instead
+ *       ({@link io.uring4j.portable.DirectIo}): one io_submit per SQ batch, and the completions come through an
+ *       eventfd in the ring's epoll set, so direct I/O needs no worker thread and no hand-off (the io-wq stays
+ *       the fallback where AIO is refused or full).</li>
  *   <li><b>Readiness.</b> As the kernel arms its internal poll: a request tries without blocking (RWF_NOWAIT,
  *       MSG_DONTWAIT, a zero-timeout poll), and if its file is not ready it is armed on the ring's
  *       {@link io.uring4j.portable.Poller} — one epoll set (EPOLLONESHOT per fd) for every pending request of

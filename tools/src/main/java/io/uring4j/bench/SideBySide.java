@@ -59,8 +59,9 @@ final class SideBySide {
 
     /**
      * The portable engine: linked NOPs through its io-wq with each successor run in place against re-queued, and
-     * O_DIRECT reads (which complete on io-wq workers while enter waits) with the single published waiter against
-     * a condition variable every post signals.
+     * O_DIRECT reads (which the poller thread reaps from native AIO while enter waits: -D0, as on a DEFER_TASKRUN
+     * ring the issuer would poll itself) with the single published waiter against a condition variable every
+     * post signals.
      */
     static List<Pair> portablePairs() {
         Side inPlace = Side.property("in place", "uring4j.portable.links=inplace");
@@ -71,8 +72,9 @@ final class SideBySide {
         return List.of(
                 new Pair("links L10 -A1", inPlace, requeue, concat(portable, "-L10", "-A1"), false, 0),
                 new Pair("links L100 -A1", inPlace, requeue, concat(portable, "-L100", "-A1"), false, 0),
-                new Pair("reads QD1 -O1", single, condvar, concat(portable, "-d1", "-s1", "-c1", "-O1"), true, 0),
-                new Pair("reads d32 -c32 -O1", single, condvar, concat(portable, "-d32", "-s32", "-c32", "-O1"), true, 0));
+                new Pair("reads QD1 -O1 -D0", single, condvar, concat(portable, "-d1", "-s1", "-c1", "-O1", "-D0"), true, 0),
+                new Pair("reads d32 -c32 -O1 -D0", single, condvar,
+                        concat(portable, "-d32", "-s32", "-c32", "-O1", "-D0"), true, 0));
     }
 
     private static List<String> concat(List<String> first, String... more) {
