@@ -23,6 +23,10 @@ final class Ops {
 
     private final PortableRing ring;
     private final SocketOps sockets;
+    /** The thread consuming an SQ batch, and the fd whose flags it asked last ({@link #fileFlags}). */
+    private Thread batchThread;
+    private int batchFd = -1;
+    private int batchFlags;
 
     Ops(PortableRing ring) {
         this.ring = ring;
@@ -168,7 +172,8 @@ final class Ops {
      * is armed on the poller ({@link PortableRing#PENDING}). {@link PortableRing#NEEDS_WORKER} when a regular
      * file would block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
      * that came up short (the worker reads it all again: harmless at an offset), and for anything else. It costs
-     * one fcntl(F_GETFL) per read: an fd number says nothing lasting about its file (it may be closed and reused).
+     * one fcntl(F_GETFL) per run of requests on one fd in an SQ batch ({@link #fileFlags}): an fd number says
+     * nothing lasting about its file (it may be closed and reused).
      */
     int tryInline(Request r) {
         boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
@@ -179,7 +184,7 @@ final class Ops {
         if (fd < 0) {
             return fd;
         }
-        int fileFlags = Sys.fcntl(fd, Sys.F_GETFL, 0);
+        int fileFlags = fileFlags(fd);
         if (fileFlags >= 0 && (fileFlags & O_DIRECT) != 0) {
             if ((r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED)
                     && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
@@ -218,6 +223,35 @@ final class Ops {
             return PortableRing.NEEDS_WORKER;
         }
         return (int) res;
+    }
+
+    /**
+     * F_GETFL of {@code fd}; within one SQ batch on the thread consuming it, asked once per run of requests on
+     * the same fd (64 reads of one file cost one fcntl, not 64) — as current as the kernel's own fd lookup at
+     * submission, since the batch is consumed in one go.
+     */
+    private int fileFlags(int fd) {
+        boolean batch = Thread.currentThread() == batchThread;
+        if (batch && fd == batchFd) {
+            return batchFlags;
+        }
+        int flags = Sys.fcntl(fd, Sys.F_GETFL, 0);
+        if (batch) {
+            batchFd = fd;
+            batchFlags = flags;
+        }
+        return flags;
+    }
+
+    /** The calling thread starts consuming an SQ batch ({@link #fileFlags} may remember). */
+    void beginBatch() {
+        batchFd = -1;
+        batchThread = Thread.currentThread();
+    }
+
+    void endBatch() {
+        batchThread = null;
+        batchFd = -1;
     }
 
     private int readWrite(Request r) {

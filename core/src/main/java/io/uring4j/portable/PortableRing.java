@@ -174,9 +174,14 @@ final class PortableRing {
         }
         int submitted = 0;
         if (toSubmit > 0) {
+            ops.beginBatch();
             directIo.beginBatch();
-            submitted = submit(toSubmit);
-            directIo.flush();
+            try {
+                submitted = submit(toSubmit);
+            } finally {
+                ops.endBatch();
+                directIo.flush();
+            }
         }
         runTaskWork();
         if ((flags & EnterFlags.GETEVENTS) != 0) {
