@@ -18,8 +18,9 @@
  *       CLOSE, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
  *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, and the path
  *       opcodes of {@link io.uring4j.portable.PathOps}: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT,
- *       LINKAT) and anything with IOSQE_ASYNC go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of
- *       at most {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM. Reads are first issued
+ *       LINKAT) and anything with IOSQE_ASYNC
+ *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
+ *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM. Reads are first issued
  *       in enter without blocking, as the kernel issues them (RWF_NOWAIT): cached data of a buffered file, or
  *       what a pipe holds, completes there; a read that would block, an O_DIRECT file (a synchronous direct read
  *       waits for the device) and a positional read that came up short go to the io-wq.</li>
