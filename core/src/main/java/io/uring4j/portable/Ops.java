@@ -15,7 +15,7 @@ final class Ops {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
             | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.SOCKET;
+    static final int LAST_OP = Opcode.FTRUNCATE;
     private static final int MAX_IOVECS = 1024;
 
     /** O_DIRECT, as open(2) and F_GETFL have it. */
@@ -38,8 +38,8 @@ final class Ops {
             case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
-                 Opcode.POLL_REMOVE -> true;
-            default -> isSocket(opcode);
+                 Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE -> true;
+            default -> isSocket(opcode) || PathOps.isPath(opcode);
         };
     }
 
@@ -55,9 +55,9 @@ final class Ops {
     /** Work that may block in a system call: it runs on the io-wq, never in enter. */
     static boolean blocks(int opcode) {
         return switch (opcode) {
-            case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.OPENAT,
-                 Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE -> true;
-            default -> false;
+            case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.STATX,
+                 Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.FALLOCATE, Opcode.FTRUNCATE -> true;
+            default -> PathOps.isPath(opcode);
         };
     }
 
@@ -77,6 +77,18 @@ final class Ops {
         }
         if (isSocket(r.opcode)) {
             return SocketOps.prep(r);
+        }
+        if (PathOps.isPath(r.opcode)) {
+            return PathOps.prep(r);
+        }
+        if (r.opcode == Opcode.FALLOCATE) {
+            // mode in len, length in addr; the rest must be zero
+            return r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 ? -Errno.EINVAL : 0;
+        }
+        if (r.opcode == Opcode.FTRUNCATE) {
+            // the length in off; the rest must be zero (addr3 too in the kernel, which we do not copy)
+            return r.opFlags != 0 || r.addr != 0 || r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0
+                    ? -Errno.EINVAL : 0;
         }
         if (isReadWrite(r.opcode)) {
             if ((ioprio >>> 13) > 3) {
@@ -133,6 +145,9 @@ final class Ops {
         if (isSocket(r.opcode)) {
             return sockets.execute(r, onWorker);
         }
+        if (PathOps.isPath(r.opcode)) {
+            return PathOps.execute(r);
+        }
         return switch (r.opcode) {
             case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
                     : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
@@ -143,14 +158,20 @@ final class Ops {
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
                         : Sys.fsync(fd, r.opFlags != 0);
             }
-            // Direct descriptors (file_index) are not implemented: refused as by a kernel before 5.15.
-            case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
             case Opcode.CLOSE -> close(r);
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
             case Opcode.FADVISE -> {
                 int fd = ring.registered.fd(r);
                 // The 64-bit length is in addr (fadvise64); older SQEs carry a 32-bit one in len.
                 yield fd < 0 ? fd : Sys.fadvise(fd, r.off, r.addr != 0 ? r.addr : Integer.toUnsignedLong(r.len), r.opFlags);
+            }
+            case Opcode.FALLOCATE -> {
+                int fd = ring.registered.fd(r);
+                yield fd < 0 ? fd : Sys.fallocate(fd, r.len, r.off, r.addr);
+            }
+            case Opcode.FTRUNCATE -> {
+                int fd = ring.registered.fd(r);
+                yield fd < 0 ? fd : Sys.ftruncate(fd, r.off);
             }
             case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);

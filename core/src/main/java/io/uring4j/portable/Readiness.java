@@ -27,10 +27,10 @@ final class Readiness {
 
     /**
      * {@code count} iovecs at {@code iovecs} (or, with {@code count == -1}, the single buffer at {@code iovecs}
-     * of {@link Request#wanted} bytes), read or written at {@code off} (-1: the file position; 0 on a pipe or
-     * socket means the same, as in the kernel). Returns the result, -errno, or {@link PortableRing#PENDING} once
-     * armed on the poller. Runs on a worker: a file that does not support RWF_NOWAIT gets a blocking call once it
-     * is ready.
+     * of {@link Request#wanted} bytes), read or written at {@code off} (-1: the file position; on a pipe or
+     * socket any offset means the same: the kernel ignores it). Returns the result, -errno, or
+     * {@link PortableRing#PENDING} once armed on the poller. Runs on a worker: a file that does not support
+     * RWF_NOWAIT gets a blocking call once it is ready.
      */
     static long transfer(PortableRing ring, Request r, int fd, boolean write, long iovecs, int count, long off,
                          int rwFlags) {
@@ -39,8 +39,8 @@ final class Readiness {
             count = 1;
         }
         long res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
-        if (res == -Errno.ESPIPE && off == 0) {
-            off = -1;                               // a stream: the offset means nothing
+        if (res == -Errno.ESPIPE) {
+            off = -1;                               // a stream: the kernel ignores any offset
             res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
         }
         boolean blockingOnly = res == -Errno.EOPNOTSUPP;

@@ -76,7 +76,10 @@ final class Request {
     Request linkTimeout;
     /** An ASYNC_CANCEL waiting for this RUNNING request to finish: it answers 0 if we end -ECANCELED. */
     Request canceller;
-    /** READV/WRITEV: the iovecs, copied at submission as the kernel imports them; grown on demand, reused. */
+    /**
+     * User memory the kernel copies at prep: READV/WRITEV's iovecs, OPENAT2's open_how, a multishot RECVMSG's
+     * msghdr lengths; grown on demand, reused.
+     */
     MemorySegment iov;
 
     void reset() {

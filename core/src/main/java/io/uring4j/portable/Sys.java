@@ -35,6 +35,18 @@ final class Sys {
     private static final MethodHandle OPENAT = handle("openat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
     private static final MethodHandle STATX = handle("statx", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG);
     private static final MethodHandle CLOSE = handle("close", JAVA_INT, JAVA_INT);
+    private static final MethodHandle FALLOCATE = handle("fallocate", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+    private static final MethodHandle FTRUNCATE = handle("ftruncate", JAVA_INT, JAVA_INT, JAVA_LONG);
+    private static final MethodHandle RENAMEAT2 = handle("renameat2", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle UNLINKAT = handle("unlinkat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle MKDIRAT = handle("mkdirat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SYMLINKAT = handle("symlinkat", JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG);
+    private static final MethodHandle LINKAT = handle("linkat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+    /** openat2 through syscall(2): older glibc has no wrapper. Its number is 437 on every architecture. */
+    private static final MethodHandle SYSCALL4 = LINKER.downcallHandle(LINKER.defaultLookup().find("syscall").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1), CAPTURE);
+    private static final long NR_OPENAT2 = 437;
     /** posix_fadvise returns the error number itself and leaves errno alone: linked without capture. */
     private static final MethodHandle FADVISE = LINKER.downcallHandle(
             LINKER.defaultLookup().find("posix_fadvise").orElseThrow(),
@@ -194,6 +206,79 @@ final class Sys {
     static int fadvise(int fd, long off, long len, int advice) {
         try {
             return -(int) FADVISE.invokeExact(fd, off, len, advice);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int fallocate(int fd, int mode, long off, long len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) FALLOCATE.invokeExact(s, fd, mode, off, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int ftruncate(int fd, long length) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) FTRUNCATE.invokeExact(s, fd, length), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** openat2(dfd, path, how, size): {@code how} is a {@code struct open_how} of {@code size} bytes. */
+    static int openat2(int dfd, long path, long how, long size) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((long) SYSCALL4.invokeExact(s, NR_OPENAT2, (long) dfd, path, how, size), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int renameat2(int oldDfd, long oldPath, int newDfd, long newPath, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) RENAMEAT2.invokeExact(s, oldDfd, oldPath, newDfd, newPath, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int unlinkat(int dfd, long path, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) UNLINKAT.invokeExact(s, dfd, path, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int mkdirat(int dfd, long path, int mode) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) MKDIRAT.invokeExact(s, dfd, path, mode), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int symlinkat(long target, int newDfd, long linkPath) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) SYMLINKAT.invokeExact(s, target, newDfd, linkPath), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int linkat(int oldDfd, long oldPath, int newDfd, long newPath, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) LINKAT.invokeExact(s, oldDfd, oldPath, newDfd, newPath, flags), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -16,7 +16,9 @@
  *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
  *       CLOSE, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
- *       inline in enter; blocking ones (file I/O, OPENAT, STATX, FSYNC, FADVISE) and anything with IOSQE_ASYNC
+ *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, and the path
+ *       opcodes of {@link io.uring4j.portable.PathOps}: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT,
+ *       LINKAT) and anything with IOSQE_ASYNC
  *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
  *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM. Reads are first issued
  *       in enter without blocking, as the kernel issues them (RWF_NOWAIT): cached data of a buffered file, or
@@ -74,6 +76,10 @@
  *   <li>Without TASKRUN_FLAG, a request found ready runs on the poller thread, so its completion may come
  *       between two enters (the kernel's task work interrupts the task much the same way).</li>
  *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY (a receive never says more data is waiting).</li>
+ *   <li>Paths (OPENAT, OPENAT2, STATX, the path opcodes) are read when the request runs, on its worker, not at
+ *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
+ *       so), and a bad path fails only its own request, never its chain at prep. FTRUNCATE does not check that
+ *       addr3 is zero (the SQE's addr3 is not copied).</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * liburing fallocate.c, fadvise.c, truncate.c, rename.c, unlink.c, mkdir.c, symlink.c, hardlink.c, splice.c and
  * fd-install.c: the remaining file and path opcodes, each checked against what the file system shows afterwards
- * (through java.nio.file), with their usual error results.
+ * (through java.nio.file), with their usual error results; FALLOCATE and FTRUNCATE on a registered file, and the
+ * prep checks that refuse fields an opcode does not use.
  */
 class FileOpsTest {
     private static final int AT_REMOVEDIR = 0x200;
@@ -102,6 +103,43 @@ class FileOpsTest {
             ring.sq().next().prepFtruncate(file.fd(), -1);
             assertThat(run(ring)).isEqualTo(-Errno.EINVAL);
         }
+    }
+
+    @Test
+    void fallocateAndFtruncateReachARegisteredFile() throws Exception {
+        assumeSupported(ring, Opcode.FALLOCATE, Opcode.FTRUNCATE);
+        Path path = Files.write(dir.resolve("fixed.dat"), pattern(10, 100));
+        try (Fd file = Fd.open(path, LibC.O_RDWR)) {
+            ring.register().files(-1, file.fd());
+            ring.sq().next().prepFallocate(1, 0, 0, 8192).flags(SqeFlags.FIXED_FILE);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.size(path)).isEqualTo(8192);
+            ring.sq().next().prepFtruncate(1, 10).flags(SqeFlags.FIXED_FILE);
+            assertThat(run(ring)).isZero();
+            assertThat(Files.readAllBytes(path)).isEqualTo(pattern(10, 10));
+            ring.sq().next().prepFtruncate(0, 10).flags(SqeFlags.FIXED_FILE);
+            assertThat(run(ring)).as("empty slot").isEqualTo(-Errno.EBADF);
+        }
+    }
+
+    @Test
+    void fileOpcodesRefuseFieldsTheyDoNotUse() throws Exception {
+        assumeSupported(ring, Opcode.FALLOCATE, Opcode.FTRUNCATE, Opcode.UNLINKAT, Opcode.MKDIRAT);
+        Path path = Files.write(dir.resolve("fields.dat"), pattern(11, 100));
+        try (Fd file = Fd.open(path, LibC.O_RDWR)) {
+            ring.sq().next().prepFallocate(file.fd(), 0, 0, 4096).opFlags(1);
+            assertThat(run(ring)).as("fallocate with rw_flags").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepFtruncate(file.fd(), 10).bufIndex(1);
+            assertThat(run(ring)).as("ftruncate with buf_index").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepMkdirat(LibC.AT_FDCWD, path(dir.resolve("never")), 0755).opFlags(1);
+            assertThat(run(ring)).as("mkdirat with rw_flags").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(path), 0x100);
+            assertThat(run(ring)).as("unlinkat with a flag other than AT_REMOVEDIR").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(path), 0).flags(SqeFlags.FIXED_FILE);
+            assertThat(run(ring)).as("a path is never a registered file").isEqualTo(-Errno.EBADF);
+        }
+        assertThat(Files.size(path)).isEqualTo(100);
+        assertThat(dir.resolve("never")).doesNotExist();
     }
 
     @Test

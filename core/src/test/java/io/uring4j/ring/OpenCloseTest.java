@@ -15,17 +15,21 @@ import java.nio.file.Path;
 import static io.uring4j.ring.FileKit.bytes;
 import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * liburing open-close.c: OPENAT and CLOSE, plain and direct. Opening gives a usable fd, CLOSE closes it, the
- * ring's own fd cannot be closed through the ring, and the direct-close error cases (no table, fd and slot both
- * set, slot out of range, empty slot); O_CLOEXEC is refused for a direct open, and a direct open with
- * FILE_INDEX_ALLOC returns the slot it picked.
+ * liburing open-close.c and openat2.c: OPENAT, OPENAT2 and CLOSE, plain and direct. Opening gives a usable fd,
+ * CLOSE closes it, the ring's own fd cannot be closed through the ring, and the direct-close error cases (no
+ * table, fd and slot both set, slot out of range, empty slot); O_CLOEXEC is refused for a direct open, and a
+ * direct open with FILE_INDEX_ALLOC returns the slot it picked. OPENAT2 applies its RESOLVE bits and checks its
+ * {@code open_how} as openat2(2) does (size, a newer struct's zero tail, unknown bits).
  */
 class OpenCloseTest {
     private static final int SIZE = 4096;
     private static final int O_DIRECTORY = 0x10000;
+    private static final long RESOLVE_BENEATH = 0x08;
 
     @TempDir
     Path dir;
@@ -73,6 +77,34 @@ class OpenCloseTest {
 
             ring.sq().next().prepOpenat(directory.fd(), arena.allocateFrom("missing.dat"), LibC.O_RDONLY, 0);
             assertThat(run(ring)).isEqualTo(-Errno.ENOENT);
+        }
+    }
+
+    @Test
+    void openat2ResolvesBeneathItsDirectoryAndChecksItsOpenHow() throws Exception {
+        Rings.assumeSupported(ring, Opcode.OPENAT2);
+        try (Fd directory = Fd.open(dir, LibC.O_RDONLY | O_DIRECTORY)) {
+            MemorySegment name = arena.allocateFrom("open.dat");
+            MemorySegment how = openHow(LibC.O_RDONLY, RESOLVE_BENEATH, 32);
+            ring.sq().next().prepOpenat2(directory.fd(), name, how.asSlice(0, 24));
+            int fd = run(ring);
+            assertThat(fd).isGreaterThanOrEqualTo(0);
+            assertThat(LibC.close(fd)).isZero();
+
+            ring.sq().next().prepOpenat2(directory.fd(), arena.allocateFrom("../" + dir.getFileName() + "/open.dat"),
+                    how.asSlice(0, 24));
+            assertThat(run(ring)).as("a path leaving the directory").isEqualTo(-Errno.EXDEV);
+
+            ring.sq().next().prepOpenat2(directory.fd(), name, how);
+            assertThat(run(ring)).as("a larger open_how whose tail is zero").isGreaterThanOrEqualTo(0)
+                    .satisfies(opened -> assertThat(LibC.close(opened)).isZero());
+            how.set(JAVA_BYTE, 31, (byte) 1);
+            ring.sq().next().prepOpenat2(directory.fd(), name, how);
+            assertThat(run(ring)).as("a larger open_how whose tail is not zero").isEqualTo(-Errno.E2BIG);
+            ring.sq().next().prepOpenat2(directory.fd(), name, how.asSlice(0, 16));
+            assertThat(run(ring)).as("shorter than open_how").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepOpenat2(directory.fd(), name, openHow(LibC.O_RDONLY, 1L << 40, 24));
+            assertThat(run(ring)).as("an unknown RESOLVE bit").isEqualTo(-Errno.EINVAL);
         }
     }
 
@@ -141,6 +173,14 @@ class OpenCloseTest {
 
         ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, OpFlags.FileIndex.ALLOC);
         assertThat(run(ring)).as("table full").isEqualTo(-Errno.ENFILE);
+    }
+
+    /** A zeroed {@code struct open_how} of {@code size} bytes: flags, mode 0, resolve. */
+    private MemorySegment openHow(int flags, long resolve, int size) {
+        MemorySegment how = arena.allocate(size, 8);
+        how.set(JAVA_LONG, 0, flags);
+        how.set(JAVA_LONG, 16, resolve);
+        return how;
     }
 
     private void assertFixedReadSeesTheFile(int slot) throws Exception {

@@ -146,6 +146,21 @@ class ReadWriteTest {
     }
 
     @Test
+    void aPipeIgnoresTheOffsetOfAReadOrAWrite() throws Exception {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            MemorySegment out = arena.allocate(100);
+            fillPattern(out, 12);
+            // pwrite/pread would say ESPIPE; io_uring hands the offset to the pipe, which has none to use.
+            ring.sq().next().prepWrite(pipe.writeFd(), out, 4096);
+            assertThat(run(ring)).isEqualTo(100);
+            MemorySegment in = arena.allocate(100);
+            ring.sq().next().prepRead(pipe.readFd(), in, 77);
+            assertThat(run(ring)).isEqualTo(100);
+            assertThat(bytes(in)).isEqualTo(pattern(12, 100));
+        }
+    }
+
+    @Test
     void readOfAnEventfdReturnsItsEightByteCounter() throws Exception {
         try (EventFd efd = EventFd.open(0); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
             efd.add(5);

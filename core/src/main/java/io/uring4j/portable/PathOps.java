@@ -1,0 +1,101 @@
+package io.uring4j.portable;
+
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.SqeFlags;
+import io.uring4j.sys.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The opcodes that take paths: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT, LINKAT, with the SQE
+ * encoding and prep checks of the kernel's io_uring/openclose.c and fs.c. A path walk may wait for the disk, so
+ * they all run on the io-wq. Paths are read when the request runs; OPENAT2's {@code struct open_how} is copied
+ * at prep, as the kernel copies it.
+ */
+final class PathOps {
+    /** {@code struct open_how}: flags, mode, resolve (OPEN_HOW_SIZE_VER0). */
+    private static final int OPEN_HOW_BYTES = 24;
+    private static final int AT_REMOVEDIR = 0x200;
+
+    private PathOps() {
+    }
+
+    static boolean isPath(int opcode) {
+        return switch (opcode) {
+            case Opcode.OPENAT, Opcode.OPENAT2, Opcode.RENAMEAT, Opcode.UNLINKAT, Opcode.MKDIRAT, Opcode.SYMLINKAT,
+                 Opcode.LINKAT -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * The kernel's prep: fields an opcode does not use must be zero (-EINVAL), and a path is never a registered
+     * file (-EBADF). {@code splice_fd_in} is {@link Request#fileIndex}, {@code addr2} {@link Request#off}.
+     */
+    static int prep(Request r) {
+        boolean unusedSet = r.bufIndex != 0 || switch (r.opcode) {
+            case Opcode.OPENAT, Opcode.OPENAT2 -> false;          // file_index is the direct slot
+            case Opcode.UNLINKAT -> r.off != 0 || r.len != 0 || r.fileIndex != 0;
+            case Opcode.MKDIRAT -> r.off != 0 || r.opFlags != 0 || r.fileIndex != 0;
+            case Opcode.SYMLINKAT -> r.len != 0 || r.opFlags != 0 || r.fileIndex != 0;
+            default -> r.fileIndex != 0;                          // RENAMEAT, LINKAT
+        };
+        if (r.opcode == Opcode.OPENAT2) {
+            int copied = copyOpenHow(r);           // the kernel copies it before its other checks
+            if (copied < 0) {
+                return copied;
+            }
+        }
+        if (unusedSet) {
+            return -Errno.EINVAL;
+        }
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return -Errno.EBADF;
+        }
+        return r.opcode == Opcode.UNLINKAT && (r.opFlags & ~AT_REMOVEDIR) != 0 ? -Errno.EINVAL : 0;
+    }
+
+    /**
+     * OPENAT2's {@code open_how} ({@code len} bytes at {@code addr2}) into the request, as copy_struct_from_user:
+     * fewer than 24 bytes is -EINVAL, and a larger struct (a newer ABI) must have only zeros beyond what we know
+     * (-E2BIG).
+     */
+    private static int copyOpenHow(Request r) {
+        long size = Integer.toUnsignedLong(r.len);
+        if (size < OPEN_HOW_BYTES) {
+            return -Errno.EINVAL;
+        }
+        if (r.off == 0) {
+            return -Errno.EFAULT;
+        }
+        for (long i = OPEN_HOW_BYTES; i < size; i++) {
+            if (PortableRing.USER.get(JAVA_BYTE, r.off + i) != 0) {
+                return -Errno.E2BIG;
+            }
+        }
+        if (r.iov == null) {
+            r.iov = Arena.ofAuto().allocate(64, 8);
+        }
+        MemorySegment.copy(PortableRing.USER, r.off, r.iov, 0, OPEN_HOW_BYTES);
+        return 0;
+    }
+
+    /** Runs the request on an io-wq worker: the system call's result or -errno. */
+    static int execute(Request r) {
+        return switch (r.opcode) {
+            // Direct descriptors (file_index) are not implemented: refused as by a kernel before 5.15.
+            case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
+            case Opcode.OPENAT2 -> r.fileIndex != 0 ? -Errno.EINVAL
+                    : Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES);
+            case Opcode.RENAMEAT -> Sys.renameat2(r.fd, r.addr, r.len, r.off, r.opFlags);
+            case Opcode.UNLINKAT -> Sys.unlinkat(r.fd, r.addr, r.opFlags);
+            case Opcode.MKDIRAT -> Sys.mkdirat(r.fd, r.addr, r.len);
+            case Opcode.SYMLINKAT -> Sys.symlinkat(r.addr, r.fd, r.off);
+            case Opcode.LINKAT -> Sys.linkat(r.fd, r.addr, r.len, r.off, r.opFlags);
+            default -> -Errno.EINVAL;
+        };
+    }
+}
