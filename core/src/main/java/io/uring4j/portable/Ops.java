@@ -226,8 +226,8 @@ final class Ops {
             wanted = Integer.toUnsignedLong(r.len);
             long iov = Readiness.singleIovec(r.addr, wanted);
             res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
-            if (res == -Errno.ESPIPE && off == 0) {
-                off = -1;           // a stream: offset 0 means "no offset", and what was read is gone from it
+            if (res == -Errno.ESPIPE && off != -1) {
+                off = -1;           // a stream ignores the offset (as its read_iter does), and what was read is gone
                 res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
             }
         } else {
