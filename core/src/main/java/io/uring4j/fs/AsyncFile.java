@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;

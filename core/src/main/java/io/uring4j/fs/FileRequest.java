@@ -4,6 +4,7 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Sqe;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.ErrnoException;
 

@@ -26,7 +26,7 @@
  * <h2>The fd's lifetime</h2>
  * A request names its file by number until the kernel has looked it up; a number closed too early can be
  * reused by the next open, and the request would then touch someone else's file. So an open file's fd is
- * guarded ({@code FdGuard}): every request counts as a user from submit to its final CQE; close refuses new
+ * guarded ({@link io.uring4j.runtime.FdGuard}, shared with the sockets): every request counts as a user from submit to its final CQE; close refuses new
  * users, cancels the requests in flight on every loop (each cancel is a user too, since it looks the fd up),
  * and closes the fd when the count reaches zero. Requests still queued in a loop when the close starts see it
  * in {@code prepare} and fail without reaching the kernel. The future style has its own request object for

@@ -1,7 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -169,20 +169,20 @@ final class ChannelSockets {
         }
     }
 
-    static void close(EventLoop loop, int fd) throws IOException {
-        if (fd < 0) {
-            return;
+    /**
+     * Closes a socket's fd through its guard: new requests are refused, those in flight are cancelled, and the fd
+     * is closed once the last has ended — never under a request still naming it (its number could be reused).
+     * Waits for that, except on the loop itself.
+     */
+    static void close(FdGuard guard, EventLoop loop) throws IOException {
+        java.util.concurrent.CompletableFuture<Void> closed = guard.close();
+        if (loop.inLoop()) {
+            return;         // waiting would deadlock: the fd closes as its cancelled requests end, on this loop
         }
         try {
-            if (!loop.inLoop()) {             // on the loop, waiting would deadlock: the requests end with the fd
-                loop.submitAsync(Ops.cancelFd(fd)).exceptionally(t -> 0).join();
-            }
-        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
-            // the runtime's close cancelled every request already
-        }
-        int ret = LibC.close(fd);
-        if (ret < 0) {
-            throw NetErrors.of("close", ret);
+            closed.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         }
     }
 

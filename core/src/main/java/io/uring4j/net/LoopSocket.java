@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -23,24 +24,36 @@ import java.util.concurrent.RejectedExecutionException;
 abstract class LoopSocket implements AutoCloseable {
     final EventLoop loop;
     final int fd;
+    /** Every request is a user of the fd from submission to its end: close never closes it under one. */
+    private final FdGuard guard;
     private volatile boolean closed;
 
     LoopSocket(EventLoop loop, int fd) {
         this.loop = loop;
         this.fd = fd;
+        this.guard = new FdGuard(loop, fd);
+    }
+
+    /** Becomes a user of the fd, or throws "Socket closed". */
+    private void acquire() throws SocketException {
+        try {
+            guard.acquire();
+        } catch (java.nio.channels.ClosedChannelException e) {
+            throw (SocketException) NetErrors.closed().initCause(e);
+        }
     }
 
     /** Runs {@code op} blocking; {@code what} names it in errors ("recv", "sendmsg to /127.0.0.1:9"). */
     final int call(Op op, String what) throws IOException {
-        if (closed) {
-            throw NetErrors.closed();
-        }
+        acquire();
         try {
             return loop.call(op);
         } catch (ErrnoException e) {
             throw translate(what, e.errno());
         } catch (RejectedExecutionException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
+        } finally {
+            guard.release();
         }
     }
 
@@ -49,14 +62,14 @@ abstract class LoopSocket implements AutoCloseable {
      * it when time is up ({@link SocketTimeoutException}); the op keeps its memory until its own CQE regardless.
      */
     final int call(Op op, Duration timeout, String what) throws IOException {
-        if (closed) {
-            throw NetErrors.closed();
-        }
+        acquire();
         ChainResult r;
         try {
             r = loop.chain(op).timeout(timeout).call();
         } catch (RejectedExecutionException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
+        } finally {
+            guard.release();
         }
         int result = r.result(0);
         if (result >= 0) {
@@ -70,10 +83,20 @@ abstract class LoopSocket implements AutoCloseable {
 
     /** Submits {@code op}; the future fails with the exceptions {@link #call} throws. */
     final CompletableFuture<Integer> async(Op op, String what) {
-        if (closed) {
-            return CompletableFuture.failedFuture(NetErrors.closed());
+        try {
+            acquire();
+        } catch (SocketException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return loop.submitAsync(op).handle((n, t) -> {
+        CompletableFuture<Integer> submitted;
+        try {
+            submitted = loop.submitAsync(op);
+        } catch (RuntimeException e) {
+            guard.release();
+            throw e;
+        }
+        return submitted.handle((n, t) -> {
+            guard.release();
             if (t == null) {
                 return n;
             }
@@ -127,7 +150,7 @@ abstract class LoopSocket implements AutoCloseable {
             return;
         }
         closed = true;
-        ChannelSockets.close(loop, fd);
+        ChannelSockets.close(guard, loop);
     }
 
     @Override

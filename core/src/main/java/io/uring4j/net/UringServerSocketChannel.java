@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -31,6 +32,8 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     private final Uring uring;
     private final EventLoop loop;
     private final int fd;
+    /** The accept in progress is a user of the fd: close never closes the fd under it. */
+    private final FdGuard guard;
     private final ReentrantLock acceptLock = new ReentrantLock();
     private final boolean unix;
     private volatile boolean bound;
@@ -41,6 +44,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
         this.unix = unix;
         this.loop = uring.loop();
         this.fd = fd;
+        this.guard = new FdGuard(loop, fd);
     }
 
     /** A TCP server channel (dual-stack). */
@@ -90,10 +94,17 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             }
             int accepted = -1;
             boolean completed = false;
+            boolean user = false;
             try {
                 begin();
                 if (!isOpen()) {
                     return null;                     // end(false) throws AsynchronousCloseException
+                }
+                try {
+                    guard.acquire();
+                    user = true;
+                } catch (ClosedChannelException closing) {
+                    return null;                     // closed since: as above
                 }
                 accepted = loop.call(NetOps.accept(fd));
                 completed = true;
@@ -104,6 +115,9 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                 }
                 throw e;                             // replaced by end(false)'s exception
             } finally {
+                if (user) {
+                    guard.release();
+                }
                 end(completed);
             }
             try {
@@ -149,7 +163,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        ChannelSockets.close(loop, fd);
+        ChannelSockets.close(guard, loop);
     }
 
     @Override

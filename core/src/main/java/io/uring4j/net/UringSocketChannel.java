@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
@@ -47,6 +48,8 @@ public final class UringSocketChannel extends SocketChannel {
 
     private final EventLoop loop;
     private final int fd;
+    /** Every request is a user of the fd until it ends: close never closes the fd under one. */
+    private final FdGuard guard;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     /**
@@ -66,6 +69,7 @@ public final class UringSocketChannel extends SocketChannel {
         super(SelectorProvider.provider());
         this.loop = loop;
         this.fd = fd;
+        this.guard = new FdGuard(loop, fd);
         this.unix = unix;
         this.remote = remote;
         this.bound = remote != null;
@@ -245,10 +249,17 @@ public final class UringSocketChannel extends SocketChannel {
     /** One request inside begin/end, so that close and interrupt turn into the JDK's exceptions. */
     private int io(Op op, String what) throws IOException {
         boolean completed = false;
+        boolean user = false;
         try {
             begin();
             if (!isOpen()) {
                 return 0;                               // end(false) throws AsynchronousCloseException
+            }
+            try {
+                guard.acquire();
+                user = true;
+            } catch (ClosedChannelException closing) {
+                return 0;                               // closed since: as above
             }
             int n = loop.call(op);
             completed = true;
@@ -263,6 +274,9 @@ public final class UringSocketChannel extends SocketChannel {
             completed = true;
             throw (ClosedChannelException) new ClosedChannelException().initCause(runtimeClosed);
         } finally {
+            if (user) {
+                guard.release();
+            }
             end(completed);
         }
     }
@@ -341,7 +355,7 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        ChannelSockets.close(loop, fd);
+        ChannelSockets.close(guard, loop);
     }
 
     @Override

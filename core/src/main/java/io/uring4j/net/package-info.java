@@ -6,7 +6,9 @@
  * caller, so a virtual thread per connection costs no carrier while it waits. A connect timeout is a LINK_TIMEOUT
  * linked to the CONNECT: the kernel cancels the connect itself. {@code close()} cancels the socket's requests
  * by fd (ASYNC_CANCEL with CANCEL_FD — a request holds its own file reference, so close alone would leave it
- * running) and then closes; the interrupted calls throw {@code SocketException("Socket closed")}.
+ * running) and closes the fd once the last request naming it has ended ({@link io.uring4j.runtime.FdGuard}: a
+ * number closed under a request about to be submitted could be reused by the next socket); the interrupted
+ * calls throw {@code SocketException("Socket closed")}.
  *
  * <h2>UDP: {@link io.uring4j.net.UdpSocket}, {@link io.uring4j.net.MessageOp}</h2>
  * Each datagram is one SENDMSG or RECVMSG request. The msghdr, its iovec and the sockaddr belong to the op

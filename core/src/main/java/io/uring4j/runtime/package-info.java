@@ -31,6 +31,7 @@
  * the kernel no longer reads the buffer —; callbacks see both, while futures and blocking calls report the count
  * at the notification, so a caller that got its answer may reuse the buffer.
  * {@link io.uring4j.runtime.Chain} links requests (soft, hard, link timeouts) with per-step results.
+ * {@link io.uring4j.runtime.FdGuard} keeps an fd open while requests name it, for the files and sockets above.
  *
  * <h2>Hand-over</h2>
  * Threads other than the loop enqueue a task on an MPSC queue and write the loop's eventfd only if the loop

@@ -1,8 +1,5 @@
-package io.uring4j.fs;
+package io.uring4j.runtime;
 
-import io.uring4j.runtime.CompletionHandler;
-import io.uring4j.runtime.Ops;
-import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
@@ -12,7 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An open fd and the requests using it. The fd is closed only after the last of them has completed: until a
+ * An open fd and the requests using it, for the layers above the runtime (files, sockets). The fd is closed only after the last of them has completed: until a
  * request's SQE reaches the kernel it names the file by number, and a number closed early can be reused by the
  * next open — the request would then read or write someone else's file. (The JDK guards the same race with its
  * NativeThreadSet and a dup2 pre-close.)
@@ -24,11 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>State: one int, {@code users << 1 | closing}; a lock-free acquire is one CAS.
  */
-final class FdGuard {
+public final class FdGuard {
     private static final int CLOSING = 1;
     private static final int ONE_USER = 2;
 
-    private final Uring uring;
+    /** The loops the fd's requests may run on: close cancels on each. */
+    private final EventLoop[] loops;
     private final int fd;
     private final AtomicInteger state = new AtomicInteger();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -44,13 +42,23 @@ final class FdGuard {
         }
     };
 
-    FdGuard(Uring uring, int fd) {
-        this.uring = uring;
+    /** Guards {@code fd}, whose requests may go to any loop of {@code uring}. */
+    public FdGuard(Uring uring, int fd) {
+        this.loops = new EventLoop[uring.loopCount()];
+        for (int i = 0; i < loops.length; i++) {
+            loops[i] = uring.loop(i);
+        }
+        this.fd = fd;
+    }
+
+    /** Guards {@code fd}, whose requests all go to {@code loop}. */
+    public FdGuard(EventLoop loop, int fd) {
+        this.loops = new EventLoop[] {loop};
         this.fd = fd;
     }
 
     /** Registers a user of the fd and returns it; pair with {@link #release()} after the request's final CQE. */
-    int acquire() throws ClosedChannelException {
+    public int acquire() throws ClosedChannelException {
         int s;
         do {
             s = state.get();
@@ -61,18 +69,18 @@ final class FdGuard {
         return fd;
     }
 
-    void release() {
+    public void release() {
         if (state.addAndGet(-ONE_USER) == CLOSING) {
             closeFd();
         }
     }
 
-    boolean isClosing() {
+    public boolean isClosing() {
         return (state.get() & CLOSING) != 0;
     }
 
     /** The fd, for reporting and for callers that manage their own requests; it may be closed already. */
-    int fd() {
+    public int fd() {
         return fd;
     }
 
@@ -80,8 +88,7 @@ final class FdGuard {
      * Starts closing (idempotent) and returns a future completed once the fd is closed — with the close error, if
      * {@code close(2)} reported one.
      */
-    CompletableFuture<Void> close() {
-        int loops = uring.loopCount();
+    public CompletableFuture<Void> close() {
         int s;
         int next;
         do {
@@ -91,15 +98,15 @@ final class FdGuard {
             }
             // With users in flight, one more per loop for its cancel — taken in the same step as CLOSING, so the
             // users cannot all release (and close the fd) before the cancels have looked the fd up.
-            next = s == 0 ? CLOSING : s + loops * ONE_USER | CLOSING;
+            next = s == 0 ? CLOSING : s + loops.length * ONE_USER | CLOSING;
         } while (!state.compareAndSet(s, next));
         if (s == 0) {
             closeFd();
             return closed;
         }
-        for (int i = 0; i < loops; i++) {
+        for (EventLoop loop : loops) {
             try {
-                uring.loop(i).submit(Ops.cancelFd(fd), releaseOnCompletion);
+                loop.submit(Ops.cancelFd(fd), releaseOnCompletion);
             } catch (RejectedExecutionException runtimeClosed) {
                 release();                      // a closed runtime has cancelled everything itself
             }
