@@ -33,6 +33,8 @@ final class DirectIo {
     private final int[] refusedSlots;
     private final long[] refusedErrors;
     private int refused;
+    /** Requests on AIO not yet reaped: while any are, enter with GETEVENTS looks for completions. */
+    private volatile int inFlight;
 
     DirectIo(PortableRing ring) {
         this.ring = ring;
@@ -54,6 +56,7 @@ final class DirectIo {
                 return PortableRing.NEEDS_WORKER;
             }
             queue(r, fd);
+            inFlight++;             // every write is under the lock
             if (batching != Thread.currentThread()) {
                 submit();
             }
@@ -153,6 +156,7 @@ final class DirectIo {
                     return;
                 }
                 refused--;
+                inFlight--;
                 r = ring.pool.all[refusedSlots[refused]];
                 res = refusedErrors[refused];
             } finally {
@@ -168,7 +172,20 @@ final class DirectIo {
 
     /** The eventfd fired: finishes every completed request, each chain going on from here. By the poller only. */
     void reap() {
-        aio.reap((slot, res) -> ring.issue(ring.finish(ring.pool.all[slot], (int) res, true), false));
+        int reaped = aio.reap((slot, res) -> ring.issue(ring.finish(ring.pool.all[slot], (int) res, true), false));
+        if (reaped > 0) {
+            lock.lock();
+            try {
+                inFlight -= reaped;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Whether requests are on AIO: their completions are found by polling. */
+    boolean busy() {
+        return inFlight > 0;
     }
 
     /** The ring closes: waits for direct I/O in flight (io_destroy), then frees the context. */

@@ -186,7 +186,7 @@ final class PortableRing {
         runTaskWork();
         if ((flags & EnterFlags.GETEVENTS) != 0) {
             int min = Math.min(minComplete, cqEntries);
-            if (poller.issuerPolls() && poller.hasArmed() && cqReady() >= min) {
+            if (poller.issuerPolls() && (poller.hasArmed() || directIo.busy()) && cqReady() >= min) {
                 poller.poll(0);         // the task work of a DEFER_TASKRUN ring: what became ready runs now
             }
             int ret = waitCq(min, timeout);

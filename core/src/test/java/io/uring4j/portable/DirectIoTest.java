@@ -143,6 +143,22 @@ class DirectIoTest {
         }
     }
 
+    /** On a DEFER_TASKRUN ring, an enter that only gets events (no wait) reaps what AIO completed. */
+    @org.junit.jupiter.api.Test
+    void getEventsWithoutWaitingFindsTheCompletion() throws Exception {
+        try (IoUring ring = ring(true)) {
+            MemorySegment buf = arena.allocate(BS, BS);
+            ring.sq().next().prepRead(fd, buf, 0).userData(1);
+            ring.submit();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (ring.cq().ready() == 0 && System.nanoTime() < deadline) {
+                ring.getEvents();
+            }
+            assertThat(ring.cq().ready()).isEqualTo(1);
+            assertThat(reap(ring, 1)).containsEntry(1L, BS);
+        }
+    }
+
     /** Close waits for reads in flight (io_destroy): afterwards every buffer holds what was read, and stays. */
     @ParameterizedTest(name = "DEFER_TASKRUN: {0}")
     @ValueSource(booleans = {true, false})
