@@ -249,17 +249,29 @@ final class Poller {
                 releaseFds();
                 return 0;
             }
-            for (int i = 0; i < n; i++) {
-                ready = fired(Epoll.fd(issuerEvents, i), Epoll.events(issuerEvents, i), ready);
-            }
+            ready = fired(issuerEvents, n);
         } finally {
             ring.lock.unlock();
         }
+        dispatch(ready);
+        return 0;
+    }
+
+    /** Takes out what {@code n} events (n < 0: none) made ready, linked through nextQueued. Under the ring lock. */
+    private Request fired(MemorySegment events, int n) {
+        Request ready = null;
+        for (int i = 0; i < n; i++) {
+            ready = fired(Epoll.fd(events, i), Epoll.events(events, i), ready);
+        }
+        return ready;
+    }
+
+    /** After a wait, outside the lock: direct I/O is reaped and the ready requests run again. */
+    private void dispatch(Request ready) {
         reapAio();
         if (ready != null) {
             ring.readied(ready);
         }
-        return 0;
     }
 
     /**
@@ -277,7 +289,7 @@ final class Poller {
         return ret;
     }
 
-    /** After a wait, outside the lock: reaps direct I/O if its eventfd fired. */
+    /** Reaps direct I/O if its eventfd fired. */
     private void reapAio() {
         if (aioReady) {
             aioReady = false;
@@ -369,16 +381,11 @@ final class Poller {
                     if (closed || n < 0) {
                         return;
                     }
-                    for (int i = 0; i < n; i++) {
-                        ready = fired(Epoll.fd(events, i), Epoll.events(events, i), ready);
-                    }
+                    ready = fired(events, n);
                 } finally {
                     ring.lock.unlock();
                 }
-                reapAio();
-                if (ready != null) {
-                    ring.readied(ready);
-                }
+                dispatch(ready);
             }
         } catch (IllegalStateException e) {
             if (!ring.closed) {
