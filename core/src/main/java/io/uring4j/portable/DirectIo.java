@@ -14,15 +14,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The enter thread queues the iocbs of a whole SQ batch and submits them with one io_submit at its end
  * ({@link #flush}); other threads (a link's successor issued where its predecessor completed) submit at once.
  * Anything AIO cannot take goes to the io-wq as before: a file-position offset (-1), a request slot past the
- * context's size (the pool grew), a context that could not be created (fs.aio-max-nr, seccomp), a full context
- * (EAGAIN).
+ * context's size ({@link #MAX_IN_FLIGHT}, or the pool grew), a context that could not be created (fs.aio-max-nr,
+ * seccomp), a full context (EAGAIN).
  *
  * <p>Cancel cannot stop direct I/O in flight (io_cancel refuses file I/O): such a request finishes with its own
  * result, as one inside its system call on a worker does. Closing the ring waits for what is in flight
  * (io_destroy), so no buffer is written after close returns.
  */
 final class DirectIo {
+    /**
+     * Requests one context keeps in flight at most: fs.aio-max-nr (65536 by default) is shared by the whole
+     * system, so a ring takes what a device queue can use, not its whole CQ; requests on higher pool slots
+     * (rare: the pool hands out low slots first) go to the io-wq.
+     */
+    private static final int MAX_IN_FLIGHT = 1024;
+
     private final PortableRing ring;
+    private final int slots;
     /** Guards queueing and submission (the iocb batch); reaping is the poller's alone. */
     private final ReentrantLock lock = new ReentrantLock();
     private volatile AioContext aio;
@@ -38,8 +46,9 @@ final class DirectIo {
 
     DirectIo(PortableRing ring) {
         this.ring = ring;
-        this.refusedSlots = new int[ring.cqEntries];
-        this.refusedErrors = new long[ring.cqEntries];
+        this.slots = Math.min(ring.cqEntries, MAX_IN_FLIGHT);
+        this.refusedSlots = new int[slots];
+        this.refusedErrors = new long[slots];
     }
 
     /**
@@ -94,7 +103,7 @@ final class DirectIo {
         if (unavailable) {
             return false;
         }
-        AioContext context = new AioContext(ring.cqEntries);
+        AioContext context = new AioContext(slots);
         int ret = context.open();
         if (ret == 0) {
             ring.lock.lock();
