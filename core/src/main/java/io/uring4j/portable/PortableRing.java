@@ -208,7 +208,11 @@ final class PortableRing {
         return sec * 1_000_000_000L + nsec;
     }
 
-    /** Waits until {@code min} CQEs are ready; 0, -ETIME or -EINTR (a Java interrupt stands in for a signal). */
+    /**
+     * Waits until {@code min} CQEs are ready; 0, -ETIME or -EINTR (a Java interrupt stands in for a signal). The
+     * waiter parks, or, on a DEFER_TASKRUN ring, polls — waits in epoll_wait and runs what becomes ready right
+     * here; posters wake it by unparking it or through the poller's eventfd ({@link #waiterPolls}).
+     */
     private int waitCq(int min, long timeoutNanos) {
         if (cqReady() >= min) {
             return 0;
@@ -216,69 +220,40 @@ final class PortableRing {
         if (CONDVAR_WAIT) {
             return waitCqOnCondition(min, timeoutNanos);
         }
-        if (poller.issuerPolls()) {
-            return waitCqPolling(min, timeoutNanos);
-        }
+        boolean polls = poller.issuerPolls();
         long deadline = System.nanoTime() + timeoutNanos;
         int timeouts = timeoutsFired;
         waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
+        waiterPolls = polls;
         waiter = Thread.currentThread();    // volatile: ordered before the re-check below
         try {
             while (true) {
-                runTaskWork();
+                if (!polls) {
+                    runTaskWork();          // what a poller thread found ready (polling runs it in poll)
+                }
                 if (overflow.count > 0) {
                     flushOverflow();
                 }
                 if (cqReady() >= min || timeoutsFired != timeouts) {
                     return 0;
                 }
+                long left = -1;
                 if (timeoutNanos >= 0) {
-                    long left = deadline - System.nanoTime();
+                    left = deadline - System.nanoTime();
                     if (left <= 0) {
                         return -Errno.ETIME;
                     }
-                    LockSupport.parkNanos(this, left);
-                } else {
+                }
+                if (polls) {
+                    long millis = left < 0 ? -1 : Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
+                    int ret = poller.poll((int) millis);
+                    if (ret < 0) {
+                        return ret;
+                    }
+                } else if (left < 0) {
                     LockSupport.park(this);
-                }
-                if (Thread.interrupted()) {
-                    return -Errno.EINTR;
-                }
-            }
-        } finally {
-            waiter = null;
-        }
-    }
-
-    /**
-     * {@link #waitCq} on a DEFER_TASKRUN ring: the issuer waits in epoll_wait, running what becomes ready right
-     * here, and posters wake it through the poller's eventfd instead of unparking it ({@link #waiterPolls}).
-     */
-    private int waitCqPolling(int min, long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        int timeouts = timeoutsFired;
-        waitTarget = (int) INT.getAcquire(mem, (long) RingLayout.CQ_HEAD) + min;
-        waiterPolls = true;
-        waiter = Thread.currentThread();    // volatile: ordered before the re-check below
-        try {
-            while (true) {
-                if (overflow.count > 0) {
-                    flushOverflow();
-                }
-                if (cqReady() >= min || timeoutsFired != timeouts) {
-                    return 0;
-                }
-                int millis = -1;
-                if (timeoutNanos >= 0) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return -Errno.ETIME;
-                    }
-                    millis = (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
-                }
-                int ret = poller.poll(millis);
-                if (ret < 0) {
-                    return ret;
+                } else {
+                    LockSupport.parkNanos(this, left);
                 }
                 if (Thread.interrupted()) {
                     return -Errno.EINTR;
