@@ -187,14 +187,14 @@ final class Ops {
     }
 
     /**
-     * The kernel's first issue of a read or write, made in enter: O_DIRECT I/O starts on native AIO
-     * ({@link DirectIo}) and completes later; for a buffered read, what a buffered file has cached (or a pipe
-     * holds) is copied right here instead of on an io-wq worker; a pipe, socket or eventfd with nothing to read
-     * is armed on the poller ({@link PortableRing#PENDING}). {@link PortableRing#NEEDS_WORKER} when a regular
-     * file would block (EAGAIN), for O_DIRECT files (a synchronous direct read waits for the device), for a positional read
-     * that came up short (the worker reads it all again: harmless at an offset), and for anything else. It costs
-     * one fcntl(F_GETFL) per run of requests on one fd in an SQ batch ({@link #fileFlags}): an fd number says
-     * nothing lasting about its file (it may be closed and reused).
+     * The kernel's first issue of a read or write, made in enter. O_DIRECT I/O starts on native AIO
+     * ({@link DirectIo}) and completes later ({@link PortableRing#PENDING}). A buffered read copies what the
+     * file has cached (or a pipe holds) right here instead of on an io-wq worker; a pipe, socket or eventfd with
+     * nothing to read is armed on the poller. {@link PortableRing#NEEDS_WORKER} when a regular file would block
+     * (EAGAIN), for a positional read that came up short (the worker reads it all again: harmless at an
+     * offset), for buffered writes, and for anything AIO cannot take. It costs one fcntl(F_GETFL) per run of
+     * requests on one fd in an SQ batch ({@link #fileFlags}): an fd number says nothing lasting about its file
+     * (it may be closed and reused).
      */
     int tryInline(Request r) {
         boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
