@@ -76,6 +76,8 @@
  *   <li>Without TASKRUN_FLAG, a request found ready runs on the poller thread, so its completion may come
  *       between two enters (the kernel's task work interrupts the task much the same way).</li>
  *   <li>Not set: IORING_CQE_F_SOCK_NONEMPTY (a receive never says more data is waiting).</li>
+ *   <li>A cancelled request's CQE always comes before its canceller's; the kernel posts a poll-armed target's
+ *       (through task work) after the canceller's.</li>
  *   <li>Paths (OPENAT, OPENAT2, STATX, the path opcodes) are read when the request runs, on its worker, not at
  *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
  *       so), and a bad path fails only its own request, never its chain at prep. FTRUNCATE does not check that
