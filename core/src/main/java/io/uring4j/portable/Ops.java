@@ -39,7 +39,7 @@ final class Ops {
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
                  Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE -> true;
-            default -> isSocket(opcode) || PathOps.isPath(opcode);
+            default -> isSocket(opcode) || PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
     }
 
@@ -57,11 +57,16 @@ final class Ops {
         return switch (opcode) {
             case Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.STATX,
                  Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.FALLOCATE, Opcode.FTRUNCATE -> true;
-            default -> PathOps.isPath(opcode);
+            default -> PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
     }
 
-    /** Reads and writes, whose short result fails a link. */
+    /** Whether a result short of {@link Request#wanted} fails a link (reads, writes, transfers), as in the kernel. */
+    static boolean failsShort(int opcode) {
+        return isReadWrite(opcode) || isSocket(opcode) || Splice.isSplice(opcode);
+    }
+
+    /** Reads and writes. */
     static boolean isReadWrite(int opcode) {
         return switch (opcode) {
             case Opcode.READV, Opcode.WRITEV, Opcode.READ_FIXED, Opcode.WRITE_FIXED, Opcode.READ, Opcode.WRITE -> true;
@@ -80,6 +85,9 @@ final class Ops {
         }
         if (PathOps.isPath(r.opcode)) {
             return PathOps.prep(r);
+        }
+        if (Splice.isSplice(r.opcode)) {
+            return Splice.prep(r);
         }
         if (r.opcode == Opcode.FALLOCATE) {
             // mode in len, length in addr; the rest must be zero
@@ -173,6 +181,7 @@ final class Ops {
                 int fd = ring.registered.fd(r);
                 yield fd < 0 ? fd : Sys.ftruncate(fd, r.off);
             }
+            case Opcode.SPLICE, Opcode.TEE -> Splice.execute(ring, r);
             case Opcode.TIMEOUT -> Cancels.timeout(ring, r);
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
             case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);

@@ -682,7 +682,7 @@ final class PortableRing {
      * flight, and returns the successor to run in place, or null.
      */
     Request finish(Request r, int res, boolean async) {
-        boolean failed = res < 0 || ((Ops.isReadWrite(r.opcode) || Ops.isSocket(r.opcode)) && res < r.wanted);
+        boolean failed = res < 0 || (Ops.failsShort(r.opcode) && res < r.wanted);
         boolean hardlink = (r.sqeFlags & SqeFlags.IO_HARDLINK) != 0;
         Request next;
         Request drained;

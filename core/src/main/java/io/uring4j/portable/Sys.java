@@ -37,6 +37,12 @@ final class Sys {
     private static final MethodHandle CLOSE = handle("close", JAVA_INT, JAVA_INT);
     private static final MethodHandle FALLOCATE = handle("fallocate", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle FTRUNCATE = handle("ftruncate", JAVA_INT, JAVA_INT, JAVA_LONG);
+    private static final MethodHandle SPLICE = handle("splice", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG,
+            JAVA_LONG, JAVA_INT);
+    private static final MethodHandle TEE = handle("tee", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    /** Per thread: splice's two offsets, passed by pointer. */
+    private static final ThreadLocal<MemorySegment> OFFSETS =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
     private static final MethodHandle RENAMEAT2 = handle("renameat2", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle UNLINKAT = handle("unlinkat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle MKDIRAT = handle("mkdirat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -224,6 +230,30 @@ final class Sys {
         MemorySegment s = CALL_STATE.get();
         try {
             return (int) result((int) FTRUNCATE.invokeExact(s, fd, length), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** splice(2) with the offsets as values, -1 for none (a null pointer). */
+    static int splice(int in, long offIn, int out, long offOut, long len, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        MemorySegment offsets = OFFSETS.get();
+        offsets.set(JAVA_LONG, 0, offIn);
+        offsets.set(JAVA_LONG, 8, offOut);
+        long pIn = offIn == -1 ? 0 : offsets.address();
+        long pOut = offOut == -1 ? 0 : offsets.address() + 8;
+        try {
+            return (int) result((long) SPLICE.invokeExact(s, in, pIn, out, pOut, len, flags), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int tee(int in, int out, long len, int flags) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((long) TEE.invokeExact(s, in, out, len, flags), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -16,7 +16,7 @@
  *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
  *       CLOSE, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
- *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, and the path
+ *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, SPLICE, TEE, and the path
  *       opcodes of {@link io.uring4j.portable.PathOps}: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT,
  *       LINKAT) and anything with IOSQE_ASYNC
  *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most

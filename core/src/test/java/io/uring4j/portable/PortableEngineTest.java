@@ -68,7 +68,8 @@ class PortableEngineTest {
             assertThat(probe.supportedNames()).containsExactly("NOP", "READV", "WRITEV", "FSYNC", "READ_FIXED",
                     "WRITE_FIXED", "POLL_ADD", "POLL_REMOVE", "SENDMSG", "RECVMSG", "TIMEOUT", "TIMEOUT_REMOVE",
                     "ACCEPT", "ASYNC_CANCEL", "LINK_TIMEOUT", "CONNECT", "FALLOCATE", "OPENAT", "CLOSE", "STATX", "READ",
-                    "WRITE", "FADVISE", "SEND", "RECV", "OPENAT2", "SHUTDOWN", "RENAMEAT", "UNLINKAT", "MKDIRAT",
+                    "WRITE", "FADVISE", "SEND", "RECV", "OPENAT2", "SPLICE", "TEE", "SHUTDOWN", "RENAMEAT", "UNLINKAT",
+                    "MKDIRAT",
                     "SYMLINKAT", "LINKAT", "SOCKET", "FTRUNCATE");
         }
     }

@@ -238,6 +238,28 @@ class FileOpsTest {
         assertThat(Files.readAllBytes(target)).isEqualTo(pattern(7, len));
     }
 
+    /**
+     * SPLICE_F_FD_IN_FIXED: the input is a registered file; a splice that moves less than asked (the file ends
+     * first) fails its link, so the request behind it is cancelled.
+     */
+    @Test
+    void spliceFromARegisteredFileAndAShortSpliceFailsItsLink() throws Exception {
+        assumeSupported(ring, Opcode.SPLICE);
+        int len = 4096;
+        Path source = Files.write(dir.resolve("source"), pattern(9, len));
+        try (Fd in = Fd.open(source, LibC.O_RDONLY); Pipe pipe = Pipe.open()) {
+            ring.register().files(in.fd());
+            int fdInFixed = 1 << 31;
+            ring.sq().next().prepSplice(0, 0, pipe.writeFd(), -1, len, fdInFixed).userData(1);
+            assertThat(submitAndReap(ring, 1)).containsExactly(cqe(1, len));
+            assertThat(pipe.read(len)).isEqualTo(pattern(9, len));
+
+            ring.sq().next().prepSplice(0, len / 2, pipe.writeFd(), -1, len, fdInFixed).userData(2).link();
+            ring.sq().next().prepNop().userData(3);
+            assertThat(submitAndReap(ring, 2)).containsExactly(cqe(2, len / 2), cqe(3, -Errno.ECANCELED));
+        }
+    }
+
     @Test
     void spliceOfABadFdFailsWithEbadf() throws Exception {
         assumeSupported(ring, Opcode.SPLICE);
