@@ -47,9 +47,14 @@ final class Ops {
     static boolean isSocket(int opcode) {
         return switch (opcode) {
             case Opcode.SOCKET, Opcode.CONNECT, Opcode.ACCEPT, Opcode.SEND, Opcode.RECV, Opcode.SENDMSG,
-                 Opcode.RECVMSG, Opcode.SHUTDOWN -> true;
+                 Opcode.RECVMSG, Opcode.SHUTDOWN, Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> true;
             default -> false;
         };
+    }
+
+    /** SEND_ZC and SENDMSG_ZC: sent by copying, they complete twice, as the kernel's (a result, a notification). */
+    static boolean isZeroCopy(int opcode) {
+        return opcode == Opcode.SEND_ZC || opcode == Opcode.SENDMSG_ZC;
     }
 
     /** Work that may block in a system call: it runs on the io-wq, never in enter. */

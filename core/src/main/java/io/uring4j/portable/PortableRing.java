@@ -40,6 +40,8 @@ final class PortableRing {
     static final int PENDING = Integer.MIN_VALUE;
     /** execute(): the request must go on on an io-wq worker (its next system call may block). */
     static final int NEEDS_WORKER = Integer.MIN_VALUE + 1;
+    /** IORING_NOTIF_USAGE_ZC_COPIED: a zero-copy send's notification says the data was copied. */
+    private static final int NOTIF_USAGE_ZC_COPIED = 1 << 31;
     private static final int ENTER_FLAGS = EnterFlags.GETEVENTS | EnterFlags.SQ_WAKEUP | EnterFlags.SQ_WAIT
             | EnterFlags.EXT_ARG;
     /**
@@ -418,7 +420,11 @@ final class PortableRing {
             try {
                 for (Request r = head; r != null; ) {
                     Request next = r.link;
-                    post(r.userData, r == failed ? error : -Errno.ECANCELED, 0, true);
+                    if (r == failed) {
+                        post(r.userData, error, 0, true);       // refused at prep: a zero-copy send has no notification
+                    } else {
+                        postFinal(r, -Errno.ECANCELED, 0, true);
+                    }
                     pool.release(r);
                     r = next;
                 }
@@ -692,7 +698,7 @@ final class PortableRing {
             canceller = r.canceller;
             boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
             if (!skips || failed) {
-                post(r.userData, res, r.cqeFlags, r.opcode != Opcode.TIMEOUT);
+                postFinal(r, res, r.cqeFlags, r.opcode != Opcode.TIMEOUT);
             }
             if (r.opcode == Opcode.TIMEOUT && res != -Errno.ECANCELED) {
                 timeoutsFired++;        // single writer: under the lock
@@ -777,7 +783,7 @@ final class PortableRing {
                 timer.remove(r);
             }
             if (post) {
-                post(r.userData, -Errno.ECANCELED, 0, true);
+                postFinal(r, -Errno.ECANCELED, 0, true);
             }
             retire(r);
             r = next;
@@ -853,6 +859,21 @@ final class PortableRing {
         if (counts) {
             timer.countCompletion();
         }
+    }
+
+    /**
+     * A request's final CQE. A zero-copy send's carries F_MORE and is followed by its notification (F_NOTIF),
+     * as the kernel posts them whenever the send got past prep, failed or cancelled too. We always send by
+     * copying, so the buffer is free at once; with ZC_REPORT_USAGE the notification says so. Under the lock.
+     */
+    private void postFinal(Request r, int res, int flags, boolean counts) {
+        if (!Ops.isZeroCopy(r.opcode)) {
+            post(r.userData, res, flags, counts);
+            return;
+        }
+        post(r.userData, res, flags | io.uring4j.ring.CqeFlags.F_MORE, counts);
+        boolean report = (r.ioprio & io.uring4j.ring.OpFlags.SendRecv.ZC_REPORT_USAGE) != 0;
+        post(r.userData, report ? NOTIF_USAGE_ZC_COPIED : 0, io.uring4j.ring.CqeFlags.F_NOTIF, counts);
     }
 
     private boolean tryPost(long userData, int res, int flags) {

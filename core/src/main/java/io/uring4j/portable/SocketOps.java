@@ -25,6 +25,8 @@ final class SocketOps {
     private static final int ACCEPT_IOPRIO = OpFlags.Accept.MULTISHOT | OpFlags.Accept.DONTWAIT
             | OpFlags.Accept.POLL_FIRST;
     private static final int RECV_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.RECV_MULTISHOT;
+    private static final int SENDMSG_ZC_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.ZC_REPORT_USAGE;
+    private static final int SEND_ZC_IOPRIO = SENDMSG_ZC_IOPRIO | OpFlags.SendRecv.FIXED_BUF;
     /** connect: an EINPROGRESS is being waited for; its outcome is SO_ERROR. */
     private static final int CONNECTING = 1;
 
@@ -46,6 +48,10 @@ final class SocketOps {
             case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
                     || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0 ? -Errno.EINVAL : 0;
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
+            // Zero-copy sends: no skipped CQE (the kernel refuses it too); fixed buffers on SEND_ZC only.
+            case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
+                    || (r.ioprio & ~(r.opcode == Opcode.SEND_ZC ? SEND_ZC_IOPRIO : SENDMSG_ZC_IOPRIO)) != 0
+                    ? -Errno.EINVAL : r.opcode == Opcode.SENDMSG_ZC && r.addr == 0 ? -Errno.EFAULT : 0;
             case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0
                     || ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0 && !select) ? -Errno.EINVAL : 0;
             case Opcode.SENDMSG -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0
@@ -71,6 +77,12 @@ final class SocketOps {
             case Opcode.CONNECT -> connect(r, fd);
             case Opcode.ACCEPT -> accept(r, fd, onWorker);
             case Opcode.SEND -> sendRecv(r, fd, true);
+            case Opcode.SEND_ZC -> {
+                int check = (r.ioprio & OpFlags.SendRecv.FIXED_BUF) == 0 ? 0
+                        : ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
+                yield check < 0 ? check : sendRecv(r, fd, true);
+            }
+            case Opcode.SENDMSG_ZC -> message(r, fd, true);
             case Opcode.RECV, Opcode.RECVMSG -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd)
                     : r.opcode == Opcode.RECV ? sendRecv(r, fd, false) : message(r, fd, false);
             case Opcode.SENDMSG -> message(r, fd, true);

@@ -85,6 +85,8 @@
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
+ *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
+ *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
  *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,

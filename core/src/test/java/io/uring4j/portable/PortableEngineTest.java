@@ -70,14 +70,14 @@ class PortableEngineTest {
                     "ACCEPT", "ASYNC_CANCEL", "LINK_TIMEOUT", "CONNECT", "FALLOCATE", "OPENAT", "CLOSE", "STATX", "READ",
                     "WRITE", "FADVISE", "SEND", "RECV", "OPENAT2", "SPLICE", "TEE", "SHUTDOWN", "RENAMEAT", "UNLINKAT",
                     "MKDIRAT",
-                    "SYMLINKAT", "LINKAT", "SOCKET", "FTRUNCATE");
+                    "SYMLINKAT", "LINKAT", "SOCKET", "SEND_ZC", "SENDMSG_ZC", "FTRUNCATE");
         }
     }
 
     @Test
     void anOpcodeItDoesNotImplementCompletesWithEinval() throws Exception {
         try (IoUring r = ring(4)) {
-            for (byte op : new byte[] {Opcode.SEND_ZC, Opcode.PROVIDE_BUFFERS, Opcode.MSG_RING, (byte) 200}) {
+            for (byte op : new byte[] {Opcode.URING_CMD, Opcode.PROVIDE_BUFFERS, Opcode.MSG_RING, (byte) 200}) {
                 r.sq().next().prepRw(op, 0, 0, 0, 0).userData(op & 0xff);
                 r.submitAndWait(1);
                 Cqe cqe = r.cq().peek();
