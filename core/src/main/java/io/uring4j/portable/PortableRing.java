@@ -423,7 +423,7 @@ final class PortableRing {
                     if (r == failed) {
                         post(r.userData, error, 0, true);       // refused at prep: a zero-copy send has no notification
                     } else {
-                        postFinal(r, -Errno.ECANCELED, 0, true);
+                        postFinal(r, -Errno.ECANCELED, 0, true, false);
                     }
                     pool.release(r);
                     r = next;
@@ -698,7 +698,7 @@ final class PortableRing {
             canceller = r.canceller;
             boolean skips = (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0;
             if (!skips || failed) {
-                postFinal(r, res, r.cqeFlags, r.opcode != Opcode.TIMEOUT);
+                postFinal(r, res, r.cqeFlags, r.opcode != Opcode.TIMEOUT, true);
             }
             if (r.opcode == Opcode.TIMEOUT && res != -Errno.ECANCELED) {
                 timeoutsFired++;        // single writer: under the lock
@@ -783,7 +783,7 @@ final class PortableRing {
                 timer.remove(r);
             }
             if (post) {
-                postFinal(r, -Errno.ECANCELED, 0, true);
+                postFinal(r, -Errno.ECANCELED, 0, true, false);
             }
             retire(r);
             r = next;
@@ -862,16 +862,17 @@ final class PortableRing {
     }
 
     /**
-     * A request's final CQE. A zero-copy send's carries F_MORE and is followed by its notification (F_NOTIF),
-     * as the kernel posts them whenever the send got past prep, failed or cancelled too. We always send by
+     * A request's final CQE. A zero-copy send that got past prep is followed by its notification (F_NOTIF), as
+     * in the kernel, failed or cancelled too; its result announces it (F_MORE) only if the send ran — one
+     * cancelled before it ran ({@code ran} false: a failed link) has none, as the kernel's. We always send by
      * copying, so the buffer is free at once; with ZC_REPORT_USAGE the notification says so. Under the lock.
      */
-    private void postFinal(Request r, int res, int flags, boolean counts) {
+    private void postFinal(Request r, int res, int flags, boolean counts, boolean ran) {
         if (!Ops.isZeroCopy(r.opcode)) {
             post(r.userData, res, flags, counts);
             return;
         }
-        post(r.userData, res, flags | io.uring4j.ring.CqeFlags.F_MORE, counts);
+        post(r.userData, res, ran ? flags | io.uring4j.ring.CqeFlags.F_MORE : 0, counts);
         boolean report = (r.ioprio & io.uring4j.ring.OpFlags.SendRecv.ZC_REPORT_USAGE) != 0;
         post(r.userData, report ? NOTIF_USAGE_ZC_COPIED : 0, io.uring4j.ring.CqeFlags.F_NOTIF, counts);
     }

@@ -65,6 +65,30 @@ class SendZcTest {
         }
     }
 
+    /**
+     * A send cancelled by its failed predecessor never ran: its -ECANCELED has no F_MORE, yet, as in the kernel,
+     * the notification set up at prep still follows.
+     */
+    @Test
+    void aSendCancelledBeforeItRanStillNotifies() throws Exception {
+        try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
+             IoUring ring = IoUring.open(8)) {
+            assumeSupported(ring, Opcode.SEND_ZC);
+            int[] tcp = net.tcpPair();
+            MemorySegment out = arena.allocate(100);
+
+            ring.sq().next().prepNop(-Errno.EIO).userData(RECV).link();
+            ring.sq().next().prepSendZc(tcp[0], out, 0, 0).userData(SEND);
+            List<Completion> cqes = submitAndReap(ring, 3);
+
+            assertThat(cqes.get(0).res()).isEqualTo(-Errno.EIO);
+            assertThat(cqes.get(1).userData()).isEqualTo(SEND);
+            assertThat(cqes.get(1).res()).isEqualTo(-Errno.ECANCELED);
+            assertThat(cqes.get(1).hasMore()).as("F_MORE on %s", cqes.get(1)).isFalse();
+            assertNotification(cqes.get(2), 0);
+        }
+    }
+
     @Test
     void reportUsageSaysLoopbackCopied() throws Exception {
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
