@@ -59,18 +59,22 @@ final class DirectIo {
         if (r.off < 0) {
             return PortableRing.NEEDS_WORKER;
         }
+        boolean first;
         lock.lock();
         try {
             if ((aio == null && !open()) || !aio.covers(r.slot)) {
                 return PortableRing.NEEDS_WORKER;
             }
             queue(r, fd);
-            inFlight++;             // every write is under the lock
+            first = inFlight++ == 0;        // every write is under the lock
             if (batching != Thread.currentThread()) {
                 submit();
             }
         } finally {
             lock.unlock();
+        }
+        if (first) {
+            ring.directIoChanged();
         }
         finishRefused();
         return PortableRing.PENDING;
@@ -159,17 +163,21 @@ final class DirectIo {
         while (true) {
             Request r;
             long res;
+            boolean last;
             lock.lock();
             try {
                 if (refused == 0) {
                     return;
                 }
                 refused--;
-                inFlight--;
+                last = --inFlight == 0;
                 r = ring.pool.all[refusedSlots[refused]];
                 res = refusedErrors[refused];
             } finally {
                 lock.unlock();
+            }
+            if (last) {
+                ring.directIoChanged();
             }
             if (res == -Errno.EAGAIN) {
                 ring.wq.enqueue(r);
@@ -183,11 +191,16 @@ final class DirectIo {
     void reap() {
         int reaped = aio.reap((slot, res) -> ring.issue(ring.finish(ring.pool.all[slot], (int) res, true), false));
         if (reaped > 0) {
+            boolean none;
             lock.lock();
             try {
                 inFlight -= reaped;
+                none = inFlight == 0;
             } finally {
                 lock.unlock();
+            }
+            if (none) {
+                ring.directIoChanged();
             }
         }
     }

@@ -331,7 +331,7 @@ final class Poller {
         r.nextQueued = byFd[fd];
         byFd[fd] = r;
         if (armed++ == 0) {
-            ring.armedChanged(true);
+            ring.pendingChanged();
         }
     }
 
@@ -340,7 +340,7 @@ final class Poller {
         r.nextQueued = null;
         r.state = Request.RUNNING;
         if (--armed == 0) {
-            ring.armedChanged(false);
+            ring.pendingChanged();
         }
     }
 

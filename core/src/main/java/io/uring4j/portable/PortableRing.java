@@ -268,16 +268,29 @@ final class PortableRing {
     }
 
     /**
-     * The poller's armed count went from 0 to 1 or back: with TASKRUN_FLAG on a ring whose issuer polls,
-     * IORING_SQ_TASKRUN is up while anything is armed — readiness is only found by entering, so "work may be
-     * pending" is the truthful answer to an application that peeks. Under the lock.
+     * Whether anything may be waiting to be found by polling changed: requests armed on the poller, or direct
+     * I/O on AIO. With TASKRUN_FLAG on a ring whose issuer polls, IORING_SQ_TASKRUN is up while there is —
+     * readiness and AIO completions are only found by entering, so "work may be pending" is the truthful answer
+     * to an application that peeks. Under the lock.
      */
-    void armedChanged(boolean any) {
+    void pendingChanged() {
         if (taskrunFlag && poller.issuerPolls()) {
-            if (any) {
+            if (poller.hasArmed() || directIo.busy()) {
                 INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
             } else if (taskWorkHead == null) {
                 INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+            }
+        }
+    }
+
+    /** {@link #pendingChanged} for direct I/O, which keeps its own lock: takes the ring's, if it matters. */
+    void directIoChanged() {
+        if (taskrunFlag && poller.issuerPolls()) {
+            lock.lock();
+            try {
+                pendingChanged();
+            } finally {
+                lock.unlock();
             }
         }
     }

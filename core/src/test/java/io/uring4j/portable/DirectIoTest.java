@@ -159,6 +159,30 @@ class DirectIoTest {
         }
     }
 
+    /**
+     * With TASKRUN_FLAG, IORING_SQ_TASKRUN is up while direct I/O is in flight, so an application that only
+     * peeks knows to enter, and finds the CQE.
+     */
+    @org.junit.jupiter.api.Test
+    void peekingFindsTheCompletionWithTheTaskrunFlag() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).engine(Engine.portable()).deferTaskrun().taskrunFlag()
+                .build()) {
+            MemorySegment buf = arena.allocate(BS, BS);
+            ring.sq().next().prepRead(fd, buf, 0).userData(1);
+            ring.submit();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            Cqe cqe = null;
+            while (cqe == null && System.nanoTime() < deadline) {
+                cqe = ring.peekCqe();
+            }
+            assertThat(cqe).isNotNull();
+            assertThat(cqe.res()).isEqualTo(BS);
+            ring.cq().seen(cqe);
+            assertThat(ring.sq().kernelFlags() & io.uring4j.ring.SubmissionQueue.TASKRUN).as("nothing pending")
+                    .isZero();
+        }
+    }
+
     /** Close waits for reads in flight (io_destroy): afterwards every buffer holds what was read, and stays. */
     @ParameterizedTest(name = "DEFER_TASKRUN: {0}")
     @ValueSource(booleans = {true, false})
