@@ -351,15 +351,18 @@ final class Poller {
      */
     private void rearm(int fd) {
         Request head = byFd[fd];
-        if (threaded) {
-            if (head != null) {
-                register(fd, false, union(head, 0) | Epoll.EPOLLONESHOT);
-            }
+        if (threaded && head != null) {
+            int value = union(head, 0) | Epoll.EPOLLONESHOT;
+            register(fd, false, value);
+            registered[fd] = value;
             return;
         }
-        // Level-triggered: narrow the registration to what is still wanted, or disarm it (one-shot with no
-        // events: at most one more report, of an error or hang-up), so that a ready fd nobody waits on stops
-        // being reported.
+        // Level-triggered (or left so by the issuer before a thread took over): narrow the registration to what
+        // is still wanted, or disarm it (one-shot with no events: at most one more report, of an error or
+        // hang-up), so that a ready fd nobody waits on stops being reported. A spent one-shot stays as it is.
+        if (threaded && (registered[fd] & Epoll.EPOLLONESHOT) != 0) {
+            return;
+        }
         int value = head == null ? Epoll.EPOLLONESHOT : union(head, 0);
         if (registered[fd] != value) {
             register(fd, false, value);
@@ -434,7 +437,7 @@ final class Poller {
         }
         Request head = fd < byFd.length ? byFd[fd] : null;
         if (head == null) {
-            if (fd < byFd.length && fd != wakeFd && !threaded) {
+            if (fd < byFd.length && fd != wakeFd) {
                 rearm(fd);      // level-triggered and nobody waits: stop the reports
             }
             return ready;      // the wake-up eventfd, or requests cancelled since
