@@ -19,6 +19,8 @@ import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * What the drop-in channels share: their sockets are dual-stack AF_INET6 like the JDK's (IPv4 peers appear as
@@ -175,13 +177,13 @@ final class ChannelSockets {
      * Waits for that, except on the loop itself.
      */
     static void close(FdGuard guard, EventLoop loop) throws IOException {
-        java.util.concurrent.CompletableFuture<Void> closed = guard.close();
+        CompletableFuture<Void> closed = guard.close();
         if (loop.inLoop()) {
             return;         // waiting would deadlock: the fd closes as its cancelled requests end, on this loop
         }
         try {
             closed.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         }
     }

@@ -41,6 +41,8 @@ final class DirectIo {
     private final int[] refusedSlots;
     private final long[] refusedErrors;
     private int refused;
+    /** Records what io_submit refused (allocated once, not per submit). */
+    private final AioContext.Completion refuse = this::refused;
     /** Requests on AIO not yet reaped: while any are, enter with GETEVENTS looks for completions. */
     private volatile int inFlight;
 
@@ -60,6 +62,7 @@ final class DirectIo {
             return PortableRing.NEEDS_WORKER;
         }
         boolean first;
+        boolean refusals = false;
         lock.lock();
         try {
             if ((aio == null && !open()) || !aio.covers(r.slot)) {
@@ -68,7 +71,7 @@ final class DirectIo {
             queue(r, fd);
             first = inFlight++ == 0;        // every write is under the lock
             if (batching != Thread.currentThread()) {
-                submit();
+                refusals = submit();
             }
         } finally {
             lock.unlock();
@@ -76,7 +79,9 @@ final class DirectIo {
         if (first) {
             ring.directIoChanged();
         }
-        finishRefused();
+        if (refusals) {
+            finishRefused();
+        }
         return PortableRing.PENDING;
     }
 
@@ -139,23 +144,29 @@ final class DirectIo {
         if (aio == null) {
             return;
         }
+        boolean refusals = false;
         lock.lock();
         try {
             if (aio.queued() > 0) {
-                submit();
+                refusals = submit();
             }
         } finally {
             lock.unlock();
         }
-        finishRefused();
+        if (refusals) {
+            finishRefused();
+        }
     }
 
-    /** Under the lock. */
-    private void submit() {
-        aio.submit((slot, res) -> {
-            refusedSlots[refused] = slot;
-            refusedErrors[refused++] = res;
-        });
+    private void refused(int slot, long res) {
+        refusedSlots[refused] = slot;
+        refusedErrors[refused++] = res;
+    }
+
+    /** Under the lock: one io_submit; whether it refused any (for {@link #finishRefused}, outside the lock). */
+    private boolean submit() {
+        aio.submit(refuse);
+        return refused > 0;
     }
 
     /** Outside the lock: what io_submit refused goes to a worker (a full context) or fails with its error. */

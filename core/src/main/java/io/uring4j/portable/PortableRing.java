@@ -1,7 +1,9 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.CompletionQueue;
+import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.EnterFlags;
+import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SetupFlags;
 import io.uring4j.ring.SqeFlags;
@@ -662,7 +664,7 @@ final class PortableRing {
     void postMore(Request r, int res, int flags) {
         lock.lock();
         try {
-            post(r.userData, res, flags | io.uring4j.ring.CqeFlags.F_MORE, true);
+            post(r.userData, res, flags | CqeFlags.F_MORE, true);
         } finally {
             lock.unlock();
         }
@@ -885,9 +887,9 @@ final class PortableRing {
             post(r.userData, res, flags, counts);
             return;
         }
-        post(r.userData, res, ran ? flags | io.uring4j.ring.CqeFlags.F_MORE : 0, counts);
-        boolean report = (r.ioprio & io.uring4j.ring.OpFlags.SendRecv.ZC_REPORT_USAGE) != 0;
-        post(r.userData, report ? NOTIF_USAGE_ZC_COPIED : 0, io.uring4j.ring.CqeFlags.F_NOTIF, counts);
+        post(r.userData, res, ran ? flags | CqeFlags.F_MORE : 0, counts);
+        boolean report = (r.ioprio & OpFlags.SendRecv.ZC_REPORT_USAGE) != 0;
+        post(r.userData, report ? NOTIF_USAGE_ZC_COPIED : 0, CqeFlags.F_NOTIF, counts);
     }
 
     private boolean tryPost(long userData, int res, int flags) {
