@@ -1,8 +1,6 @@
 package io.uring4j.portable;
 
-import io.uring4j.fs.OpenFlags;
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,6 +40,7 @@ class AioContextTest {
     private final AioContext.Completion record = (slot, res) ->
             assertThat(results.put(slot, res)).as("slot %d reported twice", slot).isNull();
     private byte[] content;
+    private DirectFile direct;
     private Path file;
     private int fd = -1;
     private AioContext aio;
@@ -50,7 +49,9 @@ class AioContextTest {
     void openDirectFileAndContext() throws IOException {
         content = new byte[BLOCKS * BS];
         new Random(42).nextBytes(content);
-        fd = openDirect(content);
+        direct = DirectFile.create(dir, content);
+        file = direct.path();
+        fd = direct.fd();
         aio = new AioContext(64);
         int err = aio.open();
         assumeTrue(err != -Errno.ENOSYS && err != -Errno.EPERM, "native AIO refused here: " + Errno.name(-err));
@@ -58,29 +59,16 @@ class AioContextTest {
     }
 
     @AfterEach
-    void close() {
-        aio.close();
-        if (fd >= 0) {
-            LibC.close(fd);
+    void close() throws IOException {
+        if (aio != null) {
+            aio.close();
+        }
+        if (direct != null) {
+            direct.close();
         }
         arena.close();
     }
 
-    /** A file holding {@code bytes}, opened O_DIRECT; /var/tmp if the temp dir refuses O_DIRECT (tmpfs). */
-    private int openDirect(byte[] bytes) throws IOException {
-        for (Path d : List.of(dir, Path.of("/var/tmp"))) {
-            file = Files.createTempFile(d, "aio", ".dat");
-            file.toFile().deleteOnExit();
-            Files.write(file, bytes);
-            int ret = LibC.open(file.toString(), OpenFlags.O_RDWR | OpenFlags.O_DIRECT | OpenFlags.O_CLOEXEC, 0);
-            if (ret != -Errno.EINVAL) {
-                assertThat(ret).as("open O_DIRECT %s (negative: -errno)", file).isNotNegative();
-                return ret;
-            }
-        }
-        assumeTrue(false, "no directory here supports O_DIRECT (tried the temp dir and /var/tmp)");
-        return -1;
-    }
 
     /** Block-aligned memory, as O_DIRECT wants it. */
     private MemorySegment buffer(long size) {

@@ -1,12 +1,10 @@
 package io.uring4j.portable;
 
-import io.uring4j.fs.OpenFlags;
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.IoUringBuilder;
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -37,28 +34,21 @@ class DirectIoTest {
     private final Arena arena = Arena.ofShared();
     private byte[] content;
     private Path path;
+    private DirectFile file;
     private int fd = -1;
 
     @BeforeEach
     void directFile() throws IOException {
         content = new byte[BLOCKS * BS];
         new Random(7).nextBytes(content);
-        for (Path dir : List.of(Path.of(System.getProperty("java.io.tmpdir")), Path.of("/var/tmp"))) {
-            path = Files.createTempFile(dir, "directio", ".dat");
-            Files.write(path, content);
-            fd = LibC.open(path.toString(), OpenFlags.O_RDWR | OpenFlags.O_DIRECT | OpenFlags.O_CLOEXEC, 0);
-            if (fd >= 0) {
-                return;
-            }
-            Files.delete(path);
-        }
-        throw new IOException("no directory here takes O_DIRECT: " + Errno.name(-fd));
+        file = DirectFile.create(Path.of(System.getProperty("java.io.tmpdir")), content);
+        path = file.path();
+        fd = file.fd();
     }
 
     @AfterEach
     void close() throws IOException {
-        LibC.close(fd);
-        Files.deleteIfExists(path);
+        file.close();
         arena.close();
     }
 
