@@ -23,10 +23,20 @@ final class Ops {
 
     private final PortableRing ring;
     private final SocketOps sockets;
-    /** The thread consuming an SQ batch, and the fd whose flags it asked last ({@link #fileFlags}). */
+    /** {@link #workClass}: unhashed work for the bounded workers, and work for the unbound ones. */
+    static final long BOUND = 0;
+    static final long UNBOUND = -1;
+    private static final int UNKNOWN_FLAGS = Integer.MIN_VALUE;
+    private static final long UNKNOWN_KIND = Long.MIN_VALUE;
+
+    /**
+     * The thread consuming an SQ batch, and what it learnt last about one fd ({@link #fileFlags},
+     * {@link #workClass}).
+     */
     private Thread batchThread;
     private int batchFd = -1;
     private int batchFlags;
+    private long batchKind;
 
     Ops(PortableRing ring) {
         this.ring = ring;
@@ -266,16 +276,64 @@ final class Ops {
      * submission, since the batch is consumed in one go.
      */
     private int fileFlags(int fd) {
-        boolean batch = Thread.currentThread() == batchThread;
-        if (batch && fd == batchFd) {
+        boolean batch = batchHolds(fd);
+        if (batch && batchFlags != UNKNOWN_FLAGS) {
             return batchFlags;
         }
         int flags = Sys.fcntl(fd, Sys.F_GETFL, 0);
         if (batch) {
-            batchFd = fd;
             batchFlags = flags;
         }
         return flags;
+    }
+
+    /**
+     * Which io-wq workers run {@code r}, as the kernel's io_prep_async_work decides: {@link #UNBOUND} for a
+     * read, write, splice or socket op on a file that is neither regular nor a block device (it may wait forever);
+     * for a buffered write to a regular file, a positive hash of its inode, which serializes the writes to that
+     * file (not a splice into it: measured, the kernel lets writes pass a splice blocked on its pipe); else
+     * {@link #BOUND}. O_DIRECT writes are not hashed: ext4 and xfs take them in
+     * parallel (FOP_DIO_PARALLEL_WRITE). One statx per run of requests on one fd in an SQ batch.
+     */
+    long workClass(Request r) {
+        boolean hashed = switch (r.opcode) {
+            case Opcode.WRITE, Opcode.WRITEV, Opcode.WRITE_FIXED -> true;
+            default -> false;
+        };
+        if (!hashed && !isReadWrite(r.opcode) && !Splice.isSplice(r.opcode) && !isSocket(r.opcode)
+                && r.opcode != Opcode.POLL_ADD) {
+            return BOUND;
+        }
+        int fd = ring.registered.fd(r);
+        if (fd < 0) {
+            return BOUND;               // the worker reports the error
+        }
+        boolean batch = batchHolds(fd);
+        long kind = batch && batchKind != UNKNOWN_KIND ? batchKind : Sys.fileKind(fd);
+        if (batch) {
+            batchKind = kind;
+        }
+        if (kind == Sys.OTHER_FILE) {
+            return UNBOUND;
+        }
+        if (kind <= 0 || !hashed) {
+            return BOUND;
+        }
+        int flags = fileFlags(fd);
+        return flags >= 0 && (flags & O_DIRECT) != 0 ? BOUND : kind;
+    }
+
+    /** Whether the per-batch cache may answer for {@code fd} on this thread; it switches to {@code fd} if so. */
+    private boolean batchHolds(int fd) {
+        if (Thread.currentThread() != batchThread) {
+            return false;
+        }
+        if (fd != batchFd) {
+            batchFd = fd;
+            batchFlags = UNKNOWN_FLAGS;
+            batchKind = UNKNOWN_KIND;
+        }
+        return true;
     }
 
     /** The calling thread starts consuming an SQ batch ({@link #fileFlags} may remember). */

@@ -98,7 +98,7 @@ final class PortableRing {
     final Poller poller;
     final Registered registered;
     final DirectIo directIo;
-    private final Ops ops;
+    final Ops ops;
 
     /** Our SQ head: only enter moves it. */
     private int sqHead;

@@ -32,7 +32,10 @@ final class Request {
     long userData;
     long off;
     long addr;
-    /** A timer deadline (System.nanoTime) while ARMED. */
+    /**
+     * A timer deadline (System.nanoTime) while ARMED; while QUEUED or RUNNING on the io-wq, its work class
+     * instead ({@link Ops#workClass}: the file's hash for a write that is serialized). Never both at once.
+     */
     long deadline;
     int fd;
     int len;

@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The system calls the portable engine issues on behalf of requests. Every pointer is a raw address taken from
@@ -162,6 +163,40 @@ final class Sys {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /** {@link #fileKind}: a file that is neither regular nor a block device (a pipe, socket, tty, ...). */
+    static final long OTHER_FILE = -1;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_TYPE = 0x1;
+    private static final int STATX_INO = 0x100;
+    private static final int S_IFMT = 0xF000;
+    private static final int S_IFREG = 0x8000;
+    private static final int S_IFBLK = 0x6000;
+    private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
+    /** Per thread: the struct statx that {@link #fileKind} reads (stx_mode at 0x1C, stx_ino at 0x20, dev at 0x88). */
+    private static final ThreadLocal<MemorySegment> STATX_BUF =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(256, 8));
+
+    /**
+     * What io-wq needs to know of {@code fd}'s file: a positive hash of (device, inode) for a regular file,
+     * {@link #OTHER_FILE} for a file that may block forever, 0 for a block device or when statx fails.
+     */
+    static long fileKind(int fd) {
+        MemorySegment buf = STATX_BUF.get();
+        if (statx(fd, EMPTY_PATH.address(), AT_EMPTY_PATH, STATX_TYPE | STATX_INO, buf.address()) < 0) {
+            return 0;
+        }
+        int type = Short.toUnsignedInt(buf.get(JAVA_SHORT, 0x1C)) & S_IFMT;
+        if (type == S_IFBLK) {
+            return 0;
+        }
+        if (type != S_IFREG) {
+            return OTHER_FILE;
+        }
+        long dev = ((long) buf.get(JAVA_INT, 0x88) << 32) | buf.get(JAVA_INT, 0x8C);
+        long hash = buf.get(JAVA_LONG, 0x20) * 0x9E3779B97F4A7C15L ^ dev;
+        return (hash & Long.MAX_VALUE) | 1;
     }
 
     static int close(int fd) {

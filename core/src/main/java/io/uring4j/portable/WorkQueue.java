@@ -1,49 +1,65 @@
 package io.uring4j.portable;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The io-wq of one ring: a FIFO of requests (linked through {@link Request#nextQueued}, so queueing allocates
- * nothing) served by up to {@code max} daemon threads that block in system calls. Workers are started on demand
- * and leave after {@link #IDLE_NANOS} without work, like io-wq's. The lock is taken once per work item: a
- * worker that finishes a request runs the linked successor itself ({@link PortableRing#runOnWorker}) without
- * coming back here.
+ * The io-wq of one ring: requests (linked through {@link Request#nextQueued}, so queueing allocates nothing)
+ * served by daemon threads that block in system calls. Workers are started on demand and leave after
+ * {@link #IDLE_NANOS} without work, like io-wq's. The lock is taken once per work item: a worker that finishes a
+ * request runs the linked successor itself ({@link PortableRing#runOnWorker}) without coming back here.
+ *
+ * <p>Work is sorted as the kernel's io_prep_async_work sorts it ({@link Ops#workClass}):
+ * <ul>
+ *   <li>work on a pipe, socket or other file that may block forever goes to the <em>unbound</em> workers, so a
+ *       splice waiting on an empty pipe never takes a worker from file I/O;</li>
+ *   <li>the rest goes to the <em>bound</em> workers, at most {@code min(SQ entries, 4 × CPUs)};</li>
+ *   <li>buffered writes to one regular file carry its inode as a hash, and run one at a time in submission
+ *       order: the first waits in the queue, the others behind it in its chain, and the worker that ran one runs
+ *       the next (so O_APPEND records land in order, even through two descriptors).</li>
+ * </ul>
  */
 final class WorkQueue {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How long closing the ring waits for workers to leave (one inside a slow system call may not). */
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** The kernel allows RLIMIT_NPROC unbound workers; threads of ours are dearer than its kthreads. */
+    static final int UNBOUND_MAX = 1024;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition work = lock.newCondition();
     private final Condition gone = lock.newCondition();
     private final PortableRing ring;
-    private final int max;
     private final String name;
-    private Request head;
-    private Request tail;
-    /** Workers started and not yet leaving: at most {@link #max}. */
-    private int workers;
+    private final Account bound;
+    private final Account unbound;
+    /** Hashes with a request queued or running, each with the requests waiting behind it. */
+    private long[] hashes = new long[8];
+    private Request[] chainHeads = new Request[8];
+    private Request[] chainTails = new Request[8];
+    private int chains;
     /** Worker threads alive, for close. */
     private int alive;
-    private int idle;
     private int started;
     private boolean closed;
 
-    WorkQueue(PortableRing ring, int max, String name) {
-        this.ring = ring;
-        this.max = max;
-        this.name = name;
-    }
+    /** One class of workers (the kernel's io_wq_acct): its FIFO and its limit. */
+    private final class Account {
+        final Condition work = lock.newCondition();
+        final int max;
+        Request head;
+        Request tail;
+        /** Workers started and not yet leaving: at most {@link #max}. */
+        int workers;
+        int idle;
 
-    void enqueue(Request r) {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
+        Account(int max) {
+            this.max = max;
+        }
+
+        /** Under the lock. */
+        void push(Request r) {
             r.state = Request.QUEUED;
             r.nextQueued = null;
             if (tail == null) {
@@ -56,17 +72,13 @@ final class WorkQueue {
                 work.signal();
             } else if (workers < max) {
                 workers++;
-                startWorker();
+                alive++;
+                Thread.ofPlatform().daemon().name(name + "-" + started++).start(() -> serve(this));
             }
-        } finally {
-            lock.unlock();
         }
-    }
 
-    /** Takes {@code r} out of the queue if no worker has picked it up yet; the caller then cancels it. */
-    boolean remove(Request r) {
-        lock.lock();
-        try {
+        /** Under the lock: unlinks {@code r} if it waits here. */
+        boolean unlink(Request r) {
             Request prev = null;
             for (Request q = head; q != null; prev = q, q = q.nextQueued) {
                 if (q == r) {
@@ -83,15 +95,90 @@ final class WorkQueue {
                 }
             }
             return false;
+        }
+    }
+
+    WorkQueue(PortableRing ring, int boundMax, String name) {
+        this.ring = ring;
+        this.name = name;
+        this.bound = new Account(boundMax);
+        this.unbound = new Account(UNBOUND_MAX);
+    }
+
+    void enqueue(Request r) {
+        long work = ring.ops.workClass(r);       // a system call: outside the lock
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            if (work == Ops.UNBOUND) {
+                r.deadline = 0;
+                unbound.push(r);
+                return;
+            }
+            r.deadline = work;
+            if (work != Ops.BOUND) {
+                int c = chainOf(work);
+                if (c >= 0) {
+                    r.state = Request.QUEUED;
+                    r.nextQueued = null;
+                    if (chainTails[c] == null) {
+                        chainHeads[c] = r;
+                    } else {
+                        chainTails[c].nextQueued = r;
+                    }
+                    chainTails[c] = r;
+                    return;
+                }
+                addChain(work);
+            }
+            bound.push(r);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Under the lock. */
-    private void startWorker() {
-        alive++;
-        Thread.ofPlatform().daemon().name(name + "-" + started++).start(this::serve);
+    /** Takes {@code r} out of the queue if no worker has picked it up yet; the caller then cancels it. */
+    boolean remove(Request r) {
+        lock.lock();
+        try {
+            if (unbound.unlink(r)) {
+                return true;
+            }
+            long hash = r.deadline;
+            if (bound.unlink(r)) {
+                if (hash != Ops.BOUND) {
+                    Request next = nextOfChain(hash);     // the one behind it takes its place
+                    if (next != null) {
+                        bound.push(next);
+                    }
+                }
+                return true;
+            }
+            int c = hash == Ops.BOUND ? -1 : chainOf(hash);
+            if (c < 0) {
+                return false;
+            }
+            Request prev = null;
+            for (Request q = chainHeads[c]; q != null; prev = q, q = q.nextQueued) {
+                if (q == r) {
+                    if (prev == null) {
+                        chainHeads[c] = q.nextQueued;
+                    } else {
+                        prev.nextQueued = q.nextQueued;
+                    }
+                    if (chainTails[c] == q) {
+                        chainTails[c] = prev;
+                    }
+                    q.nextQueued = null;
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -102,8 +189,12 @@ final class WorkQueue {
         lock.lock();
         try {
             closed = true;
-            head = tail = null;
-            work.signalAll();
+            bound.head = bound.tail = unbound.head = unbound.tail = null;
+            Arrays.fill(chainHeads, null);
+            Arrays.fill(chainTails, null);
+            chains = 0;
+            bound.work.signalAll();
+            unbound.work.signalAll();
             long wait = CLOSE_WAIT_NANOS;
             while (alive > 0 && wait > 0) {
                 wait = gone.awaitNanos(wait);
@@ -115,9 +206,9 @@ final class WorkQueue {
         }
     }
 
-    private void serve() {
+    private void serve(Account account) {
         try {
-            serveUntilIdle();
+            serveUntilIdle(account);
         } finally {
             lock.lock();
             try {
@@ -129,37 +220,98 @@ final class WorkQueue {
         }
     }
 
-    private void serveUntilIdle() {
+    private void serveUntilIdle(Account account) {
         while (true) {
             Request r;
             lock.lock();
             try {
                 long wait = IDLE_NANOS;
-                while (head == null && !closed && wait > 0) {
-                    idle++;
+                while (account.head == null && !closed && wait > 0) {
+                    account.idle++;
                     try {
-                        wait = work.awaitNanos(wait);
+                        wait = account.work.awaitNanos(wait);
                     } catch (InterruptedException e) {
                         wait = 0;
                     } finally {
-                        idle--;
+                        account.idle--;
                     }
                 }
-                if (head == null || closed) {
-                    workers--;
+                if (account.head == null || closed) {
+                    account.workers--;
                     return;
                 }
-                r = head;
-                head = r.nextQueued;
-                if (head == null) {
-                    tail = null;
+                r = account.head;
+                account.head = r.nextQueued;
+                if (account.head == null) {
+                    account.tail = null;
                 }
                 r.nextQueued = null;
                 r.state = Request.RUNNING;
             } finally {
                 lock.unlock();
             }
-            ring.runOnWorker(r);
+            runHashed(r);
         }
+    }
+
+    /** Runs {@code r}, then the requests of its hash that queued behind it meanwhile, in order. */
+    private void runHashed(Request r) {
+        while (r != null) {
+            long hash = r.deadline;     // read before running: r may be recycled (or re-armed) by then
+            ring.runOnWorker(r);
+            if (hash == Ops.BOUND) {
+                return;
+            }
+            lock.lock();
+            try {
+                r = closed ? null : nextOfChain(hash);
+                if (r != null) {
+                    r.state = Request.RUNNING;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Under the lock: the next request of {@code hash}'s chain, or null after retiring the chain. */
+    private Request nextOfChain(long hash) {
+        int c = chainOf(hash);
+        if (c < 0) {
+            return null;
+        }
+        Request next = chainHeads[c];
+        if (next == null) {
+            chains--;
+            hashes[c] = hashes[chains];
+            chainHeads[c] = chainHeads[chains];
+            chainTails[c] = chainTails[chains];
+            chainHeads[chains] = chainTails[chains] = null;
+            return null;
+        }
+        chainHeads[c] = next.nextQueued;
+        if (chainHeads[c] == null) {
+            chainTails[c] = null;
+        }
+        next.nextQueued = null;
+        return next;
+    }
+
+    private int chainOf(long hash) {
+        for (int c = 0; c < chains; c++) {
+            if (hashes[c] == hash) {
+                return c;
+            }
+        }
+        return -1;
+    }
+
+    private void addChain(long hash) {
+        if (chains == hashes.length) {
+            hashes = Arrays.copyOf(hashes, 2 * chains);
+            chainHeads = Arrays.copyOf(chainHeads, 2 * chains);
+            chainTails = Arrays.copyOf(chainTails, 2 * chains);
+        }
+        hashes[chains++] = hash;
     }
 }

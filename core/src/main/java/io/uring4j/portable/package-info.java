@@ -19,8 +19,10 @@
  *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, SPLICE, TEE, and the path
  *       opcodes of {@link io.uring4j.portable.PathOps}: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT,
  *       LINKAT) and anything with IOSQE_ASYNC
- *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of at most
- *       {@code min(sq_entries, 4 × CPUs)} workers issuing raw system calls through FFM. Reads are first issued
+ *       go to a per-ring io-wq ({@link io.uring4j.portable.WorkQueue}) of workers issuing raw system calls
+ *       through FFM, sorted as the kernel sorts them: at most {@code min(sq_entries, 4 × CPUs)} bound workers;
+ *       unbound ones (up to 1024) for work on a pipe or socket, which may block forever; buffered writes to one
+ *       regular file hashed by inode and run one at a time, in submission order. Reads are first issued
  *       in enter without blocking, as the kernel issues them (RWF_NOWAIT): cached data of a buffered file, or
  *       what a pipe holds, completes there; a read that would block and a positional read that came up short go
  *       to the io-wq. O_DIRECT reads and writes at an offset go to native AIO instead
@@ -84,7 +86,6 @@
  *       addr3 is zero (the SQE's addr3 is not copied).</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
- *   <li>Writes to one regular file are not serialized (io-wq hashes them by inode).</li>
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,

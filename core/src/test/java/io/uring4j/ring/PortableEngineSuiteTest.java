@@ -33,7 +33,7 @@ class PortableEngineSuiteTest {
             SubmitLinkFailTest.class, SubmitReuseTest.class, EventfdTest.class, ProbeTest.class,
             OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
             SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
-            DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class);
+            DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class);
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels and UDP; AsyncFile, the FileChannel and
