@@ -109,7 +109,7 @@ final class Ops {
             return r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 ? -Errno.EINVAL : 0;
         }
         if (r.opcode == Opcode.FTRUNCATE) {
-            // the length in off; the rest must be zero (addr3 too in the kernel, which we do not copy)
+            // the length in off; the rest must be zero (addr3 too: checked in the SQE, as it is not copied)
             return r.opFlags != 0 || r.addr != 0 || r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0
                     ? -Errno.EINVAL : 0;
         }

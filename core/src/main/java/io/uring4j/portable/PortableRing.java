@@ -419,7 +419,8 @@ final class PortableRing {
         r.userData = s.get(JAVA_LONG, sqe + 32);
         r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
         r.fileIndex = s.get(JAVA_INT, sqe + 44);
-        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
+        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)
+                || r.opcode == Opcode.FTRUNCATE && s.get(JAVA_LONG, sqe + 48) != 0) {     // addr3: not copied
             return -Errno.EINVAL;
         }
         return Ops.prep(r, ioprio);

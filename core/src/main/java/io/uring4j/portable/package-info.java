@@ -82,8 +82,7 @@
  *       (through task work) after the canceller's.</li>
  *   <li>Paths (OPENAT, OPENAT2, STATX, the path opcodes) are read when the request runs, on its worker, not at
  *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
- *       so), and a bad path fails only its own request, never its chain at prep. FTRUNCATE does not check that
- *       addr3 is zero (the SQE's addr3 is not copied).</li>
+ *       so), and a bad path fails only its own request, never its chain at prep.</li>
  *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
  *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
