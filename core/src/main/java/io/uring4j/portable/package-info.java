@@ -45,7 +45,8 @@
  *       edge-triggered registration of its own (one CQE per wake-up).</li>
  *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
  *       ({@link io.uring4j.portable.BufRings}): the tail at byte 14, 16-byte entries, our own head; a receive
- *       takes the head buffer only once data landed in it.</li>
+ *       takes the head buffer only once data landed in it. Legacy groups (PROVIDE_BUFFERS) are a FIFO of ours,
+ *       taken from the front as the kernel's list is.</li>
  *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
  *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
  *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
@@ -90,8 +91,8 @@
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
  *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
- *       IOSQE_BUFFER_SELECT except on RECV, READ and multishot RECVMSG (no legacy PROVIDE_BUFFERS groups, no
- *       single buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
+ *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
+ *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
  *       flags SQPOLL, IOPOLL, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
  *       files, buffers, eventfd, probe and buffer rings (+ status).</li>
  * </ul>
