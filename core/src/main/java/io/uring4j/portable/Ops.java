@@ -49,7 +49,7 @@ final class Ops {
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
                  Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE, Opcode.PROVIDE_BUFFERS,
-                 Opcode.REMOVE_BUFFERS -> true;
+                 Opcode.REMOVE_BUFFERS, Opcode.MSG_RING -> true;
             default -> isSocket(opcode) || PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
     }
@@ -108,6 +108,9 @@ final class Ops {
         }
         if (r.opcode == Opcode.REMOVE_BUFFERS) {
             return BufRings.prepRemove(r);
+        }
+        if (r.opcode == Opcode.MSG_RING) {
+            return MsgRing.prep(r);
         }
         if (isSocket(r.opcode)) {
             return SocketOps.prep(r);
@@ -211,6 +214,7 @@ final class Ops {
             case Opcode.READV, Opcode.WRITEV -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? readWrite(r) : vectored(r);
             case Opcode.PROVIDE_BUFFERS -> ring.registered.bufRings.provide(r);
             case Opcode.REMOVE_BUFFERS -> ring.registered.bufRings.remove(r);
+            case Opcode.MSG_RING -> MsgRing.execute(ring, r);
             case Opcode.FSYNC -> {
                 int fd = ring.registered.fd(r);
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL

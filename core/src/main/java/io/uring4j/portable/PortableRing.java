@@ -423,6 +423,9 @@ final class PortableRing {
                 || r.opcode == Opcode.FTRUNCATE && s.get(JAVA_LONG, sqe + 48) != 0) {     // addr3: not copied
             return -Errno.EINVAL;
         }
+        if (r.opcode == Opcode.MSG_RING) {
+            r.progress = (int) s.get(JAVA_LONG, sqe + 48);      // addr3: SEND_FD's source slot
+        }
         return Ops.prep(r, ioprio);
     }
 
@@ -659,6 +662,21 @@ final class PortableRing {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A MSG_RING data message from another ring (or this one): its CQE, posted and woken like any other. */
+    int postMessage(long userData, int res, int flags) {
+        lock.lock();
+        try {
+            if (closed) {
+                return -Errno.EBADFD;
+            }
+            post(userData, res, flags, true);
+        } finally {
+            lock.unlock();
+        }
+        wake(true);
+        return 0;
     }
 
     /** A multishot request's intermediate CQE: {@code res} with F_MORE (and {@code flags}); it goes on. */

@@ -89,6 +89,7 @@
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
+ *       MSG_RING's MSG_SEND_FD (data messages between portable rings work),
  *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,

@@ -22,7 +22,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * {@code -During4j.engine=portable}.
  *
  * <p>Not in the list: ZeroAllocationTest (it needs a registered ring fd, not implemented),
- * and the classes on features the engine lacks altogether (msg_ring, SQPOLL/IOPOLL
+ * and the classes on features the engine lacks altogether (SQPOLL/IOPOLL
  * setups, restrictions, personalities, direct descriptors: DirectAcceptTest).
  */
 class PortableEngineSuiteTest {
@@ -34,7 +34,7 @@ class PortableEngineSuiteTest {
             OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
             SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
             DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class,
-            ProvidedBuffersTest.class);
+            ProvidedBuffersTest.class, MsgRingTest.class);
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels and UDP; AsyncFile, the FileChannel and
