@@ -52,7 +52,7 @@ class PortableEngineTest {
     @Test
     void setupFlagsItDoesNotImplementAreEinvalAsOnAnOlderKernel() {
         for (int flag : new int[] {SetupFlags.SQPOLL, SetupFlags.IOPOLL, SetupFlags.DEFER_TASKRUN,
-            SetupFlags.R_DISABLED, SetupFlags.NO_MMAP}) {
+            SetupFlags.NO_MMAP}) {
             ErrnoException e = catchThrowableOfType(ErrnoException.class,
                     () -> IoUring.builder().entries(4).flags(flag).engine(Engine.portable()).build());
             assertThat(e).as(SetupFlags.toString(flag)).isNotNull();
