@@ -24,7 +24,7 @@ final class Cancels {
     private static final int CANCEL_FLAGS = OpFlags.Cancel.ALL | OpFlags.Cancel.FD | OpFlags.Cancel.ANY
             | OpFlags.Cancel.FD_FIXED | OpFlags.Cancel.USERDATA | OpFlags.Cancel.OP;
     private static final MemorySegment USER = PortableRing.USER;
-    /** How long a synchronous cancel first sleeps between looks at a running target; it doubles up to a cap. */
+    /** The sleeps of a synchronous cancel between looks at a running target. */
     private static final long SYNC_POLL_MIN_NANOS = 20_000;
     private static final long SYNC_POLL_MAX_NANOS = 5_000_000;
 
@@ -88,8 +88,9 @@ final class Cancels {
     /**
      * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any;
      * one match or, with ALL/ANY, all. Queued requests, armed timeouts and requests waiting on the poller for
-     * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0 or the count (ALL/ANY),
-     * -EALREADY, or -ENOENT.
+     * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0, -EALREADY or -ENOENT for
+     * one match; with ALL/ANY the number of matches (running ones included, as the kernel counts its running
+     * io-wq work), 0 if none.
      */
     static int cancel(PortableRing ring, Request c, int onlyOpcode) {
         return cancel(ring, c, onlyOpcode, true);
@@ -97,9 +98,11 @@ final class Cancels {
 
     /**
      * REGISTER_SYNC_CANCEL with {@code struct io_uring_sync_cancel_reg} at {@code arg}: cancels as ASYNC_CANCEL
-     * does, and if the match is running (-EALREADY) keeps trying until it is gone — waiting for the request to
-     * finish, as the kernel waits on its CQ — or the timeout passes (-ETIME). Returns the count with ALL/ANY, 0
-     * for one match, -ENOENT if nothing matched, or -EBADF for a bad fd.
+     * does, and if its one match is running (-EALREADY) keeps trying until the request is gone — finished, as
+     * the kernel waits on its CQ — or the timeout passes (-ETIME). Returns 0 for one match, -ENOENT for none, the
+     * count with ALL/ANY (which, as in the kernel, does not wait for running matches), or -EBADF for a bad fd.
+     * Waiting, it looks again after a sleep that doubles from 20 µs to 5 ms: a request inside a system call
+     * signals nothing when it ends, and this is not a hot path.
      */
     static int sync(PortableRing ring, long arg) {
         long userData = USER.get(JAVA_LONG, arg);
@@ -201,6 +204,7 @@ final class Cancels {
                     if (!all) {
                         break;
                     }
+                    count++;
                     continue;
                 }
                 r.state = Request.RUNNING;
@@ -224,10 +228,10 @@ final class Cancels {
             v.nextQueued = null;
             ring.issue(ring.finish(v, -Errno.ECANCELED, false), false);
         }
-        if (count > 0) {
-            return all ? count : 0;
+        if (all) {
+            return count;
         }
-        return running ? -Errno.EALREADY : -Errno.ENOENT;
+        return count > 0 ? 0 : running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
     private static boolean matches(Request c, int flags, Request r) {

@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.fs.FsTestKit;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Cqe;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -149,5 +151,117 @@ class PortableEngineTest {
         } finally {
             LibC.close(fd);
         }
+    }
+    /**
+     * REGISTER_IOWQ_MAX_WORKERS really bounds the io-wq: three opens of a FIFO, each blocking its worker until a
+     * writer comes, take three workers on a fresh ring and one under a limit of one, the other two waiting in
+     * the queue (then running on that worker once the writer has come).
+     */
+    @Test
+    void theBoundedWorkerLimitBoundsTheIoWq(@TempDir Path dir) throws Throwable {
+        Path fifo = FsTestKit.mkfifo(dir.resolve("fifo"));
+        try (IoUring free = ring(8); IoUring bounded = ring(8); Arena arena = Arena.ofConfined()) {
+            int[] previous = bounded.register().iowqMaxWorkers(1, 0);
+            assertThat(previous[0]).as("the default bound")
+                    .isEqualTo(Math.min(8, 4 * Runtime.getRuntime().availableProcessors()));
+            assertThat(bounded.register().iowqMaxWorkers(0, 0)[0]).isEqualTo(1);
+            MemorySegment path = arena.allocateFrom(fifo.toString());
+            for (IoUring r : List.of(free, bounded)) {
+                for (int i = 0; i < 3; i++) {
+                    r.sq().next().prepOpenat(LibC.AT_FDCWD, path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(i);
+                }
+                assertThat(r.submit()).isEqualTo(3);
+            }
+            assertThat(workQueue(free).workers(true)).as("workers without a limit").isEqualTo(3);
+            assertThat(workQueue(bounded).workers(true)).as("workers under a limit of one").isEqualTo(1);
+
+            int writer = LibC.open(fifo.toString(), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);   // the opens return
+            try {
+                for (IoUring r : List.of(free, bounded)) {
+                    for (int i = 0; i < 3; i++) {
+                        Cqe cqe = r.waitCqe();
+                        assertThat(cqe.res()).as("open %d", cqe.userData()).isNotNegative();
+                        LibC.close(cqe.res());
+                        r.cq().seen(cqe);
+                    }
+                }
+            } finally {
+                LibC.close(writer);
+            }
+        }
+    }
+
+    /**
+     * A request inside its system call (an open waiting for a FIFO's writer) cannot be interrupted here: a
+     * synchronous cancel waits for it to finish — to its timeout (ETIME), or, without one, until it has, and
+     * then its CQE is already there.
+     */
+    @Test
+    void syncCancelOfARunningRequestWaitsUntilItHasFinished(@TempDir Path dir) throws Throwable {
+        Path fifo = FsTestKit.mkfifo(dir.resolve("fifo"));
+        try (IoUring r = ring(8); Arena arena = Arena.ofConfined()) {
+            r.sq().next().prepOpenat(LibC.AT_FDCWD, arena.allocateFrom(fifo.toString()),
+                    LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(9);
+            assertThat(r.submit()).isEqualTo(1);
+            awaitRunning(r, 9);
+            ErrnoException timedOut = catchThrowableOfType(ErrnoException.class,
+                    () -> r.register().syncCancel(9, 0, 0, 20_000_000L));
+            assertThat(timedOut).isNotNull();
+            assertThat(timedOut.errno()).isEqualTo(Errno.ETIME);
+
+            AtomicInteger result = new AtomicInteger(Integer.MIN_VALUE);
+            AtomicInteger readyOnReturn = new AtomicInteger(-1);
+            Thread canceller = Thread.ofPlatform().start(() -> {
+                try {
+                    result.set(r.register().syncCancel(9, 0, 0, -1));
+                    readyOnReturn.set(r.cq().ready());
+                } catch (ErrnoException e) {
+                    result.set(-e.errno());
+                }
+            });
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (canceller.getState() != Thread.State.TIMED_WAITING) {     // waiting between its looks
+                assertThat(System.nanoTime()).as("the sync cancel waits").isLessThan(deadline);
+                assertThat(canceller.isAlive()).as("the sync cancel returned early: %s", result).isTrue();
+                Thread.sleep(1);
+            }
+            int writer = LibC.open(fifo.toString(), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);   // the open returns
+            try {
+                canceller.join();
+                assertThat(result.get()).isZero();
+                assertThat(readyOnReturn.get()).as("CQEs when the sync cancel returned").isEqualTo(1);
+                Cqe cqe = r.peekCqe();
+                assertThat(cqe.userData()).isEqualTo(9);
+                assertThat(cqe.res()).as("the open ran its course").isNotNegative();
+                LibC.close(cqe.res());
+                r.cq().seen(cqe);
+            } finally {
+                LibC.close(writer);
+            }
+        }
+    }
+
+    /** Waits until a worker has picked up the request {@code userData} (a queued one is simply cancelled). */
+    private static void awaitRunning(IoUring r, long userData) throws InterruptedException {
+        PortableRing ring = PortableEngine.instance().ring(r.fd());
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            ring.lock.lock();
+            try {
+                for (Request q : ring.pool.all) {
+                    if (q != null && q.userData == userData && q.state == Request.RUNNING) {
+                        return;
+                    }
+                }
+            } finally {
+                ring.lock.unlock();
+            }
+            assertThat(System.nanoTime()).as("request %d running on a worker", userData).isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    private static WorkQueue workQueue(IoUring r) {
+        return PortableEngine.instance().ring(r.fd()).wq;
     }
 }
