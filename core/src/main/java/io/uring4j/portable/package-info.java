@@ -70,8 +70,8 @@
  *       every enter covers both. Restrictions ({@link io.uring4j.portable.Restrictions}) are checked per SQE
  *       only on a restricted ring (a null check otherwise), personalities
  *       ({@link io.uring4j.portable.Personalities}) only for an SQE that names one. REGISTER_IOWQ_MAX_WORKERS
- *       sets the io-wq's limit (extra workers leave when their request is done); REGISTER_SYNC_CANCEL cancels
- *       as ASYNC_CANCEL does and waits for a running match to finish.</li>
+ *       sets the io-wq's bound and unbound limits (extra workers leave when their request is done);
+ *       REGISTER_SYNC_CANCEL cancels as ASYNC_CANCEL does and waits for a running match to finish.</li>
  * </ul>
  *
  * <h2>Differences from the kernel (so far)</h2>
@@ -88,9 +88,6 @@
  *       the process changed its ids since registering.</li>
  *   <li>A registered ring fd does not keep its ring alive: once the ring is closed, its slot (taken until
  *       unregistered, as in the kernel) answers EBADF.</li>
- *   <li>The io-wq has one class of workers, the kernel's bounded ones (what reaches it is file work that ends;
- *       a file that may never become ready waits on the poller): REGISTER_IOWQ_MAX_WORKERS's unbounded limit
- *       is kept and reported but has nothing to bound.</li>
  *   <li>accept4 has no per-call non-blocking flag: on a blocking listener the poller sees it readable and an
  *       io-wq worker accepts; should another process or ring take the connection in between, that worker waits
  *       in accept4 (uncancellable) for the next one. A blocking socket's CONNECT sets O_NONBLOCK on it for the
