@@ -18,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -153,40 +154,66 @@ class PortableEngineTest {
         }
     }
     /**
-     * REGISTER_IOWQ_MAX_WORKERS really bounds the io-wq: three opens of a FIFO, each blocking its worker until a
-     * writer comes, take three workers on a fresh ring and one under a limit of one, the other two waiting in
-     * the queue (then running on that worker once the writer has come).
+     * REGISTER_IOWQ_MAX_WORKERS really bounds the io-wq, both classes: three opens of a FIFO (bound work) and two
+     * splices from empty pipes (unbound work), each blocking its worker until a writer comes, take three bound
+     * and two unbound workers on a fresh ring, and one of each under limits of one — the others wait in their
+     * queues, and run on those workers once the writers have come.
      */
     @Test
-    void theBoundedWorkerLimitBoundsTheIoWq(@TempDir Path dir) throws Throwable {
+    void theWorkerLimitsBoundTheIoWq(@TempDir Path dir) throws Throwable {
         Path fifo = FsTestKit.mkfifo(dir.resolve("fifo"));
-        try (IoUring free = ring(8); IoUring bounded = ring(8); Arena arena = Arena.ofConfined()) {
-            int[] previous = bounded.register().iowqMaxWorkers(1, 0);
+        try (IoUring free = ring(8); IoUring limited = ring(8); Arena arena = Arena.ofConfined()) {
+            int[] previous = limited.register().iowqMaxWorkers(1, 1);
             assertThat(previous[0]).as("the default bound")
                     .isEqualTo(Math.min(8, 4 * Runtime.getRuntime().availableProcessors()));
-            assertThat(bounded.register().iowqMaxWorkers(0, 0)[0]).isEqualTo(1);
+            assertThat(previous[1]).as("the default unbound limit").isEqualTo(WorkQueue.UNBOUND_MAX);
+            assertThat(limited.register().iowqMaxWorkers(0, 0)).containsExactly(1, 1);
             MemorySegment path = arena.allocateFrom(fifo.toString());
-            for (IoUring r : List.of(free, bounded)) {
+            List<int[]> pipes = new ArrayList<>();      // per splice: its source, then its sink
+            for (IoUring r : List.of(free, limited)) {
                 for (int i = 0; i < 3; i++) {
                     r.sq().next().prepOpenat(LibC.AT_FDCWD, path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(i);
                 }
-                assertThat(r.submit()).isEqualTo(3);
+                for (int i = 0; i < 2; i++) {
+                    int[] in = new int[2];
+                    int[] out = new int[2];
+                    assertThat(LibC.pipe2(in, LibC.O_CLOEXEC)).isZero();
+                    assertThat(LibC.pipe2(out, LibC.O_CLOEXEC)).isZero();
+                    pipes.add(in);
+                    pipes.add(out);
+                    r.sq().next().prepSplice(in[0], -1, out[1], -1, 8, 0).userData(10 + i);
+                }
+                assertThat(r.submit()).isEqualTo(5);
             }
-            assertThat(workQueue(free).workers(true)).as("workers without a limit").isEqualTo(3);
-            assertThat(workQueue(bounded).workers(true)).as("workers under a limit of one").isEqualTo(1);
+            assertThat(workQueue(free).workers(true)).as("bound workers without a limit").isEqualTo(3);
+            assertThat(workQueue(free).workers(false)).as("unbound workers without a limit").isEqualTo(2);
+            assertThat(workQueue(limited).workers(true)).as("bound workers under a limit of one").isEqualTo(1);
+            assertThat(workQueue(limited).workers(false)).as("unbound workers under a limit of one").isEqualTo(1);
 
             int writer = LibC.open(fifo.toString(), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);   // the opens return
             try {
-                for (IoUring r : List.of(free, bounded)) {
-                    for (int i = 0; i < 3; i++) {
+                MemorySegment one = arena.allocate(1);
+                for (int i = 0; i < pipes.size(); i += 2) {
+                    assertThat(LibC.write(pipes.get(i)[1], one)).isEqualTo(1);     // the splices return
+                }
+                for (IoUring r : List.of(free, limited)) {
+                    for (int i = 0; i < 5; i++) {
                         Cqe cqe = r.waitCqe();
-                        assertThat(cqe.res()).as("open %d", cqe.userData()).isNotNegative();
-                        LibC.close(cqe.res());
+                        if (cqe.userData() < 10) {
+                            assertThat(cqe.res()).as("open %d", cqe.userData()).isNotNegative();
+                            LibC.close(cqe.res());
+                        } else {
+                            assertThat(cqe.res()).as("splice %d", cqe.userData()).isEqualTo(1);
+                        }
                         r.cq().seen(cqe);
                     }
                 }
             } finally {
                 LibC.close(writer);
+                pipes.forEach(p -> {
+                    LibC.close(p[0]);
+                    LibC.close(p[1]);
+                });
             }
         }
     }
