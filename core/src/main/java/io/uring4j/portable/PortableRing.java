@@ -226,6 +226,11 @@ final class PortableRing {
         return allowed == null || allowed == DISABLED || allowed == Thread.currentThread();
     }
 
+    /** Whether the ring is R_DISABLED still. */
+    boolean disabled() {
+        return gate == DISABLED;
+    }
+
     /** The restrictions in force, or null. */
     Restrictions restrictions() {
         return restrictions;
