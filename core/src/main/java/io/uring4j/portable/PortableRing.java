@@ -481,18 +481,28 @@ final class PortableRing {
         if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
             return -Errno.EINVAL;
         }
+        int refused = admit(r, sqe);
+        return refused != 0 ? refused : Ops.prep(r, ioprio);
+    }
+
+    /**
+     * The rest of the kernel's io_init_req, in its order: restrictions (-EACCES), the personality (-EINVAL),
+     * and addr3 where an opcode reads it (FTRUNCATE: must be zero; MSG_RING: SEND_FD's source slot). A method
+     * of its own so that {@link #copySqe} stays small enough for the JIT to inline it into {@link #submit}.
+     */
+    private int admit(Request r, long sqe) {
         if (restrictions != null && !restrictions.allows(r.opcode, r.sqeFlags & 0xff)) {
             return -Errno.EACCES;
         }
-        int personality = s.get(JAVA_SHORT, sqe + 42) & 0xffff;
+        int personality = sqes.get(JAVA_SHORT, sqe + 42) & 0xffff;
         if ((personality != 0 && !personalities.contains(personality))
-                || r.opcode == Opcode.FTRUNCATE && s.get(JAVA_LONG, sqe + 48) != 0) {     // addr3: not copied
+                || r.opcode == Opcode.FTRUNCATE && sqes.get(JAVA_LONG, sqe + 48) != 0) {
             return -Errno.EINVAL;
         }
         if (r.opcode == Opcode.MSG_RING) {
-            r.progress = (int) s.get(JAVA_LONG, sqe + 48);      // addr3: SEND_FD's source slot
+            r.progress = (int) sqes.get(JAVA_LONG, sqe + 48);
         }
-        return Ops.prep(r, ioprio);
+        return 0;
     }
 
     /**
