@@ -13,12 +13,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * TIMEOUT, TIMEOUT_REMOVE and ASYNC_CANCEL: the requests that act on other requests, and REGISTER_SYNC_CANCEL. Targets are looked up by
- * scanning the ring's request pool under the lock (cancel is rare; a scan keeps the submission path free of
- * any index), taken out of the work queue, the timer or the poller there, and finished with -ECANCELED after
- * the lock is released, so the target's CQE always precedes the canceller's. The kernel agrees for queued work
- * and timeouts; a poll-armed target (a socket waiting for readiness) it completes through task work, after the
- * canceller's CQE — an order difference listed in package-info.
+ * TIMEOUT, TIMEOUT_REMOVE and ASYNC_CANCEL: the requests that act on other requests; and REGISTER_SYNC_CANCEL.
+ * Targets are looked up by scanning the ring's request pool under the lock (cancel is rare; a scan keeps the
+ * submission path free of any index), taken out of the work queue, the timer or the poller there, and finished
+ * with -ECANCELED after the lock is released, so the target's CQE always precedes the canceller's. The kernel
+ * agrees for queued work and timeouts; a poll-armed target (a socket waiting for readiness) it completes through
+ * task work, after the canceller's CQE — an order difference listed in package-info.
  */
 final class Cancels {
     private static final int CANCEL_FLAGS = OpFlags.Cancel.ALL | OpFlags.Cancel.FD | OpFlags.Cancel.ANY

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * liburing msg-ring.c, msg-ring-flags.c and msg-ring-fd.c: MSG_RING posts a CQE with chosen user_data and
  * result (and, with FLAGS_PASS, flags) into another ring — a normal or a DEFER_TASKRUN one —, fails with
- * -EBADFD for a target that is not a ring or is still disabled, and passes a registered file into the target's file table.
+ * -EBADFD for a target that is not a ring or is still disabled, and passes a registered file into the target's
+ * file table.
  */
 class MsgRingTest {
     private static final long SOURCE = 1;
