@@ -210,7 +210,7 @@ public final class PortableEngine implements Engine {
         }
         switch (op) {
             case Registrar.REGISTER_RING_FDS:
-                return RingFds.register(this, arg, nrArgs);
+                return RingFds.register(arg, nrArgs);
             case Registrar.UNREGISTER_RING_FDS:
                 return RingFds.unregister(arg, nrArgs);
             case Registrar.REGISTER_SYNC_CANCEL:

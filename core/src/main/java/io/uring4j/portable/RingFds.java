@@ -47,7 +47,7 @@ final class RingFds {
      * REGISTER_RING_FDS: {@code nr} updates, each naming a ring fd (data) and a slot (offset, or -1 for the
      * first free one, written back). Returns how many were registered, or the first one's error.
      */
-    static int register(PortableEngine engine, long arg, int nr) {
+    static int register(long arg, int nr) {
         if (nr <= 0 || nr > MAX) {
             return -Errno.EINVAL;
         }
@@ -69,7 +69,7 @@ final class RingFds {
                 error = -Errno.EINVAL;
                 break;
             }
-            PortableRing ring = data == (int) data ? engine.ring((int) data) : null;
+            PortableRing ring = data == (int) data ? PortableEngine.instance().ring((int) data) : null;
             if (ring == null) {
                 // A real fd that is not a ring, or nothing at all.
                 error = data == (int) data && data >= 0 && Sys.fcntl((int) data, Sys.F_GETFL, 0) >= 0
