@@ -48,11 +48,9 @@ final class RingFds {
      * first free one, written back). Returns how many were registered, or the first one's error.
      */
     static int register(long arg, int nr) {
-        if (nr <= 0 || nr > MAX) {
-            return -Errno.EINVAL;
-        }
-        if (arg == 0) {
-            return -Errno.EFAULT;
+        int checked = checkUpdates(arg, nr);
+        if (checked < 0) {
+            return checked;
         }
         PortableRing[] table = TABLES.get();
         if (table == null) {
@@ -87,6 +85,11 @@ final class RingFds {
         return done > 0 ? done : error;
     }
 
+    /** {@code nr} updates at {@code arg}: 1 to {@link #MAX} of them (EINVAL), at a real address (EFAULT). */
+    private static int checkUpdates(long arg, int nr) {
+        return nr <= 0 || nr > MAX ? -Errno.EINVAL : arg == 0 ? -Errno.EFAULT : 0;
+    }
+
     private static int firstFree(PortableRing[] table) {
         for (int i = 0; i < MAX; i++) {
             if (table[i] == null) {
@@ -101,11 +104,9 @@ final class RingFds {
      * is not an error. Returns how many updates were done, or the first one's error.
      */
     static int unregister(long arg, int nr) {
-        if (nr <= 0 || nr > MAX) {
-            return -Errno.EINVAL;
-        }
-        if (arg == 0) {
-            return -Errno.EFAULT;
+        int checked = checkUpdates(arg, nr);
+        if (checked < 0) {
+            return checked;
         }
         PortableRing[] table = TABLES.get();
         if (table == null) {
