@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How io-wq sorts punted work (io_prep_async_work): buffered writes to one regular file are hashed by inode and
- * run one at a time in submission order; work on a pipe or socket, which may block forever, runs on unbound
+ * run one at a time (the portable engine's in submission order); work on a pipe or socket, which may block forever, runs on unbound
  * workers, so it cannot starve file I/O of the bounded ones.
  */
 class IoWqTest {
@@ -29,7 +29,7 @@ class IoWqTest {
     Path dir;
 
     @Test
-    void asyncAppendsToOneFileLandInSubmissionOrderThroughTwoDescriptors() throws Exception {
+    void asyncAppendsToOneFileThroughTwoDescriptorsAreSerialized() throws Exception {
         int writes = 64;
         Path path = dir.resolve("append.log");
         try (Fd a = Fd.open(path, LibC.O_CREAT | LibC.O_WRONLY | LibC.O_APPEND);
@@ -45,9 +45,20 @@ class IoWqTest {
         }
         byte[] file = Files.readAllBytes(path);
         assertThat(file).hasSize(writes * RECORD);
-        for (int i = 0; i < writes; i++) {
-            assertThat(file[i * RECORD]).as("record %d", i).isEqualTo((byte) i);
-            assertThat(file[i * RECORD + RECORD - 1]).as("end of record %d", i).isEqualTo((byte) i);
+        List<Integer> order = new ArrayList<>();
+        for (int at = 0; at < file.length; at += RECORD) {
+            byte id = file[at];
+            for (int i = 1; i < RECORD; i++) {
+                assertThat(file[at + i]).as("record at %d is whole", at).isEqualTo(id);
+            }
+            order.add((int) id);
+        }
+        assertThat(order).as("every record once").containsExactlyInAnyOrderElementsOf(
+                java.util.stream.IntStream.range(0, writes).boxed().toList());
+        if (Rings.portable()) {
+            // Ours runs a file's hashed writes one by one in submission order. The kernel's hashing serializes
+            // them too, and keeps submission order nearly always, but a loaded machine showed one swap.
+            assertThat(order).isSorted();
         }
     }
 
