@@ -5,6 +5,8 @@ import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -23,12 +25,22 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 final class Registered {
     private static final int RSRC_SPARSE = 1;
     private static final int FILE_SKIP = -2;
+    /** IORING_FILE_INDEX_ALLOC: sqe.file_index (or FILES_UPDATE's offset) asking us to pick the slot. */
+    static final int FILE_INDEX_ALLOC = -1;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(int[].class);
     private static final int MAX_FILES = 1 << 20;
     private static final int MAX_BUFFERS = 1 << 14;
     private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
 
+    /** Registered files: an fd per slot (-1: empty), changed in place under {@link #tableLock}. */
     private volatile int[] files;
+    /** Guards the file table's changes and its allocation range (not its reads). */
+    private final Object tableLock = new Object();
+    /** FILE_INDEX_ALLOC picks slots in [allocStart, allocEnd), trying allocHint first, as the kernel's bitmap. */
+    private int allocStart;
+    private int allocEnd;
+    private int allocHint;
     /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
     private volatile long[] buffers;
     volatile int eventfd = -1;
@@ -65,6 +77,7 @@ final class Registered {
             case Registrar.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
             case Registrar.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
             case Registrar.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
+            case Registrar.REGISTER_FILE_ALLOC_RANGE -> fileAllocRange(arg, nr);
             default -> -Errno.EINVAL;
         };
     }
@@ -82,37 +95,41 @@ final class Registered {
     /** The fd in slot {@code index}, or -EBADF (out of range, empty, or no table). */
     int file(int index) {
         int[] table = files;
-        if (table == null || index < 0 || index >= table.length || table[index] < 0) {
+        if (table == null || index < 0 || index >= table.length) {
             return -Errno.EBADF;
         }
-        return table[index];
+        int fd = (int) SLOT.getOpaque(table, index);
+        return fd < 0 ? -Errno.EBADF : fd;
     }
 
     private int registerFiles(long arg, int nr, boolean sparse) {
-        if (files != null) {
-            return -Errno.EBUSY;
-        }
-        if (nr <= 0 || nr > MAX_FILES) {
-            return -Errno.EINVAL;
-        }
-        int[] table = new int[nr];
-        for (int i = 0; i < nr; i++) {
-            int fd = sparse || arg == 0 ? -1 : USER.get(JAVA_INT, arg + 4L * i);
-            table[i] = -1;
-            if (fd >= 0) {
-                int dup = Sys.dup(fd);
-                if (dup < 0) {
-                    closeAll(table);
-                    return dup;
-                }
-                table[i] = dup;
-            } else if (fd != -1) {
-                closeAll(table);
-                return -Errno.EBADF;
+        synchronized (tableLock) {
+            if (files != null) {
+                return -Errno.EBUSY;
             }
+            if (nr <= 0 || nr > MAX_FILES) {
+                return -Errno.EINVAL;
+            }
+            int[] table = new int[nr];
+            for (int i = 0; i < nr; i++) {
+                int fd = sparse || arg == 0 ? -1 : USER.get(JAVA_INT, arg + 4L * i);
+                table[i] = -1;
+                if (fd >= 0) {
+                    int dup = Sys.dup(fd);
+                    if (dup < 0) {
+                        closeAll(table);
+                        return dup;
+                    }
+                    table[i] = dup;
+                } else if (fd != -1) {
+                    closeAll(table);
+                    return -Errno.EBADF;
+                }
+            }
+            setAllocRange(0, nr);
+            files = table;
+            return 0;
         }
-        files = table;
-        return 0;
     }
 
     /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
@@ -131,69 +148,195 @@ final class Registered {
     }
 
     private int unregisterFiles() {
-        int[] table = files;
-        if (table == null) {
-            return -Errno.ENXIO;
+        int[] table;
+        synchronized (tableLock) {
+            table = files;
+            if (table == null) {
+                return -Errno.ENXIO;
+            }
+            files = null;
+            setAllocRange(0, 0);
         }
-        files = null;
         closeAll(table);
         return 0;
     }
 
-    private int updateFiles(int offset, long fds, int nr) {
-        int[] table = files;
-        if (table == null) {
-            return -Errno.ENXIO;
-        }
-        if (offset < 0 || nr < 0 || (long) offset + nr > table.length) {
-            return -Errno.EINVAL;
-        }
-        int[] next = table.clone();
-        int done = 0;
-        int error = 0;
-        for (; done < nr; done++) {
-            int fd = USER.get(JAVA_INT, fds + 4L * done);
-            if (fd == FILE_SKIP) {
-                continue;
+    /**
+     * REGISTER_FILES_UPDATE(2) and the FILES_UPDATE opcode: {@code nr} fds from {@code fds} into the slots from
+     * {@code offset} on (-1 empties a slot, FILE_SKIP leaves it). As the kernel's, a slot is emptied before its
+     * new fd is looked up; the count done, or the error if none was.
+     */
+    int updateFiles(int offset, long fds, int nr) {
+        synchronized (tableLock) {
+            int[] table = files;
+            if (table == null) {
+                return -Errno.ENXIO;
             }
-            int dup = -1;
-            if (fd >= 0) {
-                dup = Sys.dup(fd);
+            if (offset < 0 || nr < 0 || (long) offset + nr > table.length) {
+                return -Errno.EINVAL;
+            }
+            int done = 0;
+            int error = 0;
+            for (; done < nr; done++) {
+                int fd = USER.get(JAVA_INT, fds + 4L * done);
+                if (fd == FILE_SKIP) {
+                    continue;
+                }
+                setSlot(table, offset + done, -1);
+                if (fd == -1) {
+                    continue;
+                }
+                int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
                 if (dup < 0) {
                     error = dup;
                     break;
                 }
-            } else if (fd != -1) {
-                error = -Errno.EBADF;
-                break;
+                setSlot(table, offset + done, dup);
             }
-            if (next[offset + done] >= 0) {
-                Sys.close(next[offset + done]);
-            }
-            next[offset + done] = dup;
+            return done > 0 ? done : error;
         }
-        files = next;
-        return done > 0 ? done : error;
+    }
+
+    /**
+     * FILES_UPDATE with FILE_INDEX_ALLOC: each fd of {@code fds} goes into a slot we pick, whose index is written
+     * back over it. The count done, or the error if none was.
+     */
+    int updateFilesAlloc(long fds, int nr) {
+        synchronized (tableLock) {
+            if (files == null) {
+                return -Errno.ENXIO;
+            }
+            int done = 0;
+            int error = 0;
+            for (; done < nr; done++) {
+                int fd = USER.get(JAVA_INT, fds + 4L * done);
+                int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
+                int slot = dup < 0 ? dup : install(dup, FILE_INDEX_ALLOC);
+                if (slot < 0) {
+                    error = slot;
+                    break;
+                }
+                USER.set(JAVA_INT, fds + 4L * done, slot);
+            }
+            return done > 0 ? done : error;
+        }
+    }
+
+    /**
+     * The result of an open, socket or accept that made {@code fd}: the fd itself, or with a {@code fileIndex}
+     * (sqe.file_index) the result of {@link #install}ing it.
+     */
+    int installed(int fd, int fileIndex) {
+        return fd < 0 || fileIndex == 0 ? fd : install(fd, fileIndex);
+    }
+
+    /**
+     * A direct descriptor: puts {@code fd}, which the engine alone knows (the caller hands it over), into slot
+     * {@code fileIndex - 1}, replacing what was there, or with FILE_INDEX_ALLOC into a free slot of the
+     * allocation range. 0, or the slot allocated; else -ENXIO (no table), -EINVAL (past its end) or -ENFILE
+     * (no free slot), and the fd is closed, as the kernel puts the file.
+     */
+    int install(int fd, int fileIndex) {
+        int ret;
+        synchronized (tableLock) {
+            int[] table = files;
+            if (fileIndex == FILE_INDEX_ALLOC) {
+                ret = table == null ? -Errno.ENFILE : freeSlot(table);
+            } else {
+                long slot = Integer.toUnsignedLong(fileIndex) - 1;
+                ret = table == null ? -Errno.ENXIO : slot >= table.length ? -Errno.EINVAL : (int) slot;
+            }
+            if (ret >= 0) {
+                setSlot(table, ret, fd);
+                return fileIndex == FILE_INDEX_ALLOC ? ret : 0;
+            }
+        }
+        Sys.close(fd);
+        return ret;
+    }
+
+    /**
+     * The kernel's io_file_bitmap_get: the first empty slot from the hint to the end of the allocation range,
+     * then from the range's start up to the hint; -ENFILE if none.
+     */
+    private int freeSlot(int[] table) {
+        int end = allocEnd;
+        while (true) {
+            for (int i = allocHint; i < end; i++) {
+                if (table[i] < 0) {
+                    return i;
+                }
+            }
+            if (allocHint == allocStart) {
+                return -Errno.ENFILE;
+            }
+            end = allocHint;
+            allocHint = allocStart;
+        }
     }
 
     /** CLOSE with file_index: empties slot {@code slot}. */
     int closeSlot(int slot) {
-        int[] table = files;
-        if (table == null) {
-            return -Errno.ENXIO;
+        synchronized (tableLock) {
+            int[] table = files;
+            if (table == null) {
+                return -Errno.ENXIO;
+            }
+            if (slot < 0 || slot >= table.length) {
+                return -Errno.EINVAL;
+            }
+            if (table[slot] < 0) {
+                return -Errno.EBADF;
+            }
+            setSlot(table, slot, -1);
+            return 0;
         }
-        if (slot < 0 || slot >= table.length) {
+    }
+
+    /**
+     * REGISTER_FILE_ALLOC_RANGE: {@code struct io_uring_file_index_range} {off, len, resv}; FILE_INDEX_ALLOC
+     * then picks slots in {@code [off, off + len)} only.
+     */
+    private int fileAllocRange(long arg, int nr) {
+        if (arg == 0 || nr != 0) {
             return -Errno.EINVAL;
         }
-        if (table[slot] < 0) {
-            return -Errno.EBADF;
+        long off = Integer.toUnsignedLong(USER.get(JAVA_INT, arg));
+        long end = off + Integer.toUnsignedLong(USER.get(JAVA_INT, arg + 4));
+        if (end > 0xffffffffL) {
+            return -Errno.EOVERFLOW;
         }
-        int[] next = table.clone();
-        int fd = next[slot];
-        next[slot] = -1;
-        files = next;
-        Sys.close(fd);
-        return 0;
+        synchronized (tableLock) {
+            int[] table = files;
+            if (USER.get(JAVA_LONG, arg + 8) != 0 || end > (table == null ? 0 : table.length)) {
+                return -Errno.EINVAL;
+            }
+            setAllocRange((int) off, (int) end);
+            return 0;
+        }
+    }
+
+    private void setAllocRange(int start, int end) {
+        allocStart = start;
+        allocEnd = end;
+        allocHint = start;
+    }
+
+    /**
+     * Puts {@code fd} into slot {@code slot} (-1: empties it) and closes what was there; under the table lock.
+     * The allocation hint moves as the kernel's bitmap moves it: past a slot filled, onto a slot emptied.
+     */
+    private void setSlot(int[] table, int slot, int fd) {
+        int old = table[slot];
+        SLOT.setRelease(table, slot, fd);
+        if (old >= 0) {
+            Sys.close(old);
+        }
+        if (old < 0 && fd >= 0) {
+            allocHint = slot + 1;
+        } else if (old >= 0 && fd < 0) {
+            allocHint = slot;
+        }
     }
 
     private static void closeAll(int[] table) {
@@ -338,8 +481,12 @@ final class Registered {
     }
 
     void close() {
-        int[] table = files;
-        files = null;
+        int[] table;
+        synchronized (tableLock) {
+            table = files;
+            files = null;
+            setAllocRange(0, 0);
+        }
         if (table != null) {
             closeAll(table);
         }

@@ -40,13 +40,15 @@ final class SocketOps {
     static int prep(Request r) {
         boolean select = (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0;
         return switch (r.opcode) {
-            // Direct descriptors (file_index) are not implemented: refused as by an older kernel.
-            case Opcode.SOCKET -> r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 || r.fileIndex != 0
-                    || (r.off & ~0xffffffffL) != 0 ? -Errno.EINVAL : 0;
+            case Opcode.SOCKET -> r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 || (r.off & ~0xffffffffL) != 0
+                    ? -Errno.EINVAL : direct(r, (int) r.off);
             case Opcode.CONNECT -> r.len != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0
                     ? -Errno.EINVAL : 0;
-            case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
-                    || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0 ? -Errno.EINVAL : 0;
+            // A multishot accept allocates its slots: it takes no explicit one.
+            case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
+                    || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0
+                    || ((r.ioprio & OpFlags.Accept.MULTISHOT) != 0 && r.fileIndex != 0
+                        && r.fileIndex != Registered.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             // Zero-copy sends: no skipped CQE (the kernel refuses it too); fixed buffers on SEND_ZC only.
             case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
@@ -65,9 +67,29 @@ final class SocketOps {
         };
     }
 
+    /**
+     * SOCKET and ACCEPT into a direct descriptor (file_index): asking for close-on-exec is -EINVAL, as in the
+     * kernel (a descriptor has no such flag), and the fd behind our slot gets it, so that it stays the engine's.
+     * {@code flags} holds SOCK_CLOEXEC where the request has it: the socket type, or the accept flags.
+     */
+    private static int direct(Request r, int flags) {
+        if (r.fileIndex == 0) {
+            return 0;
+        }
+        if ((flags & Sockets.SOCK_CLOEXEC) != 0) {
+            return -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.SOCKET) {
+            r.off |= Sockets.SOCK_CLOEXEC;
+        } else {
+            r.opFlags |= Sockets.SOCK_CLOEXEC;
+        }
+        return 0;
+    }
+
     int execute(Request r, boolean onWorker) {
         if (r.opcode == Opcode.SOCKET) {
-            return SocketSys.socket(r.fd, (int) r.off, r.len);
+            return ring.registered.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
         }
         int fd = ring.registered.fd(r);
         if (fd < 0) {
@@ -211,7 +233,11 @@ final class SocketOps {
         return res == -Errno.EAGAIN ? ring.await(r, fd, OpFlags.Poll.POLLOUT) : res;
     }
 
-    /** ACCEPT, single or multishot (one CQE with F_MORE per connection, until an error). */
+    /**
+     * ACCEPT, single or multishot (one CQE with F_MORE per connection, until an error), into the fd table or a
+     * direct descriptor: with FILE_INDEX_ALLOC each result is the slot picked, and a full table ends a
+     * multishot accept with -ENFILE.
+     */
     private int accept(Request r, int fd, boolean onWorker) {
         boolean multishot = (r.ioprio & OpFlags.Accept.MULTISHOT) != 0;
         while (true) {
@@ -221,6 +247,9 @@ final class SocketOps {
             int res = acceptOnce(r, fd, onWorker);
             if (res == -Errno.EAGAIN) {
                 return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
+            }
+            if (res >= 0 && r.fileIndex != 0) {
+                res = ring.registered.install(res, r.fileIndex);    // a full table: the connection is closed
             }
             if (!multishot || res < 0) {
                 return res;
