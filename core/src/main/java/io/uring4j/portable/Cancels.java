@@ -86,6 +86,13 @@ final class Cancels {
             return -Errno.EINVAL;
         }
         boolean all = (flags & (OpFlags.Cancel.ALL | OpFlags.Cancel.ANY)) != 0;
+        int fixedFd = -1;
+        if ((flags & (OpFlags.Cancel.FD | OpFlags.Cancel.FD_FIXED)) == (OpFlags.Cancel.FD | OpFlags.Cancel.FD_FIXED)) {
+            fixedFd = ring.registered.file(c.fd);
+            if (fixedFd < 0) {
+                return fixedFd;     // an empty slot: -EBADF, as the kernel finds no file to match
+            }
+        }
         Request victims = null;
         Request victimsTail = null;
         int count = 0;
@@ -93,7 +100,7 @@ final class Cancels {
         ring.lock.lock();
         try {
             for (Request r : ring.pool.all) {
-                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, r)
+                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, fixedFd, r)
                         || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
                 }
@@ -147,20 +154,23 @@ final class Cancels {
             v.nextQueued = null;
             ring.issue(ring.finish(v, -Errno.ECANCELED, false), false);
         }
-        if (count > 0) {
-            return all ? count : 0;
+        if (count > 0 || all && !running) {
+            return all ? count : 0;         // ALL/ANY count, nothing found too
         }
         return running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
-    private static boolean matches(Request c, int flags, Request r) {
+    private static boolean matches(Request c, int flags, int fixedFd, Request r) {
         if ((flags & OpFlags.Cancel.ANY) != 0) {
             return true;
         }
         boolean match = true;
         if ((flags & OpFlags.Cancel.FD) != 0) {
+            // A request that looked its fixed file up holds that fd: it is matched by the slot's fd, as the
+            // kernel matches the file; one not issued yet still names the slot.
             boolean fixed = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0;
-            match = r.fd == c.fd && fixed == ((flags & OpFlags.Cancel.FD_FIXED) != 0);
+            match = (flags & OpFlags.Cancel.FD_FIXED) == 0 ? !fixed && !r.fileHeld && r.fd == c.fd
+                    : r.fileHeld ? r.fd == fixedFd : fixed && r.fd == c.fd;
         }
         if ((flags & OpFlags.Cancel.OP) != 0) {
             match &= r.opcode == c.len;

@@ -149,7 +149,7 @@ final class PortableRing {
         this.timer = new Timer(this, name + "-timer");
         // The condition-variable waiter cannot poll: with it, a poller thread does (the design it stands for).
         this.poller = new Poller(this, name + "-poller", !defer || CONDVAR_WAIT);
-        this.registered = new Registered(arena);
+        this.registered = new Registered(this, arena);
         this.directIo = new DirectIo(this);
         this.ops = new Ops(this);
     }
@@ -807,7 +807,12 @@ final class PortableRing {
 
     private void retire(Request r) {
         inflight--;
+        boolean held = r.fileHeld;
+        int fd = r.fd;
         pool.release(r);
+        if (held) {
+            registered.released(fd);
+        }
     }
 
     /**

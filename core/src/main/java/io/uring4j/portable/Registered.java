@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Registrar;
+import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
@@ -18,8 +19,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * provided-buffer rings ({@link BufRings}).
  *
  * <p>Registered files and the eventfd are held as close-on-exec duplicates, as the kernel holds a reference to
- * the file: the application may close its own fd. Tables are copy-on-write behind volatile fields, so workers
- * resolve a fixed file or buffer without a lock; registration calls hold the ring lock. Opcodes not listed in
+ * the file: the application may close its own fd. Direct descriptors (file_index) are fds of the engine's own,
+ * close-on-exec, never handed to the application. The file table changes in place and the buffer table is
+ * copy-on-write, so workers resolve a fixed file or buffer without a lock; changes hold the ring lock, as
+ * registration calls do. Opcodes not listed in
  * {@link #register} answer -EINVAL, as on a kernel that predates them.
  */
 final class Registered {
@@ -33,14 +36,15 @@ final class Registered {
     private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
 
-    /** Registered files: an fd per slot (-1: empty), changed in place under {@link #tableLock}. */
+    /** Registered files: an fd per slot (-1: empty), changed in place under the ring lock (read without it). */
     private volatile int[] files;
-    /** Guards the file table's changes and its allocation range (not its reads). */
-    private final Object tableLock = new Object();
     /** FILE_INDEX_ALLOC picks slots in [allocStart, allocEnd), trying allocHint first, as the kernel's bitmap. */
     private int allocStart;
     private int allocEnd;
     private int allocHint;
+    /** Fds dropped from the table while requests still held them ({@link #drop}); under the ring lock. */
+    private int[] lingering = new int[0];
+    private int lingeringCount;
     /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
     private volatile long[] buffers;
     volatile int eventfd = -1;
@@ -51,7 +55,10 @@ final class Registered {
     /** The 8-byte counter value written to the eventfd. */
     final MemorySegment one;
 
-    Registered(Arena arena) {
+    private final PortableRing ring;
+
+    Registered(PortableRing ring, Arena arena) {
+        this.ring = ring;
         this.one = arena.allocate(8, 8);
         one.set(JAVA_LONG, 0, 1L);
     }
@@ -84,10 +91,21 @@ final class Registered {
 
     // ---- files -------------------------------------------------------------------------------------------
 
-    /** The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. */
+    /**
+     * The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. A fixed file is
+     * looked up once, when the request is first issued, as the kernel assigns req->file: the request then holds
+     * that fd (in its {@code fd}, FIXED_FILE cleared, {@code fileHeld} set), and the fd stays open until the
+     * request ends even if its slot is emptied or filled again meanwhile ({@link #drop}).
+     */
     int fd(Request r) {
-        if ((r.sqeFlags & io.uring4j.ring.SqeFlags.FIXED_FILE) != 0) {
-            return file(r.fd);
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            int fd = file(r.fd);
+            if (fd >= 0) {
+                r.fd = fd;
+                r.fileHeld = true;
+                r.sqeFlags &= ~SqeFlags.FIXED_FILE;
+            }
+            return fd;
         }
         return r.fd < 0 ? -Errno.EBADF : r.fd;
     }
@@ -102,34 +120,33 @@ final class Registered {
         return fd < 0 ? -Errno.EBADF : fd;
     }
 
+    /** Under the ring lock (a register call). */
     private int registerFiles(long arg, int nr, boolean sparse) {
-        synchronized (tableLock) {
-            if (files != null) {
-                return -Errno.EBUSY;
-            }
-            if (nr <= 0 || nr > MAX_FILES) {
-                return -Errno.EINVAL;
-            }
-            int[] table = new int[nr];
-            for (int i = 0; i < nr; i++) {
-                int fd = sparse || arg == 0 ? -1 : USER.get(JAVA_INT, arg + 4L * i);
-                table[i] = -1;
-                if (fd >= 0) {
-                    int dup = Sys.dup(fd);
-                    if (dup < 0) {
-                        closeAll(table);
-                        return dup;
-                    }
-                    table[i] = dup;
-                } else if (fd != -1) {
-                    closeAll(table);
-                    return -Errno.EBADF;
-                }
-            }
-            setAllocRange(0, nr);
-            files = table;
-            return 0;
+        if (files != null) {
+            return -Errno.EBUSY;
         }
+        if (nr <= 0 || nr > MAX_FILES) {
+            return -Errno.EINVAL;
+        }
+        int[] table = new int[nr];
+        for (int i = 0; i < nr; i++) {
+            int fd = sparse || arg == 0 ? -1 : USER.get(JAVA_INT, arg + 4L * i);
+            table[i] = -1;
+            if (fd >= 0) {
+                int dup = Sys.dup(fd);
+                if (dup < 0) {
+                    closeAll(table);
+                    return dup;
+                }
+                table[i] = dup;
+            } else if (fd != -1) {
+                closeAll(table);
+                return -Errno.EBADF;
+            }
+        }
+        setAllocRange(0, nr);
+        files = table;
+        return 0;
     }
 
     /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
@@ -147,17 +164,19 @@ final class Registered {
         return isFiles ? registerFiles(data, nr, sparse) : registerBuffers(data, nr, sparse);
     }
 
+    /** Under the ring lock (a register call). */
     private int unregisterFiles() {
-        int[] table;
-        synchronized (tableLock) {
-            table = files;
-            if (table == null) {
-                return -Errno.ENXIO;
-            }
-            files = null;
-            setAllocRange(0, 0);
+        int[] table = files;
+        if (table == null) {
+            return -Errno.ENXIO;
         }
-        closeAll(table);
+        files = null;
+        setAllocRange(0, 0);
+        for (int fd : table) {
+            if (fd >= 0) {
+                drop(fd);
+            }
+        }
         return 0;
     }
 
@@ -167,7 +186,8 @@ final class Registered {
      * new fd is looked up; the count done, or the error if none was.
      */
     int updateFiles(int offset, long fds, int nr) {
-        synchronized (tableLock) {
+        ring.lock.lock();
+        try {
             int[] table = files;
             if (table == null) {
                 return -Errno.ENXIO;
@@ -194,6 +214,8 @@ final class Registered {
                 setSlot(table, offset + done, dup);
             }
             return done > 0 ? done : error;
+        } finally {
+            ring.lock.unlock();
         }
     }
 
@@ -202,24 +224,22 @@ final class Registered {
      * back over it. The count done, or the error if none was.
      */
     int updateFilesAlloc(long fds, int nr) {
-        synchronized (tableLock) {
-            if (files == null) {
-                return -Errno.ENXIO;
-            }
-            int done = 0;
-            int error = 0;
-            for (; done < nr; done++) {
-                int fd = USER.get(JAVA_INT, fds + 4L * done);
-                int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
-                int slot = dup < 0 ? dup : install(dup, FILE_INDEX_ALLOC);
-                if (slot < 0) {
-                    error = slot;
-                    break;
-                }
-                USER.set(JAVA_INT, fds + 4L * done, slot);
-            }
-            return done > 0 ? done : error;
+        if (files == null) {
+            return -Errno.ENXIO;
         }
+        int done = 0;
+        int error = 0;
+        for (; done < nr; done++) {
+            int fd = USER.get(JAVA_INT, fds + 4L * done);
+            int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
+            int slot = dup < 0 ? dup : install(dup, FILE_INDEX_ALLOC);
+            if (slot < 0) {
+                error = slot;
+                break;
+            }
+            USER.set(JAVA_INT, fds + 4L * done, slot);
+        }
+        return done > 0 ? done : error;
     }
 
     /**
@@ -238,7 +258,8 @@ final class Registered {
      */
     int install(int fd, int fileIndex) {
         int ret;
-        synchronized (tableLock) {
+        ring.lock.lock();
+        try {
             int[] table = files;
             if (fileIndex == FILE_INDEX_ALLOC) {
                 ret = table == null ? -Errno.ENFILE : freeSlot(table);
@@ -250,6 +271,8 @@ final class Registered {
                 setSlot(table, ret, fd);
                 return fileIndex == FILE_INDEX_ALLOC ? ret : 0;
             }
+        } finally {
+            ring.lock.unlock();
         }
         Sys.close(fd);
         return ret;
@@ -277,7 +300,8 @@ final class Registered {
 
     /** CLOSE with file_index: empties slot {@code slot}. */
     int closeSlot(int slot) {
-        synchronized (tableLock) {
+        ring.lock.lock();
+        try {
             int[] table = files;
             if (table == null) {
                 return -Errno.ENXIO;
@@ -290,12 +314,14 @@ final class Registered {
             }
             setSlot(table, slot, -1);
             return 0;
+        } finally {
+            ring.lock.unlock();
         }
     }
 
     /**
      * REGISTER_FILE_ALLOC_RANGE: {@code struct io_uring_file_index_range} {off, len, resv}; FILE_INDEX_ALLOC
-     * then picks slots in {@code [off, off + len)} only.
+     * then picks slots in {@code [off, off + len)} only. Under the ring lock (a register call).
      */
     private int fileAllocRange(long arg, int nr) {
         if (arg == 0 || nr != 0) {
@@ -306,14 +332,12 @@ final class Registered {
         if (end > 0xffffffffL) {
             return -Errno.EOVERFLOW;
         }
-        synchronized (tableLock) {
-            int[] table = files;
-            if (USER.get(JAVA_LONG, arg + 8) != 0 || end > (table == null ? 0 : table.length)) {
-                return -Errno.EINVAL;
-            }
-            setAllocRange((int) off, (int) end);
-            return 0;
+        int[] table = files;
+        if (USER.get(JAVA_LONG, arg + 8) != 0 || end > (table == null ? 0 : table.length)) {
+            return -Errno.EINVAL;
         }
+        setAllocRange((int) off, (int) end);
+        return 0;
     }
 
     private void setAllocRange(int start, int end) {
@@ -323,20 +347,65 @@ final class Registered {
     }
 
     /**
-     * Puts {@code fd} into slot {@code slot} (-1: empties it) and closes what was there; under the table lock.
+     * Puts {@code fd} into slot {@code slot} (-1: empties it) and drops what was there; under the ring lock.
      * The allocation hint moves as the kernel's bitmap moves it: past a slot filled, onto a slot emptied.
      */
     private void setSlot(int[] table, int slot, int fd) {
         int old = table[slot];
         SLOT.setRelease(table, slot, fd);
         if (old >= 0) {
-            Sys.close(old);
+            drop(old);
         }
         if (old < 0 && fd >= 0) {
             allocHint = slot + 1;
         } else if (old >= 0 && fd < 0) {
             allocHint = slot;
         }
+    }
+
+    /**
+     * An fd left the table: closed now, or, while requests that looked it up are in flight, once the last of
+     * them ends ({@link #released}) — the kernel's requests hold a reference to their file. Under the ring lock.
+     */
+    private void drop(int fd) {
+        if (heldByRequest(fd)) {
+            if (lingering.length == lingeringCount) {
+                lingering = java.util.Arrays.copyOf(lingering, Math.max(4, 2 * lingeringCount));
+            }
+            lingering[lingeringCount++] = fd;
+        } else {
+            Sys.close(fd);
+        }
+    }
+
+    /**
+     * A request that held {@code fd} ({@link Request#fileHeld}) was retired: if {@code fd} left the table
+     * meanwhile and no other request holds it, it is closed now. Under the ring lock; costs nothing while no
+     * dropped fd lingers.
+     */
+    void released(int fd) {
+        if (lingeringCount == 0) {
+            return;
+        }
+        for (int i = 0; i < lingeringCount; i++) {
+            if (lingering[i] == fd) {
+                if (!heldByRequest(fd)) {
+                    lingering[i] = lingering[--lingeringCount];
+                    Sys.close(fd);
+                }
+                return;
+            }
+        }
+    }
+
+    /** Whether a request in flight holds {@code fd}: a scan of the pool, made only when a file leaves the table. */
+    private boolean heldByRequest(int fd) {
+        for (Request r : ring.pool.all) {
+            if (r != null && r.fileHeld && r.fd == fd) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void closeAll(int[] table) {
@@ -480,16 +549,17 @@ final class Registered {
         return 0;
     }
 
+    /** The ring is closing (under its lock): every fd goes, in the table or lingering for a request. */
     void close() {
-        int[] table;
-        synchronized (tableLock) {
-            table = files;
-            files = null;
-            setAllocRange(0, 0);
-        }
+        int[] table = files;
+        files = null;
         if (table != null) {
             closeAll(table);
         }
+        for (int i = 0; i < lingeringCount; i++) {
+            Sys.close(lingering[i]);
+        }
+        lingeringCount = 0;
         buffers = null;
         bufRings.clear();
         if (eventfd >= 0) {

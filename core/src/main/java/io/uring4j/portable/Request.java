@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 14 ints (56), 5 bytes and 5 references (20):
- * 125, padded to 128 bytes — two cache lines, little over half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 14 ints (56), 6 bytes and 5 references (20):
+ * 126, padded to 128 bytes — two cache lines, little over half the kernel's 224-byte io_kiocb. READV/WRITEV add the
  * iovec copy, kept across reuse.
  */
 final class Request {
@@ -69,6 +69,11 @@ final class Request {
     volatile boolean cancelRequested;
     /** A multishot POLL_ADD: armed on its own edge-triggered registration, it posts and stays armed. */
     boolean multishotPoll;
+    /**
+     * Its fixed file was looked up ({@link Registered#fd}): {@code fd} is now the registered fd it holds, kept
+     * open for it until it ends, and FIXED_FILE is cleared.
+     */
+    boolean fileHeld;
 
     // ---- chain and queue links ----
     /** The next request of a link chain (the kernel's {@code link}); runs when this one completes. */
@@ -93,6 +98,7 @@ final class Request {
         countLeft = 0;
         cancelRequested = false;
         multishotPoll = false;
+        fileHeld = false;
         cqeFlags = 0;
         revents = 0;
         progress = 0;

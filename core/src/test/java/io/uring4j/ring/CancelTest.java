@@ -75,6 +75,17 @@ class CancelTest {
         }
     }
 
+    @Test
+    void cancellingAllOfNothingCountsZero() throws Exception {
+        try (IoUring ring = IoUring.open(8); Pipe pipe = Pipe.open()) {
+            // With ALL the result is how many were cancelled, none too: not -ENOENT.
+            ring.sq().next().prepCancel(12345, OpFlags.Cancel.ALL).userData(2);
+            ring.sq().next().prepCancelFd(pipe.readFd(), OpFlags.Cancel.ALL).userData(3);
+            ring.submitAndWait(2);
+            assertThat(reapResults(ring, 2)).containsExactlyInAnyOrderEntriesOf(Map.of(2L, 0, 3L, 0));
+        }
+    }
+
     /**
      * Eight reads, one per pipe; the even ones are cancelled, then every odd pipe gets 8 bytes: the survivors
      * must return exactly those 8 bytes (liburing's do_partial variant: cancellation is per request).

@@ -9,14 +9,17 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.run;
+import static io.uring4j.ring.Reap.submitAndReap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The registered file table as direct descriptors fill it (liburing accept.c, socket-direct, file-alloc-range-hint,
  * fd-install): which slot FILE_INDEX_ALLOC picks, the errors of a missing or too small table, and that a slot
  * owns its file — replacing the slot, closing it, unregistering the table or closing the ring closes the file
- * (the peer sees end of stream), while an fd installed from the slot keeps it open.
+ * (the peer sees end of stream), while a request already working on the slot's file and an fd installed from
+ * the slot keep it open.
  */
 class DirectDescriptorTest {
     private Arena arena;
@@ -124,6 +127,51 @@ class DirectDescriptorTest {
         assertThat(acceptDirect(listener, OpFlags.FileIndex.ALLOC, refused)).isEqualTo(-Errno.ENFILE);
 
         net.assertEndOfStream(refused[0]);
+    }
+
+    @Test
+    void aRequestWaitingOnASlotKeepsItsFileWhenTheSlotCloses() throws Exception {
+        ring.register().filesSparse(1);
+        int listener = net.tcpListener();
+        int[] client = new int[1];
+        assertThat(acceptDirect(listener, 0, client)).isZero();
+        MemorySegment in = arena.allocate(16);
+        ring.sq().next().prepRecv(0, in, 0).addFlags(SqeFlags.FIXED_FILE).userData(1);
+        ring.submit();
+
+        ring.sq().next().prepCloseDirect(0).userData(2);
+        assertThat(submitAndReap(ring).userData()).as("the close completes first: the recv still waits").isEqualTo(2);
+        net.write(client[0], "late");
+        Completion recv = reap(ring);
+        assertThat(recv.userData()).isEqualTo(1);
+        assertThat(recv.res()).as("the recv had the connection all along").isEqualTo(4);
+
+        net.assertEndOfStream(client[0]);       // its last holder is done
+    }
+
+    @Test
+    void aCancelByFixedFdMatchesTheFileTheSlotHoldsNow() throws Exception {
+        ring.register().filesSparse(1);
+        int listener = net.tcpListener();
+        int[] first = new int[1];
+        int[] second = new int[1];
+        assertThat(acceptDirect(listener, 0, first)).isZero();
+        MemorySegment in = arena.allocate(16);
+        ring.sq().next().prepRecv(0, in, 0).addFlags(SqeFlags.FIXED_FILE).userData(1);
+        ring.submit();
+        assertThat(acceptDirect(listener, 0, second)).isZero();
+
+        ring.sq().next().prepCancelFd(0, OpFlags.Cancel.FD_FIXED).userData(2);
+        assertThat(run(ring)).as("the recv holds the slot's former file").isEqualTo(-Errno.ENOENT);
+        ring.sq().next().prepCloseDirect(0);
+        assertThat(run(ring)).isZero();
+        ring.sq().next().prepCancelFd(0, OpFlags.Cancel.FD_FIXED).userData(3);
+        assertThat(run(ring)).as("an empty slot").isEqualTo(-Errno.EBADF);
+
+        net.write(first[0], "to first");
+        Completion recv = reap(ring);
+        assertThat(recv.userData()).isEqualTo(1);
+        assertThat(recv.res()).isEqualTo(8);
     }
 
     @Test
