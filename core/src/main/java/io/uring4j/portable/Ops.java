@@ -292,6 +292,7 @@ final class Ops {
         if (res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE || res >= 0 && res < wanted && off != -1) {
             return PortableRing.NEEDS_WORKER;
         }
+        r.wanted = (int) Math.min(wanted, Integer.MAX_VALUE);      // a short stream read fails a link too
         return (int) res;
     }
 

@@ -102,6 +102,7 @@ final class Request {
         cqeFlags = 0;
         revents = 0;
         progress = 0;
+        wanted = 0;             // only the opcodes that can come up short set it
         state = FREE;
     }
 }
