@@ -15,7 +15,7 @@ final class Ops {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
             | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.FTRUNCATE;
+    static final int LAST_OP = Opcode.LISTEN;
     private static final int MAX_IOVECS = 1024;
 
     /** O_DIRECT, as open(2) and F_GETFL have it. */
@@ -58,7 +58,7 @@ final class Ops {
     static boolean isSocket(int opcode) {
         return switch (opcode) {
             case Opcode.SOCKET, Opcode.CONNECT, Opcode.ACCEPT, Opcode.SEND, Opcode.RECV, Opcode.SENDMSG,
-                 Opcode.RECVMSG, Opcode.SHUTDOWN, Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> true;
+                 Opcode.RECVMSG, Opcode.SHUTDOWN, Opcode.SEND_ZC, Opcode.SENDMSG_ZC, Opcode.BIND, Opcode.LISTEN -> true;
             default -> false;
         };
     }

@@ -85,8 +85,8 @@ final class Request {
     /** An ASYNC_CANCEL waiting for this RUNNING request to finish: it answers 0 if we end -ECANCELED. */
     Request canceller;
     /**
-     * User memory the kernel copies at prep: READV/WRITEV's iovecs, OPENAT2's open_how, a multishot RECVMSG's
-     * msghdr lengths; grown on demand, reused.
+     * User memory the kernel copies at prep: READV/WRITEV's iovecs, OPENAT2's open_how, BIND's address, a
+     * multishot RECVMSG's msghdr lengths; grown on demand, reused.
      */
     MemorySegment iov;
 

@@ -8,6 +8,9 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 /**
  * The socket opcodes, run as the kernel runs them: a non-blocking attempt (MSG_DONTWAIT; a connecting socket
  * made non-blocking for the one call), and on EAGAIN a wait armed on the {@link Poller}, after which the
@@ -27,6 +30,7 @@ final class SocketOps {
     private static final int RECV_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.RECV_MULTISHOT;
     private static final int SENDMSG_ZC_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.ZC_REPORT_USAGE;
     private static final int SEND_ZC_IOPRIO = SENDMSG_ZC_IOPRIO | OpFlags.SendRecv.FIXED_BUF;
+    private static final int SOCKADDR_STORAGE = 128;
     /** connect: an EINPROGRESS is being waited for; its outcome is SO_ERROR. */
     private static final int CONNECTING = 1;
 
@@ -62,6 +66,11 @@ final class SocketOps {
             case Opcode.RECVMSG -> (r.ioprio & ~RECV_IOPRIO) != 0 || r.off != 0
                     || select != ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0) ? -Errno.EINVAL
                     : r.addr == 0 ? -Errno.EFAULT : select ? MultishotRecvmsg.prep(r) : 0;
+            // BIND copies the address at prep, as the kernel does (move_addr_to_kernel); its length is in addr2.
+            case Opcode.BIND -> r.len != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 ? -Errno.EINVAL
+                    : copyAddress(r);
+            case Opcode.LISTEN -> r.addr != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 || r.off != 0
+                    ? -Errno.EINVAL : 0;
             case Opcode.SHUTDOWN -> r.off != 0 || r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 ? -Errno.EINVAL : 0;
             default -> 0;
         };
@@ -87,6 +96,22 @@ final class SocketOps {
         return 0;
     }
 
+    /** BIND's sockaddr ({@code addr2} bytes at {@code addr}) into the request: at most a sockaddr_storage. */
+    private static int copyAddress(Request r) {
+        int len = (int) r.off;
+        if (len < 0 || len > SOCKADDR_STORAGE) {
+            return -Errno.EINVAL;
+        }
+        if (len > 0 && r.addr == 0) {
+            return -Errno.EFAULT;
+        }
+        if (r.iov == null || r.iov.byteSize() < SOCKADDR_STORAGE) {
+            r.iov = Arena.ofAuto().allocate(SOCKADDR_STORAGE, 8);
+        }
+        MemorySegment.copy(PortableRing.USER, r.addr, r.iov, 0, len);
+        return 0;
+    }
+
     int execute(Request r, boolean onWorker) {
         if (r.opcode == Opcode.SOCKET) {
             return ring.registered.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
@@ -109,6 +134,8 @@ final class SocketOps {
                     : r.opcode == Opcode.RECV ? sendRecv(r, fd, false) : message(r, fd, false);
             case Opcode.SENDMSG -> message(r, fd, true);
             case Opcode.SHUTDOWN -> SocketSys.shutdown(fd, r.len);
+            case Opcode.BIND -> SocketSys.bind(fd, r.iov.address(), (int) r.off);
+            case Opcode.LISTEN -> SocketSys.listen(fd, r.len);
             default -> -Errno.EINVAL;
         };
     }
