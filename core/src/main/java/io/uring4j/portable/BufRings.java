@@ -11,13 +11,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * Provided-buffer rings (REGISTER_PBUF_RING, UNREGISTER_PBUF_RING, REGISTER_PBUF_STATUS), read from the very
+ * Provided buffers: legacy groups (PROVIDE_BUFFERS, REMOVE_BUFFERS) and provided-buffer rings
+ * (REGISTER_PBUF_RING, UNREGISTER_PBUF_RING, REGISTER_PBUF_STATUS), the rings read from the very
  * memory the application fills for the kernel: an array of {@code struct io_uring_buf} (addr u64, len u32, bid
  * u16) whose u16 tail overlays the first entry's reserved field at byte 14, published by the application with a
  * release store. The head is ours, as it is the kernel's: only PBUF_STATUS shows it.
  *
  * <p>The table is copy-on-write behind a volatile field (workers and the poller look groups up without the ring
- * lock); registration runs under the ring lock. Kernel-allocated rings (IOU_PBUF_RING_MMAP) and incremental
+ * lock); changes to it are serialized on this object. Kernel-allocated rings (IOU_PBUF_RING_MMAP) and incremental
  * consumption (IOU_PBUF_RING_INC) are refused with EINVAL, as by a kernel that predates them.
  */
 final class BufRings {
@@ -25,42 +26,69 @@ final class BufRings {
     private static final VarHandle SHORT = JAVA_SHORT.varHandle();
     private static final long TAIL = 14;
     private static final int MAX_ENTRIES = 32768;
+    /** Buffer ids per legacy group (MAX_BIDS_PER_BGID), and buffers a legacy group holds at most (USHRT_MAX). */
+    private static final int MAX_BIDS = 1 << 16;
+    private static final int MAX_LEGACY = MAX_BIDS - 1;
 
     /**
-     * One group's ring. Taking a buffer is peek, use, then {@link #consume} once data landed in it — under the
-     * group's monitor, so two receives never get the same buffer and one that finds no data leaves it in place.
+     * One buffer group, as a receive or read with BUFFER_SELECT uses it: peek at the next buffer, use it, then
+     * {@link #consume} it once data landed in it — under the group's monitor, so two receives never get the same
+     * buffer and one that finds no data leaves it in place (the kernel's recycle).
      */
-    static final class Group {
+    abstract static sealed class Group permits RingGroup, ListGroup {
         final int id;
+
+        Group(int id) {
+            this.id = id;
+        }
+
+        abstract boolean hasBuffer();
+
+        abstract long addr();
+
+        abstract int len();
+
+        abstract int bid();
+
+        abstract void consume();
+    }
+
+    /** A registered ring (REGISTER_PBUF_RING), read where the application writes it. */
+    static final class RingGroup extends Group {
         private final long ring;
         private final int mask;
         /** The next entry to take; advanced only by {@link #consume}. */
         private int head;
 
-        Group(int id, long ring, int entries) {
-            this.id = id;
+        RingGroup(int id, long ring, int entries) {
+            super(id);
             this.ring = ring;
             this.mask = entries - 1;
         }
 
         /** Whether the application has published a buffer we have not taken (the tail is read with acquire). */
+        @Override
         boolean hasBuffer() {
             short tail = (short) SHORT.getAcquire(USER, ring + TAIL);
             return (short) (tail - head) != 0;
         }
 
+        @Override
         long addr() {
             return USER.get(JAVA_LONG, entry());
         }
 
+        @Override
         int len() {
             return USER.get(JAVA_INT, entry() + 8);
         }
 
+        @Override
         int bid() {
             return USER.get(JAVA_SHORT, entry() + 12) & 0xffff;
         }
 
+        @Override
         void consume() {
             head++;
         }
@@ -70,16 +98,99 @@ final class BufRings {
         }
     }
 
+    /**
+     * A legacy group (PROVIDE_BUFFERS): the buffers in the order they were provided, taken from the front, as
+     * the kernel's list is. Grown when buffers are provided, never when they are taken.
+     */
+    static final class ListGroup extends Group {
+        private long[] addrs = new long[16];
+        private int[] lens = new int[16];
+        private char[] bids = new char[16];
+        private int head;
+        private int count;
+
+        ListGroup(int id) {
+            super(id);
+        }
+
+        @Override
+        boolean hasBuffer() {
+            return count > 0;
+        }
+
+        @Override
+        long addr() {
+            return addrs[head];
+        }
+
+        @Override
+        int len() {
+            return lens[head];
+        }
+
+        @Override
+        int bid() {
+            return bids[head];
+        }
+
+        @Override
+        void consume() {
+            head = (head + 1) % addrs.length;
+            count--;
+        }
+
+        /** Appends {@code n} buffers of {@code len} bytes from {@code addr}, ids from {@code bid}: how many fitted. */
+        int add(long addr, int len, int n, int bid) {
+            int added = Math.min(n, MAX_LEGACY - count);
+            if (count + added > addrs.length) {
+                grow(count + added);
+            }
+            for (int i = 0; i < added; i++) {
+                int at = (head + count) % addrs.length;
+                addrs[at] = addr + (long) len * i;
+                lens[at] = len;
+                bids[at] = (char) (bid + i);
+                count++;
+            }
+            return added;
+        }
+
+        /** Drops up to {@code n} buffers from the front: how many. */
+        int remove(int n) {
+            int removed = Math.min(n, count);
+            head = (head + removed) % addrs.length;
+            count -= removed;
+            return removed;
+        }
+
+        private void grow(int needed) {
+            int size = Integer.highestOneBit(needed - 1) << 1;
+            long[] a = new long[size];
+            int[] l = new int[size];
+            char[] b = new char[size];
+            for (int i = 0; i < count; i++) {
+                int from = (head + i) % addrs.length;
+                a[i] = addrs[from];
+                l[i] = lens[from];
+                b[i] = bids[from];
+            }
+            addrs = a;
+            lens = l;
+            bids = b;
+            head = 0;
+        }
+    }
+
     private volatile Group[] groups = new Group[0];
 
-    /** The registered ring of buffer group {@code id}, or null. */
+    /** Buffer group {@code id} (a ring or a legacy list), or null. */
     Group group(int id) {
         Group[] table = groups;
         return id < table.length ? table[id] : null;
     }
 
     /** {@code struct io_uring_buf_reg}: ring_addr u64, ring_entries u32, bgid u16, flags u16, resv u64[3]. */
-    int register(long arg, int nr) {
+    synchronized int register(long arg, int nr) {
         int ret = checkReg(arg, nr);
         if (ret < 0) {
             return ret;
@@ -93,17 +204,15 @@ final class BufRings {
         if (ringAddr == 0) {
             return -Errno.EFAULT;
         }
-        if (group(id) != null) {
-            return -Errno.EEXIST;
+        Group old = group(id);
+        if (old instanceof RingGroup || old != null && old.hasBuffer()) {
+            return -Errno.EEXIST;       // an empty legacy group is replaced, as in the kernel
         }
-        Group[] table = groups;
-        Group[] next = Arrays.copyOf(table, Math.max(table.length, id + 1));
-        next[id] = new Group(id, ringAddr, entries);
-        groups = next;
+        put(id, new RingGroup(id, ringAddr, entries));
         return 0;
     }
 
-    int unregister(long arg, int nr) {
+    synchronized int unregister(long arg, int nr) {
         int ret = checkReg(arg, nr);
         if (ret < 0) {
             return ret;
@@ -112,13 +221,80 @@ final class BufRings {
         if (USER.get(JAVA_SHORT, arg + 14) != 0) {
             return -Errno.EINVAL;
         }
-        if (group(id) == null) {
+        Group old = group(id);
+        if (old == null) {
             return -Errno.ENOENT;
         }
-        Group[] next = groups.clone();
-        next[id] = null;
-        groups = next;
+        if (!(old instanceof RingGroup)) {
+            return -Errno.EINVAL;
+        }
+        put(id, null);
         return 0;
+    }
+
+    /**
+     * PROVIDE_BUFFERS (prep checked by {@link #prepProvide}): {@code len} bytes each from {@code addr}, ids
+     * from {@code off}, into legacy group {@code buf_group}, created if new; 0, -EINVAL on a ring's group,
+     * -EOVERFLOW when the group is full.
+     */
+    synchronized int provide(Request r) {
+        Group g = group(r.bufIndex);
+        if (g instanceof RingGroup) {
+            return -Errno.EINVAL;
+        }
+        ListGroup list = (ListGroup) g;
+        if (list == null) {
+            list = new ListGroup(r.bufIndex);
+            put(r.bufIndex, list);
+        }
+        synchronized (list) {
+            return list.add(r.addr, r.len, r.fd, (int) r.off) > 0 ? 0 : -Errno.EOVERFLOW;
+        }
+    }
+
+    /** REMOVE_BUFFERS: how many of the {@code fd} asked for were dropped; -ENOENT without the group. */
+    synchronized int remove(Request r) {
+        Group g = group(r.bufIndex);
+        if (g == null) {
+            return -Errno.ENOENT;
+        }
+        if (!(g instanceof ListGroup list)) {
+            return -Errno.EINVAL;
+        }
+        synchronized (list) {
+            return list.remove(r.fd);
+        }
+    }
+
+    /** The kernel's io_provide_buffers_prep: nbufs in fd, the buffer length in len, the first id in off. */
+    static int prepProvide(Request r) {
+        if (r.opFlags != 0 || r.fileIndex != 0) {
+            return -Errno.EINVAL;
+        }
+        if (r.fd <= 0 || r.fd > MAX_BIDS || r.off < 0 || r.off > 0xffff) {
+            return -Errno.E2BIG;
+        }
+        if (r.len == 0) {
+            return -Errno.EINVAL;
+        }
+        long size = Integer.toUnsignedLong(r.len) * r.fd;
+        if (r.addr + size < r.addr) {
+            return -Errno.EOVERFLOW;
+        }
+        return r.off + r.fd > MAX_BIDS ? -Errno.EINVAL : 0;
+    }
+
+    /** The kernel's io_remove_buffers_prep: nbufs in fd, everything else zero. */
+    static int prepRemove(Request r) {
+        boolean unused = r.opFlags != 0 || r.addr != 0 || r.len != 0 || r.off != 0 || r.fileIndex != 0;
+        return unused || r.fd <= 0 || r.fd > MAX_BIDS ? -Errno.EINVAL : 0;
+    }
+
+    private void put(int id, Group g) {
+        Group[] table = groups;
+        Group[] next = Arrays.copyOf(table, Math.max(table.length, id + 1));
+        next[id] = g;
+        groups = next;
     }
 
     /** {@code struct io_uring_buf_status}: buf_group u32 in, head u32 out, resv u32[8]. */
@@ -134,9 +310,12 @@ final class BufRings {
                 return -Errno.EINVAL;
             }
         }
-        Group g = group(USER.get(JAVA_INT, arg));
-        if (g == null) {
+        Group found = group(USER.get(JAVA_INT, arg));
+        if (found == null) {
             return -Errno.ENOENT;
+        }
+        if (!(found instanceof RingGroup g)) {
+            return -Errno.EINVAL;
         }
         synchronized (g) {
             USER.set(JAVA_INT, arg + 4, g.head & 0xffff);
@@ -159,7 +338,7 @@ final class BufRings {
         return 0;
     }
 
-    void clear() {
+    synchronized void clear() {
         groups = new Group[0];
     }
 }

@@ -48,8 +48,8 @@ final class Ops {
             case Opcode.NOP, Opcode.READV, Opcode.WRITEV, Opcode.FSYNC, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
-                 Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE, Opcode.FILES_UPDATE,
-                 Opcode.FIXED_FD_INSTALL -> true;
+                 Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE, Opcode.PROVIDE_BUFFERS,
+                 Opcode.REMOVE_BUFFERS, Opcode.MSG_RING, Opcode.FILES_UPDATE, Opcode.FIXED_FD_INSTALL -> true;
             default -> isSocket(opcode) || PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
     }
@@ -92,9 +92,25 @@ final class Ops {
 
     /** Checks made when the SQE is read (the kernel's prep): a failure here fails the whole chain. */
     static int prep(Request r, int ioprio) {
-        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 && r.opcode != Opcode.RECV && r.opcode != Opcode.READ
-                && r.opcode != Opcode.RECVMSG) {
-            return -Errno.EINVAL;       // provided buffers are implemented for RECV, RECVMSG and READ only
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0) {
+            switch (r.opcode) {
+                case Opcode.RECV, Opcode.READ, Opcode.RECVMSG -> { }
+                case Opcode.READV -> {
+                    return selectOneIovec(r);
+                }
+                default -> {
+                    return -Errno.EINVAL;   // provided buffers are implemented for RECV, RECVMSG, READ and READV
+                }
+            }
+        }
+        if (r.opcode == Opcode.PROVIDE_BUFFERS) {
+            return BufRings.prepProvide(r);
+        }
+        if (r.opcode == Opcode.REMOVE_BUFFERS) {
+            return BufRings.prepRemove(r);
+        }
+        if (r.opcode == Opcode.MSG_RING) {
+            return MsgRing.prep(r);
         }
         if (isSocket(r.opcode)) {
             return SocketOps.prep(r);
@@ -115,7 +131,7 @@ final class Ops {
                     ? -Errno.EINVAL : 0;
         }
         if (r.opcode == Opcode.FIXED_FD_INSTALL) {
-            // addr3 must be zero too in the kernel (we do not copy it)
+            // addr3 must be zero too: checked in the SQE, as it is not copied
             return r.off != 0 || r.addr != 0 || r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 ? -Errno.EINVAL
                     : (r.sqeFlags & SqeFlags.FIXED_FILE) == 0 ? -Errno.EBADF
                     : (r.opFlags & ~OpFlags.FileIndex.INSTALL_NO_CLOEXEC) != 0 ? -Errno.EINVAL : 0;
@@ -125,7 +141,7 @@ final class Ops {
             return r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 ? -Errno.EINVAL : 0;
         }
         if (r.opcode == Opcode.FTRUNCATE) {
-            // the length in off; the rest must be zero (addr3 too in the kernel, which we do not copy)
+            // the length in off; the rest must be zero (addr3 too: checked in the SQE, as it is not copied)
             return r.opFlags != 0 || r.addr != 0 || r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0
                     ? -Errno.EINVAL : 0;
         }
@@ -155,6 +171,25 @@ final class Ops {
                     | OpFlags.Timeout.ABS)) == 0 && (update || flags == 0);
             return valid ? 0 : -Errno.EINVAL;
         }
+        return 0;
+    }
+
+    /**
+     * READV with BUFFER_SELECT takes exactly one iovec, and only its length: the most to read into the selected
+     * buffer (the kernel's io_iov_buffer_select_prep). It then runs as a READ of that length.
+     */
+    private static int selectOneIovec(Request r) {
+        if (r.len != 1) {
+            return -Errno.EINVAL;
+        }
+        if (r.addr == 0) {
+            return -Errno.EFAULT;
+        }
+        long len = PortableRing.USER.get(JAVA_LONG, r.addr + 8);
+        if (len < 0 || len > Integer.MAX_VALUE) {
+            return -Errno.EINVAL;
+        }
+        r.len = (int) len;
         return 0;
     }
 
@@ -191,7 +226,10 @@ final class Ops {
             case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
                     : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
             case Opcode.READ, Opcode.WRITE, Opcode.READ_FIXED, Opcode.WRITE_FIXED -> readWrite(r);
-            case Opcode.READV, Opcode.WRITEV -> vectored(r);
+            case Opcode.READV, Opcode.WRITEV -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? readWrite(r) : vectored(r);
+            case Opcode.PROVIDE_BUFFERS -> ring.registered.bufRings.provide(r);
+            case Opcode.REMOVE_BUFFERS -> ring.registered.bufRings.remove(r);
+            case Opcode.MSG_RING -> MsgRing.execute(ring, r);
             case Opcode.FSYNC -> {
                 int fd = ring.registered.fd(r);
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
@@ -394,7 +432,7 @@ final class Ops {
     }
 
     /**
-     * READ into the next buffer of group {@code buf_group}'s ring (at most {@code len} bytes of it): F_BUFFER
+     * READ (or one-iovec READV) into the next buffer of group {@code buf_group} (at most {@code len} bytes of it): F_BUFFER
      * and the id go with the result; a read that ends up waiting leaves the buffer in the ring, as in the kernel.
      */
     private int readSelect(Request r, int fd) {

@@ -150,7 +150,8 @@ public final class PortableEngine implements Engine {
         return (bytes + 4095) & -4096L;
     }
 
-    private PortableRing ring(int fd) {
+    /** The portable ring with this fd, or null. */
+    PortableRing ring(int fd) {
         PortableRing[] table = rings;
         int slot = fd - FD_BASE;
         return slot >= 0 && slot < table.length ? table[slot] : null;

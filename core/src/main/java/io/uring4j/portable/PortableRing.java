@@ -419,8 +419,13 @@ final class PortableRing {
         r.userData = s.get(JAVA_LONG, sqe + 32);
         r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
         r.fileIndex = s.get(JAVA_INT, sqe + 44);
-        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
+        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)
+                || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL)
+                    && s.get(JAVA_LONG, sqe + 48) != 0) {     // addr3: not copied
             return -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.MSG_RING) {
+            r.progress = (int) s.get(JAVA_LONG, sqe + 48);      // addr3: SEND_FD's source slot
         }
         return Ops.prep(r, ioprio);
     }
@@ -658,6 +663,21 @@ final class PortableRing {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A MSG_RING data message from another ring (or this one): its CQE, posted and woken like any other. */
+    int postMessage(long userData, int res, int flags) {
+        lock.lock();
+        try {
+            if (closed) {
+                return -Errno.EBADFD;
+            }
+            post(userData, res, flags, true);
+        } finally {
+            lock.unlock();
+        }
+        wake(true);
+        return 0;
     }
 
     /** A multishot request's intermediate CQE: {@code res} with F_MORE (and {@code flags}); it goes on. */

@@ -264,7 +264,7 @@ final class Registered {
             if (fileIndex == FILE_INDEX_ALLOC) {
                 ret = table == null ? -Errno.ENFILE : freeSlot(table);
             } else {
-                long slot = Integer.toUnsignedLong(fileIndex) - 1;
+                long slot = Integer.toUnsignedLong(fileIndex - 1);        // file_index 0: slot 2^32 - 1
                 ret = table == null ? -Errno.ENXIO : slot >= table.length ? -Errno.EINVAL : (int) slot;
             }
             if (ret >= 0) {

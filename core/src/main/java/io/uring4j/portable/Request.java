@@ -57,7 +57,10 @@ final class Request {
     int pollEvents;
     /** What the poller saw when it woke this request (0 before any wait): POLL_ADD's result, connect's cue. */
     int revents;
-    /** Op-specific progress across waits: a connect under way (1), the bytes a MSG_WAITALL transfer has done. */
+    /**
+     * Op-specific progress across waits: a connect under way (1), the bytes a MSG_WAITALL transfer has done;
+     * MSG_RING's source slot ({@code addr3}).
+     */
     int progress;
     byte opcode;
     byte sqeFlags;

@@ -45,7 +45,8 @@
  *       edge-triggered registration of its own (one CQE per wake-up).</li>
  *   <li><b>Provided buffers.</b> Buffer rings are read where the application writes them for the kernel
  *       ({@link io.uring4j.portable.BufRings}): the tail at byte 14, 16-byte entries, our own head; a receive
- *       takes the head buffer only once data landed in it.</li>
+ *       takes the head buffer only once data landed in it. Legacy groups (PROVIDE_BUFFERS) are a FIFO of ours,
+ *       taken from the front as the kernel's list is.</li>
  *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
  *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
  *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
@@ -90,8 +91,7 @@
  *       (through task work) after the canceller's.</li>
  *   <li>Paths (OPENAT, OPENAT2, STATX, the path opcodes) are read when the request runs, on its worker, not at
  *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
- *       so), and a bad path fails only its own request, never its chain at prep. FTRUNCATE and FIXED_FD_INSTALL do not
- *       check that addr3 is zero (the SQE's addr3 is not copied).</li>
+ *       so), and a bad path fails only its own request, never its chain at prep.</li>
  *   <li>Registered files and direct descriptors are fds: they take numbers in the process's fd table (and
  *       count against RLIMIT_NOFILE) where the kernel's slots take none, and a table update racing the very
  *       moment a worker looks the old slot up may let that request use a closed or reused fd number. A cancel
@@ -100,10 +100,11 @@
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
+ *       MSG_RING's MSG_SEND_FD (data messages between portable rings work),
  *       timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
- *       IOSQE_BUFFER_SELECT except on RECV, READ and multishot RECVMSG (no legacy PROVIDE_BUFFERS groups, no
- *       single buffer-select RECVMSG, no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
+ *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
+ *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
  *       flags SQPOLL, IOPOLL, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
  *       files (+ FILE_ALLOC_RANGE), buffers, eventfd, probe and buffer rings (+ status).</li>
  * </ul>

@@ -78,9 +78,13 @@ class TcpLoopTest {
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, 64 << 10);
                 ch.connect(server.localAddress());
                 Future<?> written = writerThread.submit(() -> Clients.writeFully(ch, ByteBuffer.wrap(data)));
-                Thread.sleep(300);         // the client does not read: the server's output backs up
-                assertThat(written).as("the writer is held back too").isNotDone();
+                // The client does not read: the server's output backs up until it pauses reading.
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (tcp.backPressurePauses() == 0 && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
                 assertThat(tcp.backPressurePauses()).isPositive();
+                assertThat(written).as("the writer is held back too").isNotDone();
                 CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> {
                     try {
                         return Clients.readFully(ch, data.length);

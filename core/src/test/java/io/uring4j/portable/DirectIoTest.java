@@ -93,6 +93,27 @@ class DirectIoTest {
 
     @ParameterizedTest(name = "DEFER_TASKRUN: {0}")
     @ValueSource(booleans = {true, false})
+    void readsBeyondTheAioContextsSizeFallBackToTheIoWqWithTheSameData(boolean defer) throws Exception {
+        int reads = 1100;   // DirectIo keeps 1024 on AIO; the slots above go to the io-wq
+        IoUringBuilder b = IoUring.builder().entries(2048).engine(Engine.portable());
+        try (IoUring ring = (defer ? b.deferTaskrun() : b).build()) {
+            MemorySegment bufs = arena.allocate((long) reads * BS, BS);
+            for (int i = 0; i < reads; i++) {
+                ring.sq().next().prepRead(fd, bufs.asSlice((long) i * BS, BS), (long) (i % BLOCKS) * BS).userData(i);
+            }
+            Map<Long, Integer> results = reap(ring, reads);
+
+            for (int i = 0; i < reads; i++) {
+                int block = i % BLOCKS;
+                assertThat(results.get((long) i)).as("read %d", i).isEqualTo(BS);
+                assertThat(bufs.asSlice((long) i * BS, BS).toArray(JAVA_BYTE)).as("read %d", i)
+                        .isEqualTo(java.util.Arrays.copyOfRange(content, block * BS, (block + 1) * BS));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "DEFER_TASKRUN: {0}")
+    @ValueSource(booleans = {true, false})
     void aLinkedWriteRunsAfterTheReadItFollows(boolean defer) throws Exception {
         try (IoUring ring = ring(defer)) {
             MemorySegment buf = arena.allocate(BS, BS);

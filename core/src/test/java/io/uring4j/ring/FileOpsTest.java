@@ -131,6 +131,8 @@ class FileOpsTest {
             assertThat(run(ring)).as("fallocate with rw_flags").isEqualTo(-Errno.EINVAL);
             ring.sq().next().prepFtruncate(file.fd(), 10).bufIndex(1);
             assertThat(run(ring)).as("ftruncate with buf_index").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepFtruncate(file.fd(), 10).addr3(1);
+            assertThat(run(ring)).as("ftruncate with addr3").isEqualTo(-Errno.EINVAL);
             ring.sq().next().prepMkdirat(LibC.AT_FDCWD, path(dir.resolve("never")), 0755).opFlags(1);
             assertThat(run(ring)).as("mkdirat with rw_flags").isEqualTo(-Errno.EINVAL);
             ring.sq().next().prepUnlinkat(LibC.AT_FDCWD, path(path), 0x100);
@@ -328,6 +330,9 @@ class FileOpsTest {
 
             ring.sq().next().prepFixedFdInstall(0, 0x80);
             assertThat(run(ring)).as("unknown install flags").isEqualTo(-Errno.EINVAL);
+
+            ring.sq().next().prepFixedFdInstall(0, 0).addr3(1);
+            assertThat(run(ring)).as("with addr3").isEqualTo(-Errno.EINVAL);
         }
     }
 

@@ -21,8 +21,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * other test on the portable engine: {@code -During4j.engine=portable}.
  *
  * <p>Not in the list: ZeroAllocationTest (it needs a registered ring fd, not implemented),
- * and the classes on features the engine lacks altogether (legacy provided buffers, msg_ring, SQPOLL/IOPOLL
- * setups, restrictions, personalities).
+ * and the classes on features the engine lacks altogether (SQPOLL/IOPOLL setups, restrictions, personalities).
  */
 class PortableEngineSuiteTest {
     private static final List<Class<?>> SUITE = List.of(NopTest.class, LinkTest.class, DrainOrderTest.class,
@@ -32,7 +31,8 @@ class PortableEngineSuiteTest {
             SubmitLinkFailTest.class, SubmitReuseTest.class, EventfdTest.class, ProbeTest.class,
             OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
             SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
-            DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class, DirectDescriptorTest.class);
+            DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class,
+            ProvidedBuffersTest.class, MsgRingTest.class, DirectDescriptorTest.class);
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels, UDP and direct accepts; AsyncFile, the FileChannel and

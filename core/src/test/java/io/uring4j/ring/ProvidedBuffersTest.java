@@ -143,6 +143,52 @@ class ProvidedBuffersTest {
     }
 
     @Test
+    void provideAndRemoveRefuseBadFieldsAtPrep() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS, Opcode.REMOVE_BUFFERS);
+            MemorySegment bufs = arena.allocate(4 * BS);
+            // One at a time: a prep failure ends the submission (no SUBMIT_ALL).
+            ring.sq().next().prepProvideBuffers(bufs, BS, 0, GROUP, 0);
+            assertThat(run(ring)).as("provide no buffers").isEqualTo(-Errno.E2BIG);
+            ring.sq().next().prepProvideBuffers(bufs, 0, 4, GROUP, 0);
+            assertThat(run(ring)).as("provide buffers of 0 bytes").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepProvideBuffers(bufs, BS, 4, GROUP, 65534);
+            assertThat(run(ring)).as("provide ids past 65535").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepProvideBuffers(bufs, BS, 4, GROUP, 0).opFlags(1);
+            assertThat(run(ring)).as("provide with rw_flags").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepRemoveBuffers(0, GROUP);
+            assertThat(run(ring)).as("remove no buffers").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepRemoveBuffers(1, GROUP).addr(bufs.address());
+            assertThat(run(ring)).as("remove with addr").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepReadv(0, arena.allocate(2 * IOVEC_SIZE, 8), 2, 0, 0).bufferSelect(GROUP);
+            assertThat(run(ring)).as("READV selecting a buffer with two iovecs").isEqualTo(-Errno.EINVAL);
+            ring.sq().next().prepRemoveBuffers(1, GROUP);
+            assertThat(run(ring)).as("no refused PROVIDE created the group").isEqualTo(-Errno.ENOENT);
+        }
+    }
+
+    @Test
+    void buffersReturnInTheOrderTheyWereProvidedAcrossProvides() throws Exception {
+        try (Fd in = Fd.open(file, LibC.O_RDONLY); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
+            MemorySegment bufs = arena.allocate(4 * BS);
+            ring.sq().next().prepProvideBuffers(bufs.asSlice(2 * BS), BS, 2, GROUP, 7).userData(1);
+            ring.sq().next().prepProvideBuffers(bufs, BS, 2, GROUP, 3).userData(2);
+            submitAndReap(ring, 2);
+            List<Integer> bids = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                ring.sq().next().prepReadSelect(in.fd(), BS, (long) i * BS, GROUP).userData(i);
+                Completion c = submitAndReap(ring);
+                assertThat(c.res()).isEqualTo(BS);
+                bids.add(c.bufferId());
+            }
+            assertThat(bids).containsExactly(7, 8, 3, 4);
+            assertThat(bytes(bufs.asSlice(0, BS))).as("bid 3 is the first buffer of the second PROVIDE")
+                    .isEqualTo(pattern(2, BS));
+        }
+    }
+
+    @Test
     void oneBytePipeReadsWithBufferSelectReturnTheBytesInOrder() throws Exception {
         try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(64)) {
             assumeSupported(ring, Opcode.PROVIDE_BUFFERS);
