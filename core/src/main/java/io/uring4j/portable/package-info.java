@@ -63,7 +63,8 @@
  *       queue, one wake-up per min_complete rather than per CQE.</li>
  *   <li><b>Registered files and direct descriptors.</b> A slot of the file table holds an fd of the engine's
  *       own ({@link io.uring4j.portable.Registered}): a close-on-exec duplicate of a registered fd, or the fd an
- *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE).
+ *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE), or
+ *       one another portable ring passed with MSG_RING's MSG_SEND_FD.
  *       FILE_INDEX_ALLOC picks slots as the kernel's bitmap does (from a hint: past the last slot filled, or the
  *       slot last emptied; within REGISTER_FILE_ALLOC_RANGE). A request looks its fixed file up once, when first
  *       issued, as the kernel assigns req->file, and holds that fd: a slot emptied or filled again (CLOSE,
@@ -100,7 +101,6 @@
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
- *       MSG_RING's MSG_SEND_FD (data messages between portable rings work),
  *       timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
