@@ -61,19 +61,6 @@ class PortableEngineTest {
     }
 
     @Test
-    void passingARegisteredFileByMsgRingIsRefusedAsByAnOlderKernel() throws Exception {
-        try (IoUring source = ring(4); IoUring target = ring(4)) {
-            source.register().files(0);
-            source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(1);
-            source.submitAndWait(1);
-            Cqe cqe = source.cq().peek();
-            assertThat(cqe.res()).isEqualTo(-Errno.EINVAL);
-            source.cq().seen(cqe);
-            assertThat(target.cq().ready()).isZero();
-        }
-    }
-
-    @Test
     void probeReportsExactlyTheImplementedOpcodes() throws Exception {
         try (IoUring r = ring(4)) {
             Probe probe = r.register().probe();
