@@ -78,7 +78,7 @@ final class Cancels {
      * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any;
      * one match or, with ALL/ANY, all. Queued requests, armed timeouts and requests waiting on the poller for
      * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0 or the count (ALL/ANY),
-     * -EALREADY, or -ENOENT.
+     * -EALREADY, -ENOENT, or -EBADF for an fd or slot with no file.
      */
     static int cancel(PortableRing ring, Request c, int onlyOpcode) {
         int flags = onlyOpcode < 0 ? c.opFlags : 0;     // POLL_REMOVE: by user_data, poll requests only
@@ -86,12 +86,17 @@ final class Cancels {
             return -Errno.EINVAL;
         }
         boolean all = (flags & (OpFlags.Cancel.ALL | OpFlags.Cancel.ANY)) != 0;
-        int fixedFd = -1;
-        if ((flags & (OpFlags.Cancel.FD | OpFlags.Cancel.FD_FIXED)) == (OpFlags.Cancel.FD | OpFlags.Cancel.FD_FIXED)) {
-            fixedFd = ring.registered.file(c.fd);
-            if (fixedFd < 0) {
-                return fixedFd;     // an empty slot: -EBADF, as the kernel finds no file to match
+        int slotFd = -1;        // FD_FIXED: the slot's fd, held by the requests that looked the slot up
+        if ((flags & OpFlags.Cancel.FD) != 0) {
+            if ((c.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+                flags |= OpFlags.Cancel.FD_FIXED;       // the cancel's own IOSQE_FIXED_FILE says the same
             }
+            boolean fixed = (flags & OpFlags.Cancel.FD_FIXED) != 0;
+            int found = fixed ? ring.registered.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
+            if (found < 0) {
+                return -Errno.EBADF;        // no file behind the fd or the slot: the kernel has nothing to match
+            }
+            slotFd = fixed ? found : -1;
         }
         Request victims = null;
         Request victimsTail = null;
@@ -100,7 +105,7 @@ final class Cancels {
         ring.lock.lock();
         try {
             for (Request r : ring.pool.all) {
-                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, fixedFd, r)
+                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, slotFd, r)
                         || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
                 }
@@ -160,7 +165,7 @@ final class Cancels {
         return running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
-    private static boolean matches(Request c, int flags, int fixedFd, Request r) {
+    private static boolean matches(Request c, int flags, int slotFd, Request r) {
         if ((flags & OpFlags.Cancel.ANY) != 0) {
             return true;
         }
@@ -170,7 +175,7 @@ final class Cancels {
             // kernel matches the file; one not issued yet still names the slot.
             boolean fixed = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0;
             match = (flags & OpFlags.Cancel.FD_FIXED) == 0 ? !fixed && !r.fileHeld && r.fd == c.fd
-                    : r.fileHeld ? r.fd == fixedFd : fixed && r.fd == c.fd;
+                    : r.fileHeld ? r.fd == slotFd : fixed && r.fd == c.fd;
         }
         if ((flags & OpFlags.Cancel.OP) != 0) {
             match &= r.opcode == c.len;

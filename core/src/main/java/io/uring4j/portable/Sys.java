@@ -64,6 +64,7 @@ final class Sys {
 
     static final int F_DUPFD = 0;
     static final int F_DUPFD_CLOEXEC = 1030;
+    static final int F_GETFD = 1;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     /** preadv2/pwritev2: fail with EAGAIN instead of blocking. */

@@ -76,6 +76,19 @@ class CancelTest {
     }
 
     @Test
+    void cancellingByAClosedFdIsEbadf() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            int fd;
+            try (Pipe pipe = Pipe.open()) {
+                fd = pipe.readFd();
+            }
+            ring.sq().next().prepCancelFd(fd, OpFlags.Cancel.ALL).userData(2);
+            ring.submitAndWait(1);
+            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(2L, -Errno.EBADF));
+        }
+    }
+
+    @Test
     void cancellingAllOfNothingCountsZero() throws Exception {
         try (IoUring ring = IoUring.open(8); Pipe pipe = Pipe.open()) {
             // With ALL the result is how many were cancelled, none too: not -ENOENT.
