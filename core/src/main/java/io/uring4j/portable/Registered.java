@@ -22,8 +22,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * the file: the application may close its own fd. Direct descriptors (file_index) are fds of the engine's own,
  * close-on-exec, never handed to the application. The file table changes in place and the buffer table is
  * copy-on-write, so workers resolve a fixed file or buffer without a lock; changes hold the ring lock, as
- * registration calls do. Opcodes not listed in
- * {@link #register} answer -EINVAL, as on a kernel that predates them.
+ * registration calls do. Opcodes not listed in {@link #register} answer -EINVAL, as on a kernel that predates
+ * them.
  */
 final class Registered {
     private static final int RSRC_SPARSE = 1;
@@ -36,6 +36,7 @@ final class Registered {
     private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
 
+    private final PortableRing ring;
     /** Registered files: an fd per slot (-1: empty), changed in place under the ring lock (read without it). */
     private volatile int[] files;
     /** FILE_INDEX_ALLOC picks slots in [allocStart, allocEnd), trying allocHint first, as the kernel's bitmap. */
@@ -54,8 +55,6 @@ final class Registered {
     volatile boolean eventfdAsyncOnly;
     /** The 8-byte counter value written to the eventfd. */
     final MemorySegment one;
-
-    private final PortableRing ring;
 
     Registered(PortableRing ring, Arena arena) {
         this.ring = ring;
