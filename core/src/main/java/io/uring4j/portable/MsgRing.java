@@ -56,11 +56,7 @@ final class MsgRing {
         if (r.len != 0 || target == ring) {
             return -Errno.EINVAL;
         }
-        int source = ring.registered.file(r.progress);
-        if (source < 0) {
-            return source;
-        }
-        int dup = Sys.dup(source);
+        int dup = ring.registered.dupFile(r.progress);
         int ret = dup < 0 ? dup : target.registered.install(dup, r.fileIndex);
         if (ret < 0 || (r.opFlags & OpFlags.MsgRing.CQE_SKIP) != 0) {
             return ret;

@@ -31,10 +31,19 @@ final class Registered {
     /** IORING_FILE_INDEX_ALLOC: sqe.file_index (or FILES_UPDATE's offset) asking us to pick the slot. */
     static final int FILE_INDEX_ALLOC = -1;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle FILE_HELD;
     private static final int MAX_FILES = 1 << 20;
     private static final int MAX_BUFFERS = 1 << 14;
     private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
+
+    static {
+        try {
+            FILE_HELD = MethodHandles.lookup().findVarHandle(Request.class, "fileHeld", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final PortableRing ring;
     /** Registered files: an fd per slot (-1: empty), changed in place under the ring lock (read without it). */
@@ -98,15 +107,38 @@ final class Registered {
      */
     int fd(Request r) {
         if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
-            int fd = file(r.fd);
-            if (fd >= 0) {
-                r.fd = fd;
-                r.fileHeld = true;
-                r.sqeFlags &= ~SqeFlags.FIXED_FILE;
-            }
-            return fd;
+            return hold(r);
         }
         return r.fd < 0 ? -Errno.EBADF : r.fd;
+    }
+
+    /**
+     * Looks up {@code r}'s slot and holds its fd. The hold is published before the slot is read again, and a
+     * slot's change before its old fd is checked for holders ({@link #setSlot}): so either its dropper sees our
+     * hold and keeps the fd open for us, or we see the change and look again — never an fd closed under us.
+     */
+    private int hold(Request r) {
+        int slot = r.fd;
+        while (true) {
+            int fd = file(slot);
+            if (fd < 0) {
+                return fd;
+            }
+            r.fd = fd;
+            FILE_HELD.setVolatile(r, true);
+            if (file(slot) == fd) {
+                r.sqeFlags &= ~SqeFlags.FIXED_FILE;
+                return fd;
+            }
+            FILE_HELD.setVolatile(r, false);        // the slot changed under us: let go, then look again
+            r.fd = slot;
+            ring.lock.lock();
+            try {
+                released(fd);
+            } finally {
+                ring.lock.unlock();
+            }
+        }
     }
 
     /** The fd in slot {@code index}, or -EBADF (out of range, empty, or no table). */
@@ -115,8 +147,22 @@ final class Registered {
         if (table == null || index < 0 || index >= table.length) {
             return -Errno.EBADF;
         }
-        int fd = (int) SLOT.getOpaque(table, index);
+        int fd = (int) SLOT.getVolatile(table, index);
         return fd < 0 ? -Errno.EBADF : fd;
+    }
+
+    /**
+     * A duplicate of the fd in slot {@code index} (MSG_RING's MSG_SEND_FD), made under the ring lock so that the
+     * slot's fd cannot be closed meanwhile; -EBADF for an empty slot.
+     */
+    int dupFile(int index) {
+        ring.lock.lock();
+        try {
+            int fd = file(index);
+            return fd < 0 ? fd : Sys.dup(fd);
+        } finally {
+            ring.lock.unlock();
+        }
     }
 
     /** Under the ring lock (a register call). */
@@ -351,7 +397,7 @@ final class Registered {
      */
     private void setSlot(int[] table, int slot, int fd) {
         int old = table[slot];
-        SLOT.setRelease(table, slot, fd);
+        SLOT.setVolatile(table, slot, fd);         // before the holders of the old fd are looked for: see hold
         if (old >= 0) {
             drop(old);
         }
@@ -400,7 +446,7 @@ final class Registered {
     /** Whether a request in flight holds {@code fd}: a scan of the pool, made only when a file leaves the table. */
     private boolean heldByRequest(int fd) {
         for (Request r : ring.pool.all) {
-            if (r != null && r.fileHeld && r.fd == fd) {
+            if (r != null && (boolean) FILE_HELD.getVolatile(r) && r.fd == fd) {
                 return true;
             }
         }

@@ -69,7 +69,8 @@
  *       slot last emptied; within REGISTER_FILE_ALLOC_RANGE). A request looks its fixed file up once, when first
  *       issued, as the kernel assigns req->file, and holds that fd: a slot emptied or filled again (CLOSE,
  *       FILES_UPDATE, a new direct descriptor, unregistering) closes its fd only once no request in flight
- *       holds it — found by scanning the request pool then, so the submission path pays nothing for it.</li>
+ *       holds it — found by scanning the request pool then. The lookup publishes its hold and reads the slot
+ *       again (one volatile store), so that a change racing it is seen by one side or the other.</li>
  *   <li><b>Drain.</b> An IO_DRAIN chain waits until nothing is in flight, and everything submitted after it
  *       waits for it.</li>
  * </ul>
@@ -94,8 +95,9 @@
  *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
  *       so), and a bad path fails only its own request, never its chain at prep.</li>
  *   <li>Registered files and direct descriptors are fds: they take numbers in the process's fd table (and
- *       count against RLIMIT_NOFILE) where the kernel's slots take none, and a table update racing the very
- *       moment a worker looks the old slot up may let that request use a closed or reused fd number. A cancel
+ *       count against RLIMIT_NOFILE) where the kernel's slots take none. SPLICE's input slot
+ *       (SPLICE_F_FD_IN_FIXED) is not held as the request's file is: a table update racing the moment a worker
+ *       looks it up may let that splice use a closed or reused fd number. A cancel
  *       by fd matches requests by fd number (a fixed one by the slot's fd), where the kernel compares files: a
  *       plain fd does not match requests on a slot holding the same file.</li>
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
