@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -415,7 +416,7 @@ final class Registered {
     private void drop(int fd) {
         if (heldByRequest(fd)) {
             if (lingering.length == lingeringCount) {
-                lingering = java.util.Arrays.copyOf(lingering, Math.max(4, 2 * lingeringCount));
+                lingering = Arrays.copyOf(lingering, Math.max(4, 2 * lingeringCount));
             }
             lingering[lingeringCount++] = fd;
         } else {
