@@ -24,7 +24,6 @@ final class Aio {
     static final boolean SUPPORTED = X86_64 || ARCH.equals("aarch64");
     private static final long NR_SETUP = X86_64 ? 206 : 0;
     private static final long NR_DESTROY = X86_64 ? 207 : 1;
-    private static final long NR_GETEVENTS = X86_64 ? 208 : 4;
     private static final long NR_SUBMIT = X86_64 ? 209 : 2;
     private static final long NR_CANCEL = X86_64 ? 210 : 3;
 
@@ -53,11 +52,6 @@ final class Aio {
     /** io_submit(ctx, nr, iocbpp): how many of the first iocbs were taken, or -errno if the first was not. */
     static int submit(long ctx, int nr, long iocbpp) {
         return (int) call(NR_SUBMIT, ctx, nr, iocbpp, 0, 0);
-    }
-
-    /** io_getevents(ctx, min_nr, nr, events, timeout): the number of events written, or -errno. */
-    static int getevents(long ctx, int minNr, int nr, long events, long timeout) {
-        return (int) call(NR_GETEVENTS, ctx, minNr, nr, events, timeout);
     }
 
     /** io_cancel(ctx, iocb, result): -EINPROGRESS if cancelling started, else -errno (EINVAL: not cancellable). */

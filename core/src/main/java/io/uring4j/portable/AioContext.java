@@ -4,6 +4,7 @@ import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
 import static io.uring4j.portable.AioLayout.CMD_FDSYNC;
@@ -26,6 +27,14 @@ import static io.uring4j.portable.AioLayout.IOCB_OPCODE;
 import static io.uring4j.portable.AioLayout.IOCB_RESFD;
 import static io.uring4j.portable.AioLayout.IOCB_RW_FLAGS;
 import static io.uring4j.portable.AioLayout.IOCB_SIZE;
+import static io.uring4j.portable.AioLayout.RING_EVENTS;
+import static io.uring4j.portable.AioLayout.RING_HEAD;
+import static io.uring4j.portable.AioLayout.RING_HEADER_LENGTH;
+import static io.uring4j.portable.AioLayout.RING_INCOMPAT_FEATURES;
+import static io.uring4j.portable.AioLayout.RING_MAGIC;
+import static io.uring4j.portable.AioLayout.RING_MAGIC_VALUE;
+import static io.uring4j.portable.AioLayout.RING_NR;
+import static io.uring4j.portable.AioLayout.RING_TAIL;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -57,11 +66,13 @@ final class AioContext implements AutoCloseable {
         void complete(int slot, long res);
     }
 
+    private static final MemorySegment USER = PortableRing.USER;
+    private static final VarHandle INT = JAVA_INT.varHandle();
+
     /** io_event array size: enough to drain a busy context in few calls without a large array per ring. */
     private static final int REAP_BATCH_MAX = 256;
     private static final long CTX_ID = 0;
     private static final long COUNTER = 8;
-    private static final long ZERO_TIMEOUT = 16;
     private static final long CANCEL_EVENT = 32;
 
     private final int slots;
@@ -71,9 +82,10 @@ final class AioContext implements AutoCloseable {
     private final long iocbBase;
     private final MemorySegment batch;
     private final MemorySegment events;
-    /** aio_context_t at 0, the eventfd counter at 8, a zero timespec at 16, io_cancel's io_event at 32. */
+    /** aio_context_t at 0, the eventfd counter at 8, io_cancel's io_event at 32. */
     private final MemorySegment scratch;
 
+    /** aio_context_t: the address of the completion ring the kernel maps for the context. */
     private long ctx;
     private int eventfd = -1;
     private int queued;
@@ -100,6 +112,12 @@ final class AioContext implements AutoCloseable {
             return ret;
         }
         ctx = scratch.get(JAVA_LONG, CTX_ID);
+        boolean readable = USER.get(JAVA_INT, ctx + RING_MAGIC) == RING_MAGIC_VALUE
+                && USER.get(JAVA_INT, ctx + RING_INCOMPAT_FEATURES) == 0
+                && USER.get(JAVA_INT, ctx + RING_HEADER_LENGTH) == RING_EVENTS;
+        if (!readable) {
+            return -Errno.ENOSYS;       // a ring layout we do not know: the caller's workers take the I/O
+        }
         eventfd = Sys.eventfd(0, Sys.EFD_CLOEXEC_NONBLOCK);
         if (eventfd < 0) {
             return eventfd;
@@ -199,28 +217,45 @@ final class AioContext implements AutoCloseable {
     }
 
     /**
-     * Reports every completed iocb to {@code done} and returns how many, or -errno. Reads (resets) the eventfd
-     * first, then reaps until io_getevents finds nothing: a completion that lands after the read signals the
-     * eventfd again, so it is reaped now or on the next wake-up, never missed; reading the eventfd after reaping
-     * could swallow the signal of an event that arrived in between. Having read the counter, a level-triggered
-     * epoll does not fire again for events already reaped. Never blocks (the timeout is zero).
+     * Reports every completed iocb to {@code done} and returns how many, without a system call beyond the
+     * eventfd read: the events come straight from the completion ring the kernel maps at the context (as libaio
+     * and fio's userspace_reap read it). The eventfd is read (reset) first: a completion that lands after that
+     * signals it again, so it is reaped now or on the next wake-up, never missed; reading it after reaping could
+     * swallow the signal of an event that arrived in between. Having read the counter, a level-triggered epoll
+     * does not fire again for events already reaped. Never blocks.
+     *
+     * <p>The tail is read with acquire (the kernel writes an event, then the tail); events are copied out in
+     * batches and the head published with release before a batch is delivered — a completion may submit again,
+     * and the kernel frees context slots by reading that head. We are the context's only reaper.
      */
     int reap(Completion done) {
         Sys.read(eventfd, scratch.address() + COUNTER, 8);     // -EAGAIN: nothing signalled, reap anyway
+        long ring = ctx;
+        int nr = USER.get(JAVA_INT, ring + RING_NR);
         int total = 0;
-        int got;
-        do {
-            got = Aio.getevents(ctx, 0, reapBatch, events.address(), scratch.address() + ZERO_TIMEOUT);
-            if (got < 0) {
-                return got;
+        while (true) {
+            int head = USER.get(JAVA_INT, ring + RING_HEAD);
+            int tail = (int) INT.getAcquire(USER, ring + RING_TAIL);
+            int got = 0;
+            while (head != tail && got < reapBatch) {
+                MemorySegment.copy(USER, ring + RING_EVENTS + head * EVENT_SIZE, events, got * EVENT_SIZE, EVENT_SIZE);
+                head = head + 1 == nr ? 0 : head + 1;
+                got++;
             }
-            for (int i = 0; i < got; i++) {
-                done.complete((int) events.get(JAVA_LONG, i * EVENT_SIZE + EVENT_DATA),
-                        events.get(JAVA_LONG, i * EVENT_SIZE + EVENT_RES));
+            if (got == 0) {
+                return total;
             }
+            INT.setRelease(USER, ring + RING_HEAD, head);
+            deliver(done, got);
             total += got;
-        } while (got == reapBatch);
-        return total;
+        }
+    }
+
+    private void deliver(Completion done, int got) {
+        for (int i = 0; i < got; i++) {
+            done.complete((int) events.get(JAVA_LONG, i * EVENT_SIZE + EVENT_DATA),
+                    events.get(JAVA_LONG, i * EVENT_SIZE + EVENT_RES));
+        }
     }
 
     /**

@@ -24,6 +24,19 @@ final class AioLayout {
     static final long EVENT_DATA = 0;
     static final long EVENT_RES = 16;
 
+    // struct aio_ring, the completion ring the kernel maps at the context's address (aio_context_t is that
+    // address): its header, then nr io_events. The kernel writes events and then tail; whoever reaps reads them
+    // and writes head, which the kernel reads back to free slots (user_refill_reqs_available).
+    static final long RING_NR = 4;
+    static final long RING_HEAD = 8;
+    static final long RING_TAIL = 12;
+    static final long RING_MAGIC = 16;
+    static final long RING_INCOMPAT_FEATURES = 24;
+    static final long RING_HEADER_LENGTH = 28;
+    static final long RING_EVENTS = 32;
+    /** AIO_RING_MAGIC: a ring whose layout user space may read (incompat_features 0). */
+    static final int RING_MAGIC_VALUE = 0xa10a10a1;
+
     // aio_lio_opcode
     static final short CMD_PREAD = 0;
     static final short CMD_PWRITE = 1;

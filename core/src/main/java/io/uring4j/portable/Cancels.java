@@ -5,17 +5,28 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 /**
- * TIMEOUT, TIMEOUT_REMOVE and ASYNC_CANCEL: the requests that act on other requests. Targets are looked up by
- * scanning the ring's request pool under the lock (cancel is rare; a scan keeps the submission path free of
- * any index), taken out of the work queue, the timer or the poller there, and finished with -ECANCELED after
- * the lock is released, so the target's CQE always precedes the canceller's. The kernel agrees for queued work
- * and timeouts; a poll-armed target (a socket waiting for readiness) it completes through task work, after the
- * canceller's CQE — an order difference listed in package-info.
+ * TIMEOUT, TIMEOUT_REMOVE and ASYNC_CANCEL: the requests that act on other requests; and REGISTER_SYNC_CANCEL.
+ * Targets are looked up by scanning the ring's request pool under the lock (cancel is rare; a scan keeps the
+ * submission path free of any index), taken out of the work queue, the timer or the poller there, and finished
+ * with -ECANCELED after the lock is released, so the target's CQE always precedes the canceller's. The kernel
+ * agrees for queued work and timeouts; a poll-armed target (a socket waiting for readiness) it completes through
+ * task work, after the canceller's CQE — an order difference listed in package-info.
  */
 final class Cancels {
     private static final int CANCEL_FLAGS = OpFlags.Cancel.ALL | OpFlags.Cancel.FD | OpFlags.Cancel.ANY
             | OpFlags.Cancel.FD_FIXED | OpFlags.Cancel.USERDATA | OpFlags.Cancel.OP;
+    private static final MemorySegment USER = PortableRing.USER;
+    /** The sleeps of a synchronous cancel between looks at a running target. */
+    private static final long SYNC_POLL_MIN_NANOS = 20_000;
+    private static final long SYNC_POLL_MAX_NANOS = 5_000_000;
 
     private Cancels() {
     }
@@ -77,10 +88,72 @@ final class Cancels {
     /**
      * ASYNC_CANCEL (and POLL_REMOVE, with {@code onlyOpcode}): by user_data, fd (plain or fixed), opcode, or any;
      * one match or, with ALL/ANY, all. Queued requests, armed timeouts and requests waiting on the poller for
-     * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0 or the count (ALL/ANY),
-     * -EALREADY, -ENOENT, or -EBADF for an fd or slot with no file.
+     * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0, -EALREADY or -ENOENT for
+     * one match; with ALL/ANY the number of matches (running ones included, as the kernel counts its running
+     * io-wq work), 0 if none; -EBADF for an fd or slot with no file behind it.
      */
     static int cancel(PortableRing ring, Request c, int onlyOpcode) {
+        return cancel(ring, c, onlyOpcode, true);
+    }
+
+    /**
+     * REGISTER_SYNC_CANCEL with {@code struct io_uring_sync_cancel_reg} at {@code arg}: cancels as ASYNC_CANCEL
+     * does, and if its one match is running (-EALREADY) keeps trying until the request is gone — finished, as
+     * the kernel waits on its CQ — or the timeout passes (-ETIME). Returns 0 for one match, -ENOENT for none, the
+     * count with ALL/ANY (which, as in the kernel, does not wait for running matches), or -EBADF for a bad fd
+     * (checked by each cancel: a slot may be emptied while we wait).
+     * Waiting, it looks again after a sleep that doubles from 20 µs to 5 ms: a request inside a system call
+     * signals nothing when it ends, and this is not a hot path.
+     */
+    static int sync(PortableRing ring, long arg) {
+        long userData = USER.get(JAVA_LONG, arg);
+        int fd = USER.get(JAVA_INT, arg + 8);
+        int flags = USER.get(JAVA_INT, arg + 12);
+        long sec = USER.get(JAVA_LONG, arg + 16);
+        long nsec = USER.get(JAVA_LONG, arg + 24);
+        if ((flags & ~CANCEL_FLAGS) != 0) {
+            return -Errno.EINVAL;
+        }
+        for (long at = arg + 33; at < arg + 64; at++) {
+            if (USER.get(JAVA_BYTE, at) != 0) {
+                return -Errno.EINVAL;       // pad and pad2
+            }
+        }
+        Request c = new Request();          // stands for the cancel request: what matches() compares against
+        c.addr = userData;
+        c.fd = fd;
+        c.opFlags = flags;
+        c.len = USER.get(JAVA_BYTE, arg + 32) & 0xff;
+        long deadline = sec == -1 && nsec == -1 ? Long.MAX_VALUE
+                : System.nanoTime() + Math.max(0, sec * 1_000_000_000L + nsec);
+        long sleep = SYNC_POLL_MIN_NANOS;
+        boolean first = true;
+        while (true) {
+            int ret = cancel(ring, c, -1, false);
+            if (ret != -Errno.EALREADY) {
+                if (!first && (ret == -Errno.ENOENT || ret > 0)) {
+                    return 0;       // after waiting, "gone" is success, as in the kernel
+                }
+                return ret;
+            }
+            first = false;
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return -Errno.ETIME;
+            }
+            LockSupport.parkNanos(Math.min(sleep, left));
+            if (Thread.interrupted()) {
+                return -Errno.EINTR;
+            }
+            sleep = Math.min(2 * sleep, SYNC_POLL_MAX_NANOS);
+        }
+    }
+
+    /**
+     * {@link #cancel(PortableRing, Request, int)}; a single running match makes the cancel request {@code c}
+     * wait for its outcome if {@code mayWait}, else it is asked to stop and the answer is -EALREADY.
+     */
+    private static int cancel(PortableRing ring, Request c, int onlyOpcode, boolean mayWait) {
         int flags = onlyOpcode < 0 ? c.opFlags : 0;     // POLL_REMOVE: by user_data, poll requests only
         if ((flags & ~CANCEL_FLAGS) != 0) {
             return -Errno.EINVAL;
@@ -122,7 +195,7 @@ final class Cancels {
                 } else {
                     taken = ring.poller.remove(r) || ring.takeTaskWork(r);
                 }
-                if (!taken && !all && r.canceller == null && r.state == Request.RUNNING) {
+                if (!taken && mayWait && !all && r.canceller == null && r.state == Request.RUNNING) {
                     // Running (a worker or the poller is trying it): asked to stop, it ends -ECANCELED if it comes
                     // to wait for readiness, else with its result. Our answer waits for which (0 or -EALREADY),
                     // as the target's CQE precedes ours in the kernel too.
@@ -136,6 +209,7 @@ final class Cancels {
                     if (!all) {
                         break;
                     }
+                    count++;
                     continue;
                 }
                 r.state = Request.RUNNING;
@@ -159,10 +233,10 @@ final class Cancels {
             v.nextQueued = null;
             ring.issue(ring.finish(v, -Errno.ECANCELED, false), false);
         }
-        if (count > 0 || all && !running) {
-            return all ? count : 0;         // ALL/ANY count, nothing found too
+        if (all) {
+            return count;
         }
-        return running ? -Errno.EALREADY : -Errno.ENOENT;
+        return count > 0 ? 0 : running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
     private static boolean matches(Request c, int flags, int slotFd, Request r) {

@@ -8,7 +8,7 @@ import io.uring4j.sys.Errno;
  * MSG_RING between portable rings (the kernel's io_uring/msg_ring.c): a data message posts a CQE of the
  * sender's choosing (user_data from {@code off}, res from {@code len}, flags from {@code file_index} with
  * FLAGS_PASS) on the target ring and completes the sender's with 0; MSG_SEND_FD passes a registered file into
- * the target's file table. A target that is not a ring is EBADFD.
+ * the target's file table. A target that is not a ring, or an R_DISABLED one, is EBADFD.
  */
 final class MsgRing {
     private MsgRing() {
@@ -43,6 +43,9 @@ final class MsgRing {
         boolean pass = (r.opFlags & OpFlags.MsgRing.FLAGS_PASS) != 0;
         if (!pass && r.fileIndex != 0) {
             return -Errno.EINVAL;
+        }
+        if (target.disabled()) {
+            return -Errno.EBADFD;
         }
         return target.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
     }

@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.EnterFlags;
 import io.uring4j.ring.Features;
 import io.uring4j.ring.Registrar;
 import io.uring4j.ring.SetupFlags;
@@ -29,9 +30,12 @@ public final class PortableEngine implements Engine {
     /** Setup flags we honour; the rest are refused with EINVAL, as by a kernel that predates them. */
     private static final int SETUP_FLAGS = SetupFlags.CQSIZE | SetupFlags.CLAMP | SetupFlags.SUBMIT_ALL
             | SetupFlags.COOP_TASKRUN | SetupFlags.TASKRUN_FLAG | SetupFlags.NO_SQARRAY | SetupFlags.SQE128
-            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN;
+            | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.R_DISABLED;
     static final int FEATURES = Features.SINGLE_MMAP | Features.NODROP | Features.SUBMIT_STABLE
-            | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE;
+            | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE
+            | Features.REG_REG_RING;
+    /** IORING_REGISTER_LAST as we know it: register opcodes from here on are EINVAL, as on an older kernel. */
+    static final int REGISTER_LAST = Registrar.REGISTER_PBUF_STATUS + 1;
 
     /** Rings by {@code fd - FD_BASE}; replaced whole under the monitor, read without a lock on every enter. */
     private volatile PortableRing[] rings = new PortableRing[16];
@@ -172,26 +176,67 @@ public final class PortableEngine implements Engine {
 
     @Override
     public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-        PortableRing ring = ring(ringFd);
-        return ring == null ? -Errno.EBADF : ring.enter(toSubmit, minComplete, flags, arg, argSize);
+        boolean registered = (flags & EnterFlags.REGISTERED_RING) != 0;
+        PortableRing ring = registered ? RingFds.ring(ringFd) : ring(ringFd);
+        if (ring == null) {
+            return registered ? RingFds.lookupError(ringFd) : -Errno.EBADF;
+        }
+        return ring.enter(toSubmit, minComplete, flags, arg, argSize);
     }
 
+    /**
+     * The kernel's io_uring_register: the ring (by fd, or by registered index with USE_REGISTERED_RING), the
+     * issuer check (EEXIST), the restrictions (EACCES), then the opcode. Calls that change how the ring runs
+     * are handled here; those that wait (SYNC_CANCEL) or touch only the calling thread (RING_FDS) run without
+     * the ring lock, the table registrations of {@link Registered} under it.
+     */
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
-        PortableRing ring = ring(ringFd);
-        if (ring == null) {
-            return -Errno.EBADF;
+        boolean viaIndex = (opcode & Registrar.USE_REGISTERED_RING) != 0;
+        int op = opcode & ~Registrar.USE_REGISTERED_RING;
+        if (op >= REGISTER_LAST) {
+            return -Errno.EINVAL;
         }
-        if (!ring.isIssuer()) {
+        PortableRing ring = viaIndex ? RingFds.ring(ringFd) : ring(ringFd);
+        if (ring == null) {
+            return viaIndex ? RingFds.lookupError(ringFd) : -Errno.EBADF;
+        }
+        if (!ring.mayRegister()) {
             return -Errno.EEXIST;
+        }
+        Restrictions restrictions = ring.restrictions();
+        if (restrictions != null && !restrictions.allowsRegister(op)) {
+            return -Errno.EACCES;
+        }
+        switch (op) {
+            case Registrar.REGISTER_RING_FDS:
+                return RingFds.register(arg, nrArgs);
+            case Registrar.UNREGISTER_RING_FDS:
+                return RingFds.unregister(arg, nrArgs);
+            case Registrar.REGISTER_SYNC_CANCEL:
+                return arg == 0 || nrArgs != 1 ? -Errno.EINVAL : Cancels.sync(ring, arg);
+            case Registrar.REGISTER_IOWQ_MAX_WORKERS:
+                return arg == 0 || nrArgs != 2 ? -Errno.EINVAL : ring.wq.maxWorkers(arg);
+            default:
+                break;
         }
         ring.lock.lock();
         try {
-            int ret = ring.registered.register(opcode, arg, nrArgs);
-            if (ret == 0 && (opcode == Registrar.REGISTER_EVENTFD || opcode == Registrar.REGISTER_EVENTFD_ASYNC)) {
-                ring.eventfdRegistered();
-            }
-            return ret;
+            return switch (op) {
+                case Registrar.REGISTER_RESTRICTIONS -> ring.restrict(arg, nrArgs);
+                case Registrar.REGISTER_ENABLE_RINGS -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL : ring.enable();
+                case Registrar.REGISTER_PERSONALITY -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL
+                        : ring.personalities.register();
+                case Registrar.UNREGISTER_PERSONALITY -> arg != 0 ? -Errno.EINVAL
+                        : ring.personalities.unregister(nrArgs);
+                default -> {
+                    int ret = ring.registered.register(op, arg, nrArgs);
+                    if (ret == 0 && (op == Registrar.REGISTER_EVENTFD || op == Registrar.REGISTER_EVENTFD_ASYNC)) {
+                        ring.eventfdRegistered();
+                    }
+                    yield ret;
+                }
+            };
         } finally {
             ring.lock.unlock();
         }

@@ -12,6 +12,7 @@ import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,6 +39,8 @@ final class PortableRing {
     /** Every address, for reading what SQEs point at (iovecs, timespecs): the kernel's copy_from_user. */
     static final MemorySegment USER = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle INT = JAVA_INT.varHandle();
+    /** A long at any address (a timespec or enter argument may be unaligned); one instance, not one per read. */
+    private static final ValueLayout.OfLong ANY_LONG = JAVA_LONG.withByteAlignment(1);
     /** execute(): the request completes later (armed on the timer or the poller). */
     static final int PENDING = Integer.MIN_VALUE;
     /** execute(): the request must go on on an io-wq worker (its next system call may block). */
@@ -45,7 +48,9 @@ final class PortableRing {
     /** IORING_NOTIF_USAGE_ZC_COPIED: a zero-copy send's notification says the data was copied. */
     private static final int NOTIF_USAGE_ZC_COPIED = 1 << 31;
     private static final int ENTER_FLAGS = EnterFlags.GETEVENTS | EnterFlags.SQ_WAKEUP | EnterFlags.SQ_WAIT
-            | EnterFlags.EXT_ARG;
+            | EnterFlags.EXT_ARG | EnterFlags.REGISTERED_RING;
+    /** {@link #gate} of an R_DISABLED ring: nobody may enter (EBADFD) until ENABLE_RINGS. */
+    private static final Object DISABLED = new Object();
     /**
      * {@code -During4j.portable.links=requeue}: a finished request's successor goes back through the io-wq's
      * queue instead of running in place — the variant the kernel's {@code nxt} propagation replaced, kept to
@@ -68,8 +73,17 @@ final class PortableRing {
     private final int sqeSize;
     /** log2 of the CQE size: 4, or 5 with CQE32 (whose second half we always leave zero). */
     private final int cqeShift;
-    /** SINGLE_ISSUER: the creating thread, the only one that may enter or register (else EEXIST). */
-    private final Thread issuer;
+    /**
+     * Who may enter: any thread (null); on a SINGLE_ISSUER ring its issuer, the creator or the thread that enabled
+     * it, the only one that may enter or register (else EEXIST); nobody while R_DISABLED ({@link #DISABLED}:
+     * EBADFD). One check on every enter covers all three.
+     */
+    private volatile Object gate;
+    /** REGISTER_RESTRICTIONS on the disabled ring; in force ({@link #restrictions}) once it is enabled. */
+    private Restrictions registeredRestrictions;
+    /** What a restricted ring allows, checked per SQE; null (nothing to check) on an unrestricted ring. */
+    private Restrictions restrictions;
+    final Personalities personalities = new Personalities();
     /**
      * COOP_TASKRUN with TASKRUN_FLAG, or DEFER_TASKRUN: a request the poller thread found ready runs again in the
      * issuer's next enter (the kernel's task work, run on the next transition into the kernel), not on the
@@ -134,7 +148,8 @@ final class PortableRing {
         this.cqMask = cqEntries - 1;
         this.sqeSize = (setupFlags & SetupFlags.SQE128) != 0 ? 128 : 64;
         this.cqeShift = (setupFlags & SetupFlags.CQE32) != 0 ? 5 : 4;
-        this.issuer = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
+        this.gate = (setupFlags & SetupFlags.R_DISABLED) != 0 ? DISABLED
+                : (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
         boolean defer = (setupFlags & SetupFlags.DEFER_TASKRUN) != 0;
         this.taskrunFlag = (setupFlags & SetupFlags.TASKRUN_FLAG) != 0;
         this.resumeInEnter = taskrunFlag || defer;
@@ -160,15 +175,16 @@ final class PortableRing {
         if ((flags & ~ENTER_FLAGS) != 0) {
             return -Errno.EINVAL;
         }
-        if (!isIssuer()) {
-            return -Errno.EEXIST;
+        Object allowed = gate;
+        if (allowed != null && allowed != Thread.currentThread()) {
+            return allowed == DISABLED ? -Errno.EBADFD : -Errno.EEXIST;
         }
         long timeout = -1;
         if ((flags & EnterFlags.EXT_ARG) != 0) {
             if (argSize != 24) {
                 return -Errno.EINVAL;
             }
-            long ts = arg == 0 ? 0 : USER.get(JAVA_LONG.withByteAlignment(1), arg + 16);
+            long ts = arg == 0 ? 0 : USER.get(ANY_LONG, arg + 16);
             if (ts != 0) {
                 timeout = Math.max(0, timespecNanos(ts));
             }
@@ -201,14 +217,57 @@ final class PortableRing {
         return submitted;
     }
 
-    /** SINGLE_ISSUER rings answer other threads with EEXIST, as the kernel does. */
-    boolean isIssuer() {
-        return issuer == null || issuer == Thread.currentThread();
+    /**
+     * Whether the calling thread may register: SINGLE_ISSUER rings answer other threads than the issuer with
+     * EEXIST, as the kernel does; before it is enabled, a disabled ring has no issuer yet.
+     */
+    boolean mayRegister() {
+        Object allowed = gate;
+        return allowed == null || allowed == DISABLED || allowed == Thread.currentThread();
+    }
+
+    /** Whether the ring is R_DISABLED still. */
+    boolean disabled() {
+        return gate == DISABLED;
+    }
+
+    /** The restrictions in force, or null. */
+    Restrictions restrictions() {
+        return restrictions;
+    }
+
+    /** REGISTER_RESTRICTIONS: only on a disabled ring (EBADFD), only once (EBUSY). Under the lock. */
+    int restrict(long arg, int nr) {
+        if (gate != DISABLED) {
+            return -Errno.EBADFD;
+        }
+        if (registeredRestrictions != null) {
+            return -Errno.EBUSY;
+        }
+        Restrictions parsed = Restrictions.parse(arg, nr);
+        if (parsed == null) {
+            return -Errno.EINVAL;
+        }
+        registeredRestrictions = parsed;
+        return 0;
+    }
+
+    /**
+     * REGISTER_ENABLE_RINGS: the ring accepts enters; on a SINGLE_ISSUER ring the calling thread becomes the
+     * issuer, and registered restrictions come into force. Under the lock.
+     */
+    int enable() {
+        if (gate != DISABLED) {
+            return -Errno.EBADFD;
+        }
+        restrictions = registeredRestrictions;      // published by the volatile store below
+        gate = (setupFlags & SetupFlags.SINGLE_ISSUER) != 0 ? Thread.currentThread() : null;
+        return 0;
     }
 
     static long timespecNanos(long ts) {
-        long sec = USER.get(JAVA_LONG.withByteAlignment(1), ts);
-        long nsec = USER.get(JAVA_LONG.withByteAlignment(1), ts + 8);
+        long sec = USER.get(ANY_LONG, ts);
+        long nsec = USER.get(ANY_LONG, ts + 8);
         return sec * 1_000_000_000L + nsec;
     }
 
@@ -419,15 +478,33 @@ final class PortableRing {
         r.userData = s.get(JAVA_LONG, sqe + 32);
         r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
         r.fileIndex = s.get(JAVA_INT, sqe + 44);
-        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)
+        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
+            return -Errno.EINVAL;
+        }
+        int refused = admit(r, sqe);
+        return refused != 0 ? refused : Ops.prep(r, ioprio);
+    }
+
+    /**
+     * The rest of the kernel's io_init_req, in its order: restrictions (-EACCES), the personality (-EINVAL),
+     * and addr3 where an opcode reads it (FTRUNCATE, FIXED_FD_INSTALL: must be zero; MSG_RING: SEND_FD's source
+     * slot). A method of its own so that {@link #copySqe} stays small enough for the JIT to inline it into
+     * {@link #submit}.
+     */
+    private int admit(Request r, long sqe) {
+        if (restrictions != null && !restrictions.allows(r.opcode, r.sqeFlags & 0xff)) {
+            return -Errno.EACCES;
+        }
+        int personality = sqes.get(JAVA_SHORT, sqe + 42) & 0xffff;
+        if ((personality != 0 && !personalities.contains(personality))
                 || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL)
-                    && s.get(JAVA_LONG, sqe + 48) != 0) {     // addr3: not copied
+                    && sqes.get(JAVA_LONG, sqe + 48) != 0) {
             return -Errno.EINVAL;
         }
         if (r.opcode == Opcode.MSG_RING) {
-            r.progress = (int) s.get(JAVA_LONG, sqe + 48);      // addr3: SEND_FD's source slot
+            r.progress = (int) sqes.get(JAVA_LONG, sqe + 48);
         }
-        return Ops.prep(r, ioprio);
+        return 0;
     }
 
     /**

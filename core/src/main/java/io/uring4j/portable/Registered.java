@@ -3,6 +3,7 @@ package io.uring4j.portable;
 import io.uring4j.ring.Registrar;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -171,8 +172,11 @@ final class Registered {
         if (files != null) {
             return -Errno.EBUSY;
         }
-        if (nr <= 0 || nr > MAX_FILES) {
+        if (nr <= 0) {
             return -Errno.EINVAL;
+        }
+        if (nr > MAX_FILES || nr > fileLimit()) {
+            return -Errno.EMFILE;       // the table counts against RLIMIT_NOFILE, as in the kernel
         }
         int[] table = new int[nr];
         for (int i = 0; i < nr; i++) {
@@ -193,6 +197,12 @@ final class Registered {
         setAllocRange(0, nr);
         files = table;
         return 0;
+    }
+
+    /** The soft RLIMIT_NOFILE, or no limit if it cannot be read. */
+    private static long fileLimit() {
+        long[] limit = LibC.getrlimit(LibC.RLIMIT_NOFILE);
+        return limit == null || limit[0] < 0 ? Long.MAX_VALUE : limit[0];
     }
 
     /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */

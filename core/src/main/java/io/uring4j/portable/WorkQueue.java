@@ -1,9 +1,15 @@
 package io.uring4j.portable;
 
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * The io-wq of one ring: requests (linked through {@link Request#nextQueued}, so queueing allocates nothing)
@@ -20,6 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       order: the first waits in the queue, the others behind it in its chain, and the worker that ran one runs
  *       the next (so O_APPEND records land in order, even through two descriptors).</li>
  * </ul>
+ * REGISTER_IOWQ_MAX_WORKERS changes both limits ({@link #maxWorkers}): a worker beyond its class's new limit
+ * leaves once its request is done.
  */
 final class WorkQueue {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -27,6 +35,7 @@ final class WorkQueue {
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** The kernel allows RLIMIT_NPROC unbound workers; threads of ours are dearer than its kthreads. */
     static final int UNBOUND_MAX = 1024;
+    private static final MemorySegment USER = PortableRing.USER;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition gone = lock.newCondition();
@@ -47,7 +56,7 @@ final class WorkQueue {
     /** One class of workers (the kernel's io_wq_acct): its FIFO and its limit. */
     private final class Account {
         final Condition work = lock.newCondition();
-        final int max;
+        int max;
         Request head;
         Request tail;
         /** Workers started and not yet leaving: at most {@link #max}. */
@@ -71,10 +80,31 @@ final class WorkQueue {
             if (idle > 0) {
                 work.signal();
             } else if (workers < max) {
-                workers++;
-                alive++;
-                Thread.ofPlatform().daemon().name(name + "-" + started++).start(() -> serve(this));
+                startWorker();
             }
+        }
+
+        /** Under the lock. */
+        void startWorker() {
+            workers++;
+            alive++;
+            Thread.ofPlatform().daemon().name(name + "-" + started++).start(() -> serve(this));
+        }
+
+        /**
+         * A new limit (0 keeps this one), in force at once: idle workers beyond it leave, and under a raised one
+         * workers start for what waits. Returns the previous limit. Under the lock.
+         */
+        int limit(int newMax) {
+            int previous = max;
+            if (newMax != 0) {
+                max = newMax;
+                work.signalAll();
+                for (Request q = head; q != null && workers < max && idle == 0 && !closed; q = q.nextQueued) {
+                    startWorker();
+                }
+            }
+            return previous;
         }
 
         /** Under the lock: unlinks {@code r} if it waits here. */
@@ -134,6 +164,38 @@ final class WorkQueue {
                 addChain(work);
             }
             bound.push(r);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * REGISTER_IOWQ_MAX_WORKERS: {@code arg} holds the new bound and unbound limits (u32 each; 0 keeps one, each
+     * is capped at RLIMIT_NPROC) and receives the previous ones. 0, or -EINVAL for a value above INT_MAX.
+     */
+    int maxWorkers(long arg) {
+        int newBound = USER.get(JAVA_INT, arg);
+        int newUnbound = USER.get(JAVA_INT, arg + 4);
+        if (newBound < 0 || newUnbound < 0) {
+            return -Errno.EINVAL;
+        }
+        long[] nproc = LibC.getrlimit(LibC.RLIMIT_NPROC);
+        int cap = nproc == null || nproc[0] < 0 || nproc[0] > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) nproc[0];
+        lock.lock();
+        try {
+            USER.set(JAVA_INT, arg, bound.limit(Math.min(newBound, cap)));
+            USER.set(JAVA_INT, arg + 4, unbound.limit(Math.min(newUnbound, cap)));
+            return 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Workers started and not leaving in class bound ({@code true}) or unbound. */
+    int workers(boolean inBound) {
+        lock.lock();
+        try {
+            return (inBound ? bound : unbound).workers;
         } finally {
             lock.unlock();
         }
@@ -226,7 +288,7 @@ final class WorkQueue {
             lock.lock();
             try {
                 long wait = IDLE_NANOS;
-                while (account.head == null && !closed && wait > 0) {
+                while (account.head == null && !closed && wait > 0 && account.workers <= account.max) {
                     account.idle++;
                     try {
                         wait = account.work.awaitNanos(wait);
@@ -236,8 +298,11 @@ final class WorkQueue {
                         account.idle--;
                     }
                 }
-                if (account.head == null || closed) {
-                    account.workers--;
+                if (account.head == null || closed || account.workers > account.max) {
+                    account.workers--;      // idle, closing, or one too many since the limit was lowered
+                    if (account.head != null && account.idle > 0 && !closed) {
+                        account.work.signal();  // the wake-up this worker may have taken goes to one that stays
+                    }
                     return;
                 }
                 r = account.head;

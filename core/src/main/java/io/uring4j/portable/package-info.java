@@ -73,6 +73,15 @@
  *       again (one volatile store), so that a change racing it is seen by one side or the other.</li>
  *   <li><b>Drain.</b> An IO_DRAIN chain waits until nothing is in flight, and everything submitted after it
  *       waits for it.</li>
+ *   <li><b>Ring control.</b> Registered ring fds live in a per-thread table of 16 ({@link
+ *       io.uring4j.portable.RingFds}), as in the task's io_uring context; an enter or register with the
+ *       registered-ring flag looks there, any other looks up the fd. An R_DISABLED ring refuses enter with
+ *       EBADFD until ENABLE_RINGS, whose caller becomes a SINGLE_ISSUER ring's issuer; one field checked on
+ *       every enter covers both. Restrictions ({@link io.uring4j.portable.Restrictions}) are checked per SQE
+ *       only on a restricted ring (a null check otherwise), personalities
+ *       ({@link io.uring4j.portable.Personalities}) only for an SQE that names one. REGISTER_IOWQ_MAX_WORKERS
+ *       sets the io-wq's bound and unbound limits (extra workers leave when their request is done);
+ *       REGISTER_SYNC_CANCEL cancels as ASYNC_CANCEL does and waits for a running match to finish.</li>
  * </ul>
  *
  * <h2>Differences from the kernel (so far)</h2>
@@ -81,7 +90,14 @@
  *       answers -EALREADY once it has finished, and a LINK_TIMEOUT that fires lets it finish with its own
  *       result. A cancel of a request that is being tried right now (by a worker or the poller) waits for its
  *       outcome: 0 if it stopped instead of arming its wait, else -EALREADY. With ALL/ANY such a request is
- *       not counted, though it may still end with -ECANCELED.</li>
+ *       counted, as the kernel counts its running io-wq work, and ends with its own result or -ECANCELED. A
+ *       synchronous cancel (REGISTER_SYNC_CANCEL) of a running request looks again after sleeps of 20 µs
+ *       doubling to 5 ms until it has finished (the kernel is woken by the CQE).</li>
+ *   <li>A personality (sqe.personality) is checked — an unregistered one fails the request with -EINVAL — but
+ *       not assumed: requests run with the process's credentials of the moment, the registered ones unless
+ *       the process changed its ids since registering.</li>
+ *   <li>A registered ring fd does not keep its ring alive: once the ring is closed, its slot (taken until
+ *       unregistered, as in the kernel) answers EBADF.</li>
  *   <li>accept4 has no per-call non-blocking flag: on a blocking listener the poller sees it readable and an
  *       io-wq worker accepts; should another process or ring take the connection in between, that worker waits
  *       in accept4 (uncancellable) for the next one. A blocking socket's CONNECT sets O_NONBLOCK on it for the
@@ -107,8 +123,7 @@
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
  *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
- *       flags SQPOLL, IOPOLL, R_DISABLED, NO_MMAP, ATTACH_WQ, and register opcodes other than
- *       files (+ FILE_ALLOC_RANGE), buffers, eventfd, probe and buffer rings (+ status).</li>
+ *       flags SQPOLL, IOPOLL, NO_MMAP, ATTACH_WQ, and the register opcodes IOWQ_AFF and those after PBUF_STATUS.</li>
  * </ul>
  */
 package io.uring4j.portable;

@@ -67,6 +67,7 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle SETRLIMIT = Native.libcWithErrno("setrlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    public static final int RLIMIT_NPROC = 6;
     public static final int RLIMIT_NOFILE = 7;
     public static final int RLIMIT_MEMLOCK = 8;
 

@@ -14,7 +14,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Test plumbing for the file layer: FIFOs, data patterns, and waiting for a thread to block. */
-final class FsTestKit {
+public final class FsTestKit {
     private static final MethodHandle MKFIFO = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().find("mkfifo").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
@@ -23,7 +23,7 @@ final class FsTestKit {
     }
 
     /** Creates a FIFO at {@code path}. */
-    static Path mkfifo(Path path) throws Throwable {
+    public static Path mkfifo(Path path) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             int ret = (int) MKFIFO.invokeExact(arena.allocateFrom(path.toString()), 0600);
             assertThat(ret).as("mkfifo(%s)", path).isZero();

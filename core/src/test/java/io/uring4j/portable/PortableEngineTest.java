@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.fs.FsTestKit;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Cqe;
@@ -17,8 +18,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,7 +55,7 @@ class PortableEngineTest {
     @Test
     void setupFlagsItDoesNotImplementAreEinvalAsOnAnOlderKernel() {
         for (int flag : new int[] {SetupFlags.SQPOLL, SetupFlags.IOPOLL, SetupFlags.DEFER_TASKRUN,
-            SetupFlags.R_DISABLED, SetupFlags.NO_MMAP}) {
+            SetupFlags.NO_MMAP}) {
             ErrnoException e = catchThrowableOfType(ErrnoException.class,
                     () -> IoUring.builder().entries(4).flags(flag).engine(Engine.portable()).build());
             assertThat(e).as(SetupFlags.toString(flag)).isNotNull();
@@ -136,5 +139,143 @@ class PortableEngineTest {
         } finally {
             LibC.close(fd);
         }
+    }
+    /**
+     * REGISTER_IOWQ_MAX_WORKERS really bounds the io-wq, both classes: three opens of a FIFO (bound work) and two
+     * splices from empty pipes (unbound work), each blocking its worker until a writer comes, take three bound
+     * and two unbound workers on a fresh ring, and one of each under limits of one — the others wait in their
+     * queues, and run on those workers once the writers have come.
+     */
+    @Test
+    void theWorkerLimitsBoundTheIoWq(@TempDir Path dir) throws Throwable {
+        Path fifo = FsTestKit.mkfifo(dir.resolve("fifo"));
+        try (IoUring free = ring(8); IoUring limited = ring(8); Arena arena = Arena.ofConfined()) {
+            int[] previous = limited.register().iowqMaxWorkers(1, 1);
+            assertThat(previous[0]).as("the default bound")
+                    .isEqualTo(Math.min(8, 4 * Runtime.getRuntime().availableProcessors()));
+            assertThat(previous[1]).as("the default unbound limit").isEqualTo(WorkQueue.UNBOUND_MAX);
+            assertThat(limited.register().iowqMaxWorkers(0, 0)).containsExactly(1, 1);
+            MemorySegment path = arena.allocateFrom(fifo.toString());
+            List<int[]> pipes = new ArrayList<>();      // per splice: its source, then its sink
+            for (IoUring r : List.of(free, limited)) {
+                for (int i = 0; i < 3; i++) {
+                    r.sq().next().prepOpenat(LibC.AT_FDCWD, path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(i);
+                }
+                for (int i = 0; i < 2; i++) {
+                    int[] in = new int[2];
+                    int[] out = new int[2];
+                    assertThat(LibC.pipe2(in, LibC.O_CLOEXEC)).isZero();
+                    assertThat(LibC.pipe2(out, LibC.O_CLOEXEC)).isZero();
+                    pipes.add(in);
+                    pipes.add(out);
+                    r.sq().next().prepSplice(in[0], -1, out[1], -1, 8, 0).userData(10 + i);
+                }
+                assertThat(r.submit()).isEqualTo(5);
+            }
+            assertThat(workQueue(free).workers(true)).as("bound workers without a limit").isEqualTo(3);
+            assertThat(workQueue(free).workers(false)).as("unbound workers without a limit").isEqualTo(2);
+            assertThat(workQueue(limited).workers(true)).as("bound workers under a limit of one").isEqualTo(1);
+            assertThat(workQueue(limited).workers(false)).as("unbound workers under a limit of one").isEqualTo(1);
+
+            int writer = LibC.open(fifo.toString(), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);   // the opens return
+            try {
+                MemorySegment one = arena.allocate(1);
+                for (int i = 0; i < pipes.size(); i += 2) {
+                    assertThat(LibC.write(pipes.get(i)[1], one)).isEqualTo(1);     // the splices return
+                }
+                for (IoUring r : List.of(free, limited)) {
+                    for (int i = 0; i < 5; i++) {
+                        Cqe cqe = r.waitCqe();
+                        if (cqe.userData() < 10) {
+                            assertThat(cqe.res()).as("open %d", cqe.userData()).isNotNegative();
+                            LibC.close(cqe.res());
+                        } else {
+                            assertThat(cqe.res()).as("splice %d", cqe.userData()).isEqualTo(1);
+                        }
+                        r.cq().seen(cqe);
+                    }
+                }
+            } finally {
+                LibC.close(writer);
+                pipes.forEach(p -> {
+                    LibC.close(p[0]);
+                    LibC.close(p[1]);
+                });
+            }
+        }
+    }
+
+    /**
+     * A request inside its system call (an open waiting for a FIFO's writer) cannot be interrupted here: a
+     * synchronous cancel waits for it to finish — to its timeout (ETIME), or, without one, until it has, and
+     * then its CQE is already there.
+     */
+    @Test
+    void syncCancelOfARunningRequestWaitsUntilItHasFinished(@TempDir Path dir) throws Throwable {
+        Path fifo = FsTestKit.mkfifo(dir.resolve("fifo"));
+        try (IoUring r = ring(8); Arena arena = Arena.ofConfined()) {
+            r.sq().next().prepOpenat(LibC.AT_FDCWD, arena.allocateFrom(fifo.toString()),
+                    LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(9);
+            assertThat(r.submit()).isEqualTo(1);
+            awaitRunning(r, 9);
+            ErrnoException timedOut = catchThrowableOfType(ErrnoException.class,
+                    () -> r.register().syncCancel(9, 0, 0, 20_000_000L));
+            assertThat(timedOut).isNotNull();
+            assertThat(timedOut.errno()).isEqualTo(Errno.ETIME);
+
+            AtomicInteger result = new AtomicInteger(Integer.MIN_VALUE);
+            AtomicInteger readyOnReturn = new AtomicInteger(-1);
+            Thread canceller = Thread.ofPlatform().start(() -> {
+                try {
+                    result.set(r.register().syncCancel(9, 0, 0, -1));
+                    readyOnReturn.set(r.cq().ready());
+                } catch (ErrnoException e) {
+                    result.set(-e.errno());
+                }
+            });
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (canceller.getState() != Thread.State.TIMED_WAITING) {     // waiting between its looks
+                assertThat(System.nanoTime()).as("the sync cancel waits").isLessThan(deadline);
+                assertThat(canceller.isAlive()).as("the sync cancel returned early: %s", result).isTrue();
+                Thread.sleep(1);
+            }
+            int writer = LibC.open(fifo.toString(), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);   // the open returns
+            try {
+                canceller.join();
+                assertThat(result.get()).isZero();
+                assertThat(readyOnReturn.get()).as("CQEs when the sync cancel returned").isEqualTo(1);
+                Cqe cqe = r.peekCqe();
+                assertThat(cqe.userData()).isEqualTo(9);
+                assertThat(cqe.res()).as("the open ran its course").isNotNegative();
+                LibC.close(cqe.res());
+                r.cq().seen(cqe);
+            } finally {
+                LibC.close(writer);
+            }
+        }
+    }
+
+    /** Waits until a worker has picked up the request {@code userData} (a queued one is simply cancelled). */
+    private static void awaitRunning(IoUring r, long userData) throws InterruptedException {
+        PortableRing ring = PortableEngine.instance().ring(r.fd());
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            ring.lock.lock();
+            try {
+                for (Request q : ring.pool.all) {
+                    if (q != null && q.userData == userData && q.state == Request.RUNNING) {
+                        return;
+                    }
+                }
+            } finally {
+                ring.lock.unlock();
+            }
+            assertThat(System.nanoTime()).as("request %d running on a worker", userData).isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    private static WorkQueue workQueue(IoUring r) {
+        return PortableEngine.instance().ring(r.fd()).wq;
     }
 }

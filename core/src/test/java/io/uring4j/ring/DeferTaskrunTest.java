@@ -105,7 +105,6 @@ class DeferTaskrunTest {
      */
     @Test
     void theThreadThatEnablesADisabledRingBecomesItsIssuer() throws Exception {
-        Rings.kernelOnlyFlags(SetupFlags.R_DISABLED);
         try (Arena arena = Arena.ofConfined();
              IoUring ring = IoUring.builder().entries(8).deferTaskrun().disabled().build();
              EventFd efd = EventFd.open(0)) {

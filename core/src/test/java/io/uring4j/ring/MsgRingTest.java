@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * liburing msg-ring.c, msg-ring-flags.c and msg-ring-fd.c: MSG_RING posts a CQE with chosen user_data and
  * result (and, with FLAGS_PASS, flags) into another ring — a normal or a DEFER_TASKRUN one —, fails with
- * -EBADFD for a target that is not a ring, and passes a registered file into the target's file table.
+ * -EBADFD for a target that is not a ring or is still disabled, and passes a registered file into the target's
+ * file table.
  */
 class MsgRingTest {
     private static final long SOURCE = 1;
@@ -62,6 +63,22 @@ class MsgRingTest {
             assertThat(received.flags()).isEqualTo(flags);
             assertThat(received.hasMore()).isTrue();
             assertThat(received.bufferId()).isEqualTo(42);
+        }
+    }
+
+    /** A disabled target takes no message until it is enabled: -EBADFD, and nothing posted. */
+    @Test
+    void aMessageToADisabledRingIsEBADFD() throws Exception {
+        try (IoUring source = IoUring.open(8); IoUring target = IoUring.builder().entries(8).disabled().build()) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.sq().next().prepMsgRing(target.fd(), 7, 0xbeefL, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.EBADFD);
+            assertThat(target.cq().ready()).isZero();
+
+            target.register().enableRings();
+            source.sq().next().prepMsgRing(target.fd(), 7, 0xbeefL, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).isZero();
+            assertThat(reap(target).userData()).isEqualTo(0xbeefL);
         }
     }
 

@@ -20,8 +20,10 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * opcodes the engine lacks (BIND, LISTEN, URING_CMD, ...) are skipped by probe, as on an older kernel. To run any
  * other test on the portable engine: {@code -During4j.engine=portable}.
  *
- * <p>Not in the list: ZeroAllocationTest (it needs a registered ring fd, not implemented),
- * and the classes on features the engine lacks altogether (SQPOLL/IOPOLL setups, restrictions, personalities).
+ * <p>Not in the list: ZeroAllocationTest, which measures allocation in a JVM of its own and runs each case on
+ * both engines there (see core/pom.xml); EngineSelectionTest, which chooses engines itself; and the classes on
+ * features the engine lacks altogether (newer opcodes: NewerOpsTest; SQPOLL, IOPOLL, NO_MMAP and ATTACH_WQ
+ * setups: SetupModesTest).
  */
 class PortableEngineSuiteTest {
     private static final List<Class<?>> SUITE = List.of(NopTest.class, LinkTest.class, DrainOrderTest.class,
@@ -32,7 +34,8 @@ class PortableEngineSuiteTest {
             OpenCloseTest.class, StatxTest.class, FsyncTest.class, WaitTimeoutTest.class,
             SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
             DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class,
-            ProvidedBuffersTest.class, MsgRingTest.class, DirectDescriptorTest.class);
+            ProvidedBuffersTest.class, MsgRingTest.class, RegistrationTest.class, SingleIssuerTest.class,
+            ApiErrorsTest.class, DirectDescriptorTest.class);
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels, UDP and direct accepts; AsyncFile, the FileChannel and

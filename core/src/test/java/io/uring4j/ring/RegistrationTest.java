@@ -44,6 +44,17 @@ class RegistrationTest {
         }
     }
 
+    /** As the kernel keeps it in the task's io_uring context, a registered ring index means nothing elsewhere. */
+    @Test
+    void aRegisteredRingIndexServesOnlyTheThreadThatRegisteredIt() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            ring.register().ringFd();
+            int elsewhere = onPlatformThread(() -> ring.enter(0, 0, 0, 0, 0));
+            assertThat(elsewhere).as("enter through the index on another thread").isIn(-Errno.EINVAL, -Errno.EBADF);
+            assertNopBatchesRoundTrip(ring, 8, 1);
+        }
+    }
+
     // ---- io-wq limits -------------------------------------------------------------------------------------
 
     @Test
@@ -118,6 +129,44 @@ class RegistrationTest {
         }
     }
 
+    /** SQE flags: those required must all be set, and no other than those allowed; else -EACCES. */
+    @Test
+    void restrictedSqeFlagsRefuseAMissingRequiredFlagAndAnyFlagNotAllowed() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).disabled().build()) {
+            ring.register().restrictions(Restriction.sqeOp(Opcode.NOP), Restriction.sqeFlagsRequired(SqeFlags.ASYNC),
+                    Restriction.sqeFlagsAllowed(SqeFlags.IO_DRAIN));
+            ring.register().enableRings();
+
+            ring.sq().next().prepNop();
+            assertThat(run(ring)).as("required flag missing").isEqualTo(-Errno.EACCES);
+            ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC);
+            assertThat(run(ring)).as("required flag").isZero();
+            ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC | SqeFlags.IO_DRAIN);
+            assertThat(run(ring)).as("required and allowed").isZero();
+            ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC | SqeFlags.CQE_SKIP_SUCCESS);
+            assertThat(run(ring)).as("a flag not allowed (the failure is posted)").isEqualTo(-Errno.EACCES);
+        }
+    }
+
+    /** One registration per ring; an invalid one registers nothing, and enabling twice is EBADFD. */
+    @Test
+    void restrictionsAreRegisteredOnceAndAnInvalidSetRegistersNothing() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).disabled().build()) {
+            assertThat(errnoOf(() -> ring.register().restrictions(new Restriction(9, 0)))).as("unknown type")
+                    .isEqualTo(Errno.EINVAL);
+            assertThat(errnoOf(() -> ring.register().restrictions(Restriction.sqeOp(Opcode.NOP),
+                    Restriction.sqeOp(250)))).as("unknown opcode").isEqualTo(Errno.EINVAL);
+            ring.register().restrictions(Restriction.sqeOp(Opcode.NOP),
+                    Restriction.registerOp(Registrar.REGISTER_ENABLE_RINGS));
+            assertThat(errnoOf(() -> ring.register().restrictions(Restriction.sqeOp(Opcode.NOP))))
+                    .isEqualTo(Errno.EBUSY);
+            ring.register().enableRings();
+            assertThat(errnoOf(() -> ring.register().enableRings())).isEqualTo(Errno.EBADFD);
+            ring.sq().next().prepNop();
+            assertThat(run(ring)).isZero();
+        }
+    }
+
     @Test
     void disabledRingRefusesToSubmitUntilEnabled() throws Exception {
         try (IoUring ring = IoUring.builder().entries(8).disabled().build()) {
@@ -172,6 +221,18 @@ class RegistrationTest {
             assertThat(ring.register().syncCancel(0, pipe.readFd(), flags, -1)).as("cancelled").isEqualTo(3);
             assertThat(reap(ring, 3)).extracting(Completion::res)
                     .allSatisfy(res -> assertThat(res).isIn(-Errno.ECANCELED, -Errno.EINTR));
+        }
+    }
+
+    @Test
+    void syncCancelOfAllWhenNothingMatchesIsZeroAndOfABadFdIsEBADF() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            assertThat(ring.register().syncCancel(0, 0, OpFlags.Cancel.ANY, ONE_SECOND)).isZero();
+            assertThat(ring.register().syncCancel(3, 0, OpFlags.Cancel.ALL, ONE_SECOND)).isZero();
+            assertThat(errnoOf(() -> ring.register().syncCancel(0, Integer.MAX_VALUE, OpFlags.Cancel.FD, ONE_SECOND)))
+                    .isEqualTo(Errno.EBADF);
+            assertThat(errnoOf(() -> ring.register().syncCancel(0, 0, OpFlags.Cancel.FD | OpFlags.Cancel.FD_FIXED,
+                    ONE_SECOND))).as("no file table").isEqualTo(Errno.EBADF);
         }
     }
 

@@ -32,7 +32,7 @@ final class Rings {
 
     /** Setup flags the portable engine refuses (EINVAL, as an older kernel): skips a test that needs them. */
     static void kernelOnlyFlags(int setupFlags) {
-        int unsupported = SetupFlags.IOPOLL | SetupFlags.SQPOLL | SetupFlags.R_DISABLED
+        int unsupported = SetupFlags.IOPOLL | SetupFlags.SQPOLL
                 | SetupFlags.NO_MMAP | SetupFlags.ATTACH_WQ | SetupFlags.HYBRID_IOPOLL | SetupFlags.CQE_MIXED;
         if ((setupFlags & unsupported) != 0) {
             kernelOnly("setup flags " + SetupFlags.toString(setupFlags & unsupported) + " are not implemented");

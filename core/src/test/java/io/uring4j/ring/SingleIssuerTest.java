@@ -84,6 +84,7 @@ class SingleIssuerTest {
     /** Under SQPOLL the kernel thread is the only real submitter, so any thread may queue work. */
     @Test
     void anyThreadMaySubmitToAnSqpollSingleIssuerRing() throws Exception {
+        Rings.kernelOnlyFlags(SetupFlags.SQPOLL);
         try (IoUring ring = IoUring.builder().entries(8).singleIssuer().sqpoll(100).build()) {
             assertThat(trySubmitNop(ring, 47)).isZero();
             assertThat((int) onPlatformThread(() -> trySubmitNop(ring, 48))).isZero();

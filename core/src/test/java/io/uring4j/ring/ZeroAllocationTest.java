@@ -1,16 +1,22 @@
 package io.uring4j.ring;
 
 import com.sun.management.ThreadMXBean;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The hot path allocates nothing: preparing, submitting, waiting for and reaping 1,000,000 NOPs allocates
- * 0 bytes once warm, measured with {@link ThreadMXBean#getThreadAllocatedBytes(long)}.
+ * 0 bytes once warm, measured with {@link ThreadMXBean#getThreadAllocatedBytes(long)} — on the kernel's io_uring
+ * and on the portable engine (whose enter, SQ consumption and completion run on this thread too). Each case
+ * names its engine: this class runs in a JVM of its own (see core/pom.xml), not in the portable suite.
  */
 class ZeroAllocationTest {
     private static final int DEPTH = 128;
@@ -29,18 +35,32 @@ class ZeroAllocationTest {
         }
     }
 
-    @ParameterizedTest(name = "setup flags {0}")
-    @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.COOP_TASKRUN})
-    void millionNopsAllocateNothing(int flags) throws Exception {
-        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
+    static Stream<Arguments> nopRings() {
+        return onEachEngine(0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.COOP_TASKRUN);
+    }
+
+    static Stream<Arguments> timedWaitRings() {
+        return onEachEngine(0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN);
+    }
+
+    private static Stream<Arguments> onEachEngine(int... setupFlags) {
+        return Stream.of(Engine.kernel(), Engine.portable())
+                .flatMap(engine -> Arrays.stream(setupFlags)
+                        .mapToObj(flags -> Arguments.of(Named.of(engine.name(), engine), flags)));
+    }
+
+    @ParameterizedTest(name = "{0} engine, setup flags {1}")
+    @MethodSource("nopRings")
+    void millionNopsAllocateNothing(Engine engine, int flags) throws Exception {
+        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).engine(engine).build()) {
             assertWarmRunAllocatesNothing(ring, 1_000_000, false);
         }
     }
 
-    @ParameterizedTest(name = "timed waits, setup flags {0}")
-    @ValueSource(ints = {0, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN})
-    void timedWaitsAndRegisteredRingFdAllocateNothing(int flags) throws Exception {
-        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).build()) {
+    @ParameterizedTest(name = "timed waits, {0} engine, setup flags {1}")
+    @MethodSource("timedWaitRings")
+    void timedWaitsAndRegisteredRingFdAllocateNothing(Engine engine, int flags) throws Exception {
+        try (IoUring ring = IoUring.builder().entries(DEPTH).flags(flags).engine(engine).build()) {
             ring.register().ringFd();
             assertWarmRunAllocatesNothing(ring, 300_000, true);
         }
