@@ -59,6 +59,9 @@ final class MsgRing {
         if (r.len != 0 || target == ring) {
             return -Errno.EINVAL;
         }
+        if (target.disabled()) {
+            return -Errno.EBADFD;
+        }
         int dup = ring.registered.dupFile(r.progress);
         int ret = dup < 0 ? dup : target.registered.install(dup, r.fileIndex);
         if (ret < 0 || (r.opFlags & OpFlags.MsgRing.CQE_SKIP) != 0) {

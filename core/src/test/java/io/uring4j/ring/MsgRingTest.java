@@ -83,6 +83,18 @@ class MsgRingTest {
     }
 
     @Test
+    void passingAFileToADisabledRingIsEBADFD() throws Exception {
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8);
+             IoUring target = IoUring.builder().entries(8).disabled().build()) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());
+            target.register().filesSparse(1);
+            source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.EBADFD);
+        }
+    }
+
+    @Test
     void cqeFlagsWithoutFlagsPassAreInvalid() throws Exception {
         try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
             assumeSupported(source, Opcode.MSG_RING);
