@@ -90,7 +90,7 @@ final class Cancels {
      * one match or, with ALL/ANY, all. Queued requests, armed timeouts and requests waiting on the poller for
      * readiness are cancelled; one inside its system call answers -EALREADY. Result: 0, -EALREADY or -ENOENT for
      * one match; with ALL/ANY the number of matches (running ones included, as the kernel counts its running
-     * io-wq work), 0 if none.
+     * io-wq work), 0 if none; -EBADF for an fd or slot with no file behind it.
      */
     static int cancel(PortableRing ring, Request c, int onlyOpcode) {
         return cancel(ring, c, onlyOpcode, true);
@@ -100,7 +100,8 @@ final class Cancels {
      * REGISTER_SYNC_CANCEL with {@code struct io_uring_sync_cancel_reg} at {@code arg}: cancels as ASYNC_CANCEL
      * does, and if its one match is running (-EALREADY) keeps trying until the request is gone — finished, as
      * the kernel waits on its CQ — or the timeout passes (-ETIME). Returns 0 for one match, -ENOENT for none, the
-     * count with ALL/ANY (which, as in the kernel, does not wait for running matches), or -EBADF for a bad fd.
+     * count with ALL/ANY (which, as in the kernel, does not wait for running matches), or -EBADF for a bad fd
+     * (checked by each cancel: a slot may be emptied while we wait).
      * Waiting, it looks again after a sleep that doubles from 20 µs to 5 ms: a request inside a system call
      * signals nothing when it ends, and this is not a hot path.
      */
@@ -118,11 +119,6 @@ final class Cancels {
                 return -Errno.EINVAL;       // pad and pad2
             }
         }
-        boolean byFd = (flags & OpFlags.Cancel.FD) != 0;
-        boolean fixed = (flags & OpFlags.Cancel.FD_FIXED) != 0;
-        if (byFd && !fixed && (fd < 0 || Sys.fcntl(fd, Sys.F_GETFL, 0) < 0)) {
-            return -Errno.EBADF;
-        }
         Request c = new Request();          // stands for the cancel request: what matches() compares against
         c.addr = userData;
         c.fd = fd;
@@ -133,9 +129,6 @@ final class Cancels {
         long sleep = SYNC_POLL_MIN_NANOS;
         boolean first = true;
         while (true) {
-            if (byFd && fixed && ring.registered.file(fd) < 0) {
-                return -Errno.EBADF;
-            }
             int ret = cancel(ring, c, -1, false);
             if (ret != -Errno.EALREADY) {
                 if (!first && (ret == -Errno.ENOENT || ret > 0)) {
@@ -166,6 +159,18 @@ final class Cancels {
             return -Errno.EINVAL;
         }
         boolean all = (flags & (OpFlags.Cancel.ALL | OpFlags.Cancel.ANY)) != 0;
+        int slotFd = -1;        // FD_FIXED: the slot's fd, held by the requests that looked the slot up
+        if ((flags & OpFlags.Cancel.FD) != 0) {
+            if ((c.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+                flags |= OpFlags.Cancel.FD_FIXED;       // the cancel's own IOSQE_FIXED_FILE says the same
+            }
+            boolean fixed = (flags & OpFlags.Cancel.FD_FIXED) != 0;
+            int found = fixed ? ring.registered.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
+            if (found < 0) {
+                return -Errno.EBADF;        // no file behind the fd or the slot: the kernel has nothing to match
+            }
+            slotFd = fixed ? found : -1;
+        }
         Request victims = null;
         Request victimsTail = null;
         int count = 0;
@@ -173,7 +178,7 @@ final class Cancels {
         ring.lock.lock();
         try {
             for (Request r : ring.pool.all) {
-                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, r)
+                if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, slotFd, r)
                         || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
                 }
@@ -234,14 +239,17 @@ final class Cancels {
         return count > 0 ? 0 : running ? -Errno.EALREADY : -Errno.ENOENT;
     }
 
-    private static boolean matches(Request c, int flags, Request r) {
+    private static boolean matches(Request c, int flags, int slotFd, Request r) {
         if ((flags & OpFlags.Cancel.ANY) != 0) {
             return true;
         }
         boolean match = true;
         if ((flags & OpFlags.Cancel.FD) != 0) {
+            // A request that looked its fixed file up holds that fd: it is matched by the slot's fd, as the
+            // kernel matches the file; one not issued yet still names the slot.
             boolean fixed = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0;
-            match = r.fd == c.fd && fixed == ((flags & OpFlags.Cancel.FD_FIXED) != 0);
+            match = (flags & OpFlags.Cancel.FD_FIXED) == 0 ? !fixed && !r.fileHeld && r.fd == c.fd
+                    : r.fileHeld ? r.fd == slotFd : fixed && r.fd == c.fd;
         }
         if ((flags & OpFlags.Cancel.OP) != 0) {
             match &= r.opcode == c.len;

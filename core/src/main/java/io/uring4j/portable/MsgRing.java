@@ -7,9 +7,8 @@ import io.uring4j.sys.Errno;
 /**
  * MSG_RING between portable rings (the kernel's io_uring/msg_ring.c): a data message posts a CQE of the
  * sender's choosing (user_data from {@code off}, res from {@code len}, flags from {@code file_index} with
- * FLAGS_PASS) on the target ring and completes the sender's with 0. Passing a registered file (MSG_SEND_FD) is
- * refused with EINVAL, as by a kernel that had only data messages. A target that is not a ring, or an
- * R_DISABLED one, is EBADFD.
+ * FLAGS_PASS) on the target ring and completes the sender's with 0; MSG_SEND_FD passes a registered file into
+ * the target's file table. A target that is not a ring, or an R_DISABLED one, is EBADFD.
  */
 final class MsgRing {
     private MsgRing() {
@@ -32,6 +31,9 @@ final class MsgRing {
             boolean open = fd < PortableEngine.FD_BASE && Sys.fcntl(fd, Sys.F_GETFL, 0) >= 0;
             return open ? -Errno.EBADFD : -Errno.EBADF;
         }
+        if (r.addr == OpFlags.MsgRing.SEND_FD) {
+            return sendFd(ring, target, r);
+        }
         if (r.addr != OpFlags.MsgRing.DATA) {
             return -Errno.EINVAL;
         }
@@ -46,5 +48,26 @@ final class MsgRing {
             return -Errno.EBADFD;
         }
         return target.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
+    }
+
+    /**
+     * MSG_SEND_FD: the file in our slot {@code addr3} goes into the target's table at {@code file_index} (a slot,
+     * or FILE_INDEX_ALLOC), as a duplicate the target owns; the target gets a CQE with {@code off} as user_data
+     * and the install's result (0, or the slot allocated) unless CQE_SKIP. Our result is that same value.
+     */
+    private static int sendFd(PortableRing ring, PortableRing target, Request r) {
+        if (r.len != 0 || target == ring) {
+            return -Errno.EINVAL;
+        }
+        if (target.disabled()) {
+            return -Errno.EBADFD;
+        }
+        int dup = ring.registered.dupFile(r.progress);
+        int ret = dup < 0 ? dup : target.registered.install(dup, r.fileIndex);
+        if (ret < 0 || (r.opFlags & OpFlags.MsgRing.CQE_SKIP) != 0) {
+            return ret;
+        }
+        // The kernel answers -EOVERFLOW when it cannot post; ours cannot fail but on a closed ring.
+        return target.postMessage(r.off, ret, 0) < 0 ? -Errno.EOVERFLOW : ret;
     }
 }

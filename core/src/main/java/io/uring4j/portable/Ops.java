@@ -15,7 +15,7 @@ final class Ops {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
             | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.FTRUNCATE;
+    static final int LAST_OP = Opcode.LISTEN;
     private static final int MAX_IOVECS = 1024;
 
     /** O_DIRECT, as open(2) and F_GETFL have it. */
@@ -49,7 +49,7 @@ final class Ops {
                  Opcode.TIMEOUT, Opcode.TIMEOUT_REMOVE, Opcode.ASYNC_CANCEL, Opcode.LINK_TIMEOUT, Opcode.OPENAT,
                  Opcode.CLOSE, Opcode.STATX, Opcode.READ, Opcode.WRITE, Opcode.FADVISE, Opcode.POLL_ADD,
                  Opcode.POLL_REMOVE, Opcode.FALLOCATE, Opcode.FTRUNCATE, Opcode.PROVIDE_BUFFERS,
-                 Opcode.REMOVE_BUFFERS, Opcode.MSG_RING -> true;
+                 Opcode.REMOVE_BUFFERS, Opcode.MSG_RING, Opcode.FILES_UPDATE, Opcode.FIXED_FD_INSTALL -> true;
             default -> isSocket(opcode) || PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
     }
@@ -58,7 +58,7 @@ final class Ops {
     static boolean isSocket(int opcode) {
         return switch (opcode) {
             case Opcode.SOCKET, Opcode.CONNECT, Opcode.ACCEPT, Opcode.SEND, Opcode.RECV, Opcode.SENDMSG,
-                 Opcode.RECVMSG, Opcode.SHUTDOWN, Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> true;
+                 Opcode.RECVMSG, Opcode.SHUTDOWN, Opcode.SEND_ZC, Opcode.SENDMSG_ZC, Opcode.BIND, Opcode.LISTEN -> true;
             default -> false;
         };
     }
@@ -120,6 +120,21 @@ final class Ops {
         }
         if (Splice.isSplice(r.opcode)) {
             return Splice.prep(r);
+        }
+        if (r.opcode == Opcode.CLOSE) {
+            return r.off != 0 || r.addr != 0 || r.len != 0 || r.opFlags != 0 || r.bufIndex != 0 ? -Errno.EINVAL
+                    : (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 ? -Errno.EBADF
+                    : r.fileIndex != 0 && r.fd != 0 ? -Errno.EINVAL : 0;
+        }
+        if (r.opcode == Opcode.FILES_UPDATE) {
+            return (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 || r.opFlags != 0 || r.fileIndex != 0 || r.len == 0
+                    ? -Errno.EINVAL : 0;
+        }
+        if (r.opcode == Opcode.FIXED_FD_INSTALL) {
+            // addr3 must be zero too: checked in the SQE, as it is not copied
+            return r.off != 0 || r.addr != 0 || r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 ? -Errno.EINVAL
+                    : (r.sqeFlags & SqeFlags.FIXED_FILE) == 0 ? -Errno.EBADF
+                    : (r.opFlags & ~OpFlags.FileIndex.INSTALL_NO_CLOEXEC) != 0 ? -Errno.EINVAL : 0;
         }
         if (r.opcode == Opcode.FALLOCATE) {
             // mode in len, length in addr; the rest must be zero
@@ -205,7 +220,7 @@ final class Ops {
             return sockets.execute(r, onWorker);
         }
         if (PathOps.isPath(r.opcode)) {
-            return PathOps.execute(r);
+            return PathOps.execute(ring, r);
         }
         return switch (r.opcode) {
             case Opcode.NOP -> (r.opFlags & ~OpFlags.Nop.INJECT_RESULT) != 0 ? -Errno.EINVAL
@@ -220,7 +235,16 @@ final class Ops {
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
                         : Sys.fsync(fd, r.opFlags != 0);
             }
-            case Opcode.CLOSE -> close(r);
+            case Opcode.CLOSE -> r.fileIndex != 0 ? ring.registered.closeSlot(r.fileIndex - 1) : Sys.close(r.fd);
+            case Opcode.FILES_UPDATE -> (int) r.off == Registered.FILE_INDEX_ALLOC
+                    ? ring.registered.updateFilesAlloc(r.addr, r.len)
+                    : ring.registered.updateFiles((int) r.off, r.addr, r.len);
+            case Opcode.FIXED_FD_INSTALL -> {
+                // The slot's file as a new fd of the application's: close-on-exec unless asked otherwise.
+                int fd = ring.registered.fd(r);
+                yield fd < 0 ? fd : Sys.fcntl(fd,
+                        (r.opFlags & OpFlags.FileIndex.INSTALL_NO_CLOEXEC) != 0 ? Sys.F_DUPFD : Sys.F_DUPFD_CLOEXEC, 0);
+            }
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
             case Opcode.FADVISE -> {
                 int fd = ring.registered.fd(r);
@@ -306,6 +330,7 @@ final class Ops {
         if (res == -Errno.EOPNOTSUPP || res == -Errno.ESPIPE || res >= 0 && res < wanted && off != -1) {
             return PortableRing.NEEDS_WORKER;
         }
+        r.wanted = (int) Math.min(wanted, Integer.MAX_VALUE);      // a short stream read fails a link too
         return (int) res;
     }
 
@@ -447,15 +472,5 @@ final class Ops {
             total += r.iov.get(JAVA_LONG, 16L * i + 8);
         }
         return total;
-    }
-
-    private int close(Request r) {
-        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
-            return -Errno.EBADF;
-        }
-        if (r.fileIndex != 0) {
-            return r.fd != 0 ? -Errno.EINVAL : ring.registered.closeSlot(r.fileIndex - 1);
-        }
-        return Sys.close(r.fd);
     }
 }

@@ -3,11 +3,13 @@ package io.uring4j.portable;
 import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The opcodes that take paths: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT, LINKAT, with the SQE
@@ -55,7 +57,30 @@ final class PathOps {
         if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
             return -Errno.EBADF;
         }
+        if (r.fileIndex != 0 && (r.opcode == Opcode.OPENAT || r.opcode == Opcode.OPENAT2)) {
+            return directOpen(r);
+        }
         return r.opcode == Opcode.UNLINKAT && (r.opFlags & ~AT_REMOVEDIR) != 0 ? -Errno.EINVAL : 0;
+    }
+
+    /**
+     * A direct open: a descriptor has no close-on-exec flag of its own to ask for (-EINVAL, as in the kernel);
+     * the fd behind our slot gets one, so that it stays the engine's.
+     */
+    private static int directOpen(Request r) {
+        if (r.opcode == Opcode.OPENAT) {
+            if ((r.opFlags & LibC.O_CLOEXEC) != 0) {
+                return -Errno.EINVAL;
+            }
+            r.opFlags |= LibC.O_CLOEXEC;
+            return 0;
+        }
+        long flags = r.iov.get(JAVA_LONG, 0);
+        if ((flags & LibC.O_CLOEXEC) != 0) {
+            return -Errno.EINVAL;
+        }
+        r.iov.set(JAVA_LONG, 0, flags | LibC.O_CLOEXEC);
+        return 0;
     }
 
     /**
@@ -84,12 +109,11 @@ final class PathOps {
     }
 
     /** Runs the request on an io-wq worker: the system call's result or -errno. */
-    static int execute(Request r) {
+    static int execute(PortableRing ring, Request r) {
         return switch (r.opcode) {
-            // Direct descriptors (file_index) are not implemented: refused as by a kernel before 5.15.
-            case Opcode.OPENAT -> r.fileIndex != 0 ? -Errno.EINVAL : Sys.openat(r.fd, r.addr, r.opFlags, r.len);
-            case Opcode.OPENAT2 -> r.fileIndex != 0 ? -Errno.EINVAL
-                    : Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES);
+            case Opcode.OPENAT -> ring.registered.installed(Sys.openat(r.fd, r.addr, r.opFlags, r.len), r.fileIndex);
+            case Opcode.OPENAT2 -> ring.registered.installed(
+                    Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES), r.fileIndex);
             case Opcode.RENAMEAT -> Sys.renameat2(r.fd, r.addr, r.len, r.off, r.opFlags);
             case Opcode.UNLINKAT -> Sys.unlinkat(r.fd, r.addr, r.opFlags);
             case Opcode.MKDIRAT -> Sys.mkdirat(r.fd, r.addr, r.len);

@@ -164,7 +164,7 @@ final class PortableRing {
         this.timer = new Timer(this, name + "-timer");
         // The condition-variable waiter cannot poll: with it, a poller thread does (the design it stands for).
         this.poller = new Poller(this, name + "-poller", !defer || CONDVAR_WAIT);
-        this.registered = new Registered(arena);
+        this.registered = new Registered(this, arena);
         this.directIo = new DirectIo(this);
         this.ops = new Ops(this);
     }
@@ -487,8 +487,9 @@ final class PortableRing {
 
     /**
      * The rest of the kernel's io_init_req, in its order: restrictions (-EACCES), the personality (-EINVAL),
-     * and addr3 where an opcode reads it (FTRUNCATE: must be zero; MSG_RING: SEND_FD's source slot). A method
-     * of its own so that {@link #copySqe} stays small enough for the JIT to inline it into {@link #submit}.
+     * and addr3 where an opcode reads it (FTRUNCATE, FIXED_FD_INSTALL: must be zero; MSG_RING: SEND_FD's source
+     * slot). A method of its own so that {@link #copySqe} stays small enough for the JIT to inline it into
+     * {@link #submit}.
      */
     private int admit(Request r, long sqe) {
         if (restrictions != null && !restrictions.allows(r.opcode, r.sqeFlags & 0xff)) {
@@ -496,7 +497,8 @@ final class PortableRing {
         }
         int personality = sqes.get(JAVA_SHORT, sqe + 42) & 0xffff;
         if ((personality != 0 && !personalities.contains(personality))
-                || r.opcode == Opcode.FTRUNCATE && sqes.get(JAVA_LONG, sqe + 48) != 0) {
+                || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL)
+                    && sqes.get(JAVA_LONG, sqe + 48) != 0) {
             return -Errno.EINVAL;
         }
         if (r.opcode == Opcode.MSG_RING) {
@@ -902,7 +904,12 @@ final class PortableRing {
 
     private void retire(Request r) {
         inflight--;
+        boolean held = r.fileHeld;
+        int fd = r.fd;
         pool.release(r);
+        if (held) {
+            registered.released(fd);
+        }
     }
 
     /**

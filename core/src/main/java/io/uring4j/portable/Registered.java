@@ -1,11 +1,15 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Registrar;
+import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -17,19 +21,42 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * provided-buffer rings ({@link BufRings}).
  *
  * <p>Registered files and the eventfd are held as close-on-exec duplicates, as the kernel holds a reference to
- * the file: the application may close its own fd. Tables are copy-on-write behind volatile fields, so workers
- * resolve a fixed file or buffer without a lock; registration calls hold the ring lock. Opcodes not listed in
- * {@link #register} answer -EINVAL, as on a kernel that predates them.
+ * the file: the application may close its own fd. Direct descriptors (file_index) are fds of the engine's own,
+ * close-on-exec, never handed to the application. The file table changes in place and the buffer table is
+ * copy-on-write, so workers resolve a fixed file or buffer without a lock; changes hold the ring lock, as
+ * registration calls do. Opcodes not listed in {@link #register} answer -EINVAL, as on a kernel that predates
+ * them.
  */
 final class Registered {
     private static final int RSRC_SPARSE = 1;
     private static final int FILE_SKIP = -2;
+    /** IORING_FILE_INDEX_ALLOC: sqe.file_index (or FILES_UPDATE's offset) asking us to pick the slot. */
+    static final int FILE_INDEX_ALLOC = -1;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle FILE_HELD;
     private static final int MAX_FILES = 1 << 20;
     private static final int MAX_BUFFERS = 1 << 14;
     private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
 
+    static {
+        try {
+            FILE_HELD = MethodHandles.lookup().findVarHandle(Request.class, "fileHeld", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final PortableRing ring;
+    /** Registered files: an fd per slot (-1: empty), changed in place under the ring lock (read without it). */
     private volatile int[] files;
+    /** FILE_INDEX_ALLOC picks slots in [allocStart, allocEnd), trying allocHint first, as the kernel's bitmap. */
+    private int allocStart;
+    private int allocEnd;
+    private int allocHint;
+    /** Fds dropped from the table while requests still held them ({@link #drop}); under the ring lock. */
+    private int[] lingering = new int[0];
+    private int lingeringCount;
     /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
     private volatile long[] buffers;
     volatile int eventfd = -1;
@@ -40,7 +67,8 @@ final class Registered {
     /** The 8-byte counter value written to the eventfd. */
     final MemorySegment one;
 
-    Registered(Arena arena) {
+    Registered(PortableRing ring, Arena arena) {
+        this.ring = ring;
         this.one = arena.allocate(8, 8);
         one.set(JAVA_LONG, 0, 1L);
     }
@@ -66,29 +94,80 @@ final class Registered {
             case Registrar.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
             case Registrar.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
             case Registrar.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
+            case Registrar.REGISTER_FILE_ALLOC_RANGE -> fileAllocRange(arg, nr);
             default -> -Errno.EINVAL;
         };
     }
 
     // ---- files -------------------------------------------------------------------------------------------
 
-    /** The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. */
+    /**
+     * The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. A fixed file is
+     * looked up once, when the request is first issued, as the kernel assigns req->file: the request then holds
+     * that fd (in its {@code fd}, FIXED_FILE cleared, {@code fileHeld} set), and the fd stays open until the
+     * request ends even if its slot is emptied or filled again meanwhile ({@link #drop}).
+     */
     int fd(Request r) {
-        if ((r.sqeFlags & io.uring4j.ring.SqeFlags.FIXED_FILE) != 0) {
-            return file(r.fd);
+        if ((r.sqeFlags & SqeFlags.FIXED_FILE) != 0) {
+            return hold(r);
         }
         return r.fd < 0 ? -Errno.EBADF : r.fd;
+    }
+
+    /**
+     * Looks up {@code r}'s slot and holds its fd. The hold is published before the slot is read again, and a
+     * slot's change before its old fd is checked for holders ({@link #setSlot}): so either its dropper sees our
+     * hold and keeps the fd open for us, or we see the change and look again — never an fd closed under us.
+     */
+    private int hold(Request r) {
+        int slot = r.fd;
+        while (true) {
+            int fd = file(slot);
+            if (fd < 0) {
+                return fd;
+            }
+            r.fd = fd;
+            FILE_HELD.setVolatile(r, true);
+            if (file(slot) == fd) {
+                r.sqeFlags &= ~SqeFlags.FIXED_FILE;
+                return fd;
+            }
+            FILE_HELD.setVolatile(r, false);        // the slot changed under us: let go, then look again
+            r.fd = slot;
+            ring.lock.lock();
+            try {
+                released(fd);
+            } finally {
+                ring.lock.unlock();
+            }
+        }
     }
 
     /** The fd in slot {@code index}, or -EBADF (out of range, empty, or no table). */
     int file(int index) {
         int[] table = files;
-        if (table == null || index < 0 || index >= table.length || table[index] < 0) {
+        if (table == null || index < 0 || index >= table.length) {
             return -Errno.EBADF;
         }
-        return table[index];
+        int fd = (int) SLOT.getVolatile(table, index);
+        return fd < 0 ? -Errno.EBADF : fd;
     }
 
+    /**
+     * A duplicate of the fd in slot {@code index} (MSG_RING's MSG_SEND_FD), made under the ring lock so that the
+     * slot's fd cannot be closed meanwhile; -EBADF for an empty slot.
+     */
+    int dupFile(int index) {
+        ring.lock.lock();
+        try {
+            int fd = file(index);
+            return fd < 0 ? fd : Sys.dup(fd);
+        } finally {
+            ring.lock.unlock();
+        }
+    }
+
+    /** Under the ring lock (a register call). */
     private int registerFiles(long arg, int nr, boolean sparse) {
         if (files != null) {
             return -Errno.EBUSY;
@@ -115,6 +194,7 @@ final class Registered {
                 return -Errno.EBADF;
             }
         }
+        setAllocRange(0, nr);
         files = table;
         return 0;
     }
@@ -140,70 +220,248 @@ final class Registered {
         return isFiles ? registerFiles(data, nr, sparse) : registerBuffers(data, nr, sparse);
     }
 
+    /** Under the ring lock (a register call). */
     private int unregisterFiles() {
         int[] table = files;
         if (table == null) {
             return -Errno.ENXIO;
         }
         files = null;
-        closeAll(table);
+        setAllocRange(0, 0);
+        for (int fd : table) {
+            if (fd >= 0) {
+                drop(fd);
+            }
+        }
         return 0;
     }
 
-    private int updateFiles(int offset, long fds, int nr) {
-        int[] table = files;
-        if (table == null) {
-            return -Errno.ENXIO;
-        }
-        if (offset < 0 || nr < 0 || (long) offset + nr > table.length) {
-            return -Errno.EINVAL;
-        }
-        int[] next = table.clone();
-        int done = 0;
-        int error = 0;
-        for (; done < nr; done++) {
-            int fd = USER.get(JAVA_INT, fds + 4L * done);
-            if (fd == FILE_SKIP) {
-                continue;
+    /**
+     * REGISTER_FILES_UPDATE(2) and the FILES_UPDATE opcode: {@code nr} fds from {@code fds} into the slots from
+     * {@code offset} on (-1 empties a slot, FILE_SKIP leaves it). As the kernel's, a slot is emptied before its
+     * new fd is looked up; the count done, or the error if none was.
+     */
+    int updateFiles(int offset, long fds, int nr) {
+        ring.lock.lock();
+        try {
+            int[] table = files;
+            if (table == null) {
+                return -Errno.ENXIO;
             }
-            int dup = -1;
-            if (fd >= 0) {
-                dup = Sys.dup(fd);
+            if (offset < 0 || nr < 0 || (long) offset + nr > table.length) {
+                return -Errno.EINVAL;
+            }
+            int done = 0;
+            int error = 0;
+            for (; done < nr; done++) {
+                int fd = USER.get(JAVA_INT, fds + 4L * done);
+                if (fd == FILE_SKIP) {
+                    continue;
+                }
+                setSlot(table, offset + done, -1);
+                if (fd == -1) {
+                    continue;
+                }
+                int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
                 if (dup < 0) {
                     error = dup;
                     break;
                 }
-            } else if (fd != -1) {
-                error = -Errno.EBADF;
+                setSlot(table, offset + done, dup);
+            }
+            return done > 0 ? done : error;
+        } finally {
+            ring.lock.unlock();
+        }
+    }
+
+    /**
+     * FILES_UPDATE with FILE_INDEX_ALLOC: each fd of {@code fds} goes into a slot we pick, whose index is written
+     * back over it. The count done, or the error if none was.
+     */
+    int updateFilesAlloc(long fds, int nr) {
+        if (files == null) {
+            return -Errno.ENXIO;
+        }
+        int done = 0;
+        int error = 0;
+        for (; done < nr; done++) {
+            int fd = USER.get(JAVA_INT, fds + 4L * done);
+            int dup = fd >= 0 ? Sys.dup(fd) : -Errno.EBADF;
+            int slot = dup < 0 ? dup : install(dup, FILE_INDEX_ALLOC);
+            if (slot < 0) {
+                error = slot;
                 break;
             }
-            if (next[offset + done] >= 0) {
-                Sys.close(next[offset + done]);
-            }
-            next[offset + done] = dup;
+            USER.set(JAVA_INT, fds + 4L * done, slot);
         }
-        files = next;
         return done > 0 ? done : error;
+    }
+
+    /**
+     * The result of an open, socket or accept that made {@code fd}: the fd itself, or with a {@code fileIndex}
+     * (sqe.file_index) the result of {@link #install}ing it.
+     */
+    int installed(int fd, int fileIndex) {
+        return fd < 0 || fileIndex == 0 ? fd : install(fd, fileIndex);
+    }
+
+    /**
+     * A direct descriptor: puts {@code fd}, which the engine alone knows (the caller hands it over), into slot
+     * {@code fileIndex - 1}, replacing what was there, or with FILE_INDEX_ALLOC into a free slot of the
+     * allocation range. 0, or the slot allocated; else -ENXIO (no table), -EINVAL (past its end) or -ENFILE
+     * (no free slot), and the fd is closed, as the kernel puts the file.
+     */
+    int install(int fd, int fileIndex) {
+        int ret;
+        ring.lock.lock();
+        try {
+            int[] table = files;
+            if (fileIndex == FILE_INDEX_ALLOC) {
+                ret = table == null ? -Errno.ENFILE : freeSlot(table);
+            } else {
+                long slot = Integer.toUnsignedLong(fileIndex - 1);        // file_index 0: slot 2^32 - 1
+                ret = table == null ? -Errno.ENXIO : slot >= table.length ? -Errno.EINVAL : (int) slot;
+            }
+            if (ret >= 0) {
+                setSlot(table, ret, fd);
+                return fileIndex == FILE_INDEX_ALLOC ? ret : 0;
+            }
+        } finally {
+            ring.lock.unlock();
+        }
+        Sys.close(fd);
+        return ret;
+    }
+
+    /**
+     * The kernel's io_file_bitmap_get: the first empty slot from the hint to the end of the allocation range,
+     * then from the range's start up to the hint; -ENFILE if none.
+     */
+    private int freeSlot(int[] table) {
+        int end = allocEnd;
+        while (true) {
+            for (int i = allocHint; i < end; i++) {
+                if (table[i] < 0) {
+                    return i;
+                }
+            }
+            if (allocHint == allocStart) {
+                return -Errno.ENFILE;
+            }
+            end = allocHint;
+            allocHint = allocStart;
+        }
     }
 
     /** CLOSE with file_index: empties slot {@code slot}. */
     int closeSlot(int slot) {
-        int[] table = files;
-        if (table == null) {
-            return -Errno.ENXIO;
+        ring.lock.lock();
+        try {
+            int[] table = files;
+            if (table == null) {
+                return -Errno.ENXIO;
+            }
+            if (slot < 0 || slot >= table.length) {
+                return -Errno.EINVAL;
+            }
+            if (table[slot] < 0) {
+                return -Errno.EBADF;
+            }
+            setSlot(table, slot, -1);
+            return 0;
+        } finally {
+            ring.lock.unlock();
         }
-        if (slot < 0 || slot >= table.length) {
+    }
+
+    /**
+     * REGISTER_FILE_ALLOC_RANGE: {@code struct io_uring_file_index_range} {off, len, resv}; FILE_INDEX_ALLOC
+     * then picks slots in {@code [off, off + len)} only. Under the ring lock (a register call).
+     */
+    private int fileAllocRange(long arg, int nr) {
+        if (arg == 0 || nr != 0) {
             return -Errno.EINVAL;
         }
-        if (table[slot] < 0) {
-            return -Errno.EBADF;
+        long off = Integer.toUnsignedLong(USER.get(JAVA_INT, arg));
+        long end = off + Integer.toUnsignedLong(USER.get(JAVA_INT, arg + 4));
+        if (end > 0xffffffffL) {
+            return -Errno.EOVERFLOW;
         }
-        int[] next = table.clone();
-        int fd = next[slot];
-        next[slot] = -1;
-        files = next;
-        Sys.close(fd);
+        int[] table = files;
+        if (USER.get(JAVA_LONG, arg + 8) != 0 || end > (table == null ? 0 : table.length)) {
+            return -Errno.EINVAL;
+        }
+        setAllocRange((int) off, (int) end);
         return 0;
+    }
+
+    private void setAllocRange(int start, int end) {
+        allocStart = start;
+        allocEnd = end;
+        allocHint = start;
+    }
+
+    /**
+     * Puts {@code fd} into slot {@code slot} (-1: empties it) and drops what was there; under the ring lock.
+     * The allocation hint moves as the kernel's bitmap moves it: past a slot filled, onto a slot emptied.
+     */
+    private void setSlot(int[] table, int slot, int fd) {
+        int old = table[slot];
+        SLOT.setVolatile(table, slot, fd);         // before the holders of the old fd are looked for: see hold
+        if (old >= 0) {
+            drop(old);
+        }
+        if (old < 0 && fd >= 0) {
+            allocHint = slot + 1;
+        } else if (old >= 0 && fd < 0) {
+            allocHint = slot;
+        }
+    }
+
+    /**
+     * An fd left the table: closed now, or, while requests that looked it up are in flight, once the last of
+     * them ends ({@link #released}) — the kernel's requests hold a reference to their file. Under the ring lock.
+     */
+    private void drop(int fd) {
+        if (heldByRequest(fd)) {
+            if (lingering.length == lingeringCount) {
+                lingering = Arrays.copyOf(lingering, Math.max(4, 2 * lingeringCount));
+            }
+            lingering[lingeringCount++] = fd;
+        } else {
+            Sys.close(fd);
+        }
+    }
+
+    /**
+     * A request that held {@code fd} ({@link Request#fileHeld}) was retired: if {@code fd} left the table
+     * meanwhile and no other request holds it, it is closed now. Under the ring lock; costs nothing while no
+     * dropped fd lingers.
+     */
+    void released(int fd) {
+        if (lingeringCount == 0) {
+            return;
+        }
+        for (int i = 0; i < lingeringCount; i++) {
+            if (lingering[i] == fd) {
+                if (!heldByRequest(fd)) {
+                    lingering[i] = lingering[--lingeringCount];
+                    Sys.close(fd);
+                }
+                return;
+            }
+        }
+    }
+
+    /** Whether a request in flight holds {@code fd}: a scan of the pool, made only when a file leaves the table. */
+    private boolean heldByRequest(int fd) {
+        for (Request r : ring.pool.all) {
+            if (r != null && (boolean) FILE_HELD.getVolatile(r) && r.fd == fd) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void closeAll(int[] table) {
@@ -347,12 +605,17 @@ final class Registered {
         return 0;
     }
 
+    /** The ring is closing (under its lock): every fd goes, in the table or lingering for a request. */
     void close() {
         int[] table = files;
         files = null;
         if (table != null) {
             closeAll(table);
         }
+        for (int i = 0; i < lingeringCount; i++) {
+            Sys.close(lingering[i]);
+        }
+        lingeringCount = 0;
         buffers = null;
         bufRings.clear();
         if (eventfd >= 0) {

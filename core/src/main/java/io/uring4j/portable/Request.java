@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * allocates nothing. The SQE is copied in at submission (FEAT_SUBMIT_STABLE: the application may reuse the slot
  * as soon as enter returns).
  *
- * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 14 ints (56), 5 bytes and 5 references (20):
- * 125, padded to 128 bytes — two cache lines, little over half the kernel's 224-byte io_kiocb. READV/WRITEV add the
+ * <p>Size, with compressed oops: a 12-byte header, 4 longs (32), 14 ints (56), 6 bytes and 5 references (20):
+ * 126, padded to 128 bytes — two cache lines, little over half the kernel's 224-byte io_kiocb. READV/WRITEV add the
  * iovec copy, kept across reuse.
  */
 final class Request {
@@ -72,6 +72,11 @@ final class Request {
     volatile boolean cancelRequested;
     /** A multishot POLL_ADD: armed on its own edge-triggered registration, it posts and stays armed. */
     boolean multishotPoll;
+    /**
+     * Its fixed file was looked up ({@link Registered#fd}): {@code fd} is now the registered fd it holds, kept
+     * open for it until it ends, and FIXED_FILE is cleared.
+     */
+    boolean fileHeld;
 
     // ---- chain and queue links ----
     /** The next request of a link chain (the kernel's {@code link}); runs when this one completes. */
@@ -83,8 +88,8 @@ final class Request {
     /** An ASYNC_CANCEL waiting for this RUNNING request to finish: it answers 0 if we end -ECANCELED. */
     Request canceller;
     /**
-     * User memory the kernel copies at prep: READV/WRITEV's iovecs, OPENAT2's open_how, a multishot RECVMSG's
-     * msghdr lengths; grown on demand, reused.
+     * User memory the kernel copies at prep: READV/WRITEV's iovecs, OPENAT2's open_how, BIND's address, a
+     * multishot RECVMSG's msghdr lengths; grown on demand, reused.
      */
     MemorySegment iov;
 
@@ -96,9 +101,11 @@ final class Request {
         countLeft = 0;
         cancelRequested = false;
         multishotPoll = false;
+        fileHeld = false;
         cqeFlags = 0;
         revents = 0;
         progress = 0;
+        wanted = 0;             // only the opcodes that can come up short set it
         state = FREE;
     }
 }

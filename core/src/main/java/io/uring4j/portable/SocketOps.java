@@ -8,6 +8,9 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 /**
  * The socket opcodes, run as the kernel runs them: a non-blocking attempt (MSG_DONTWAIT; a connecting socket
  * made non-blocking for the one call), and on EAGAIN a wait armed on the {@link Poller}, after which the
@@ -27,6 +30,7 @@ final class SocketOps {
     private static final int RECV_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.RECV_MULTISHOT;
     private static final int SENDMSG_ZC_IOPRIO = OpFlags.SendRecv.POLL_FIRST | OpFlags.SendRecv.ZC_REPORT_USAGE;
     private static final int SEND_ZC_IOPRIO = SENDMSG_ZC_IOPRIO | OpFlags.SendRecv.FIXED_BUF;
+    private static final int SOCKADDR_STORAGE = 128;
     /** connect: an EINPROGRESS is being waited for; its outcome is SO_ERROR. */
     private static final int CONNECTING = 1;
 
@@ -40,13 +44,15 @@ final class SocketOps {
     static int prep(Request r) {
         boolean select = (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0;
         return switch (r.opcode) {
-            // Direct descriptors (file_index) are not implemented: refused as by an older kernel.
-            case Opcode.SOCKET -> r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 || r.fileIndex != 0
-                    || (r.off & ~0xffffffffL) != 0 ? -Errno.EINVAL : 0;
+            case Opcode.SOCKET -> r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 || (r.off & ~0xffffffffL) != 0
+                    ? -Errno.EINVAL : direct(r, (int) r.off);
             case Opcode.CONNECT -> r.len != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0
                     ? -Errno.EINVAL : 0;
-            case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || r.fileIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
-                    || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0 ? -Errno.EINVAL : 0;
+            // A multishot accept allocates its slots: it takes no explicit one.
+            case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
+                    || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0
+                    || ((r.ioprio & OpFlags.Accept.MULTISHOT) != 0 && r.fileIndex != 0
+                        && r.fileIndex != Registered.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             // Zero-copy sends: no skipped CQE (the kernel refuses it too); fixed buffers on SEND_ZC only.
             case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
@@ -60,14 +66,55 @@ final class SocketOps {
             case Opcode.RECVMSG -> (r.ioprio & ~RECV_IOPRIO) != 0 || r.off != 0
                     || select != ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0) ? -Errno.EINVAL
                     : r.addr == 0 ? -Errno.EFAULT : select ? MultishotRecvmsg.prep(r) : 0;
+            // BIND copies the address at prep, as the kernel does (move_addr_to_kernel); its length is in addr2.
+            case Opcode.BIND -> r.len != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 ? -Errno.EINVAL
+                    : copyAddress(r);
+            case Opcode.LISTEN -> r.addr != 0 || r.bufIndex != 0 || r.opFlags != 0 || r.fileIndex != 0 || r.off != 0
+                    ? -Errno.EINVAL : 0;
             case Opcode.SHUTDOWN -> r.off != 0 || r.addr != 0 || r.opFlags != 0 || r.bufIndex != 0 ? -Errno.EINVAL : 0;
             default -> 0;
         };
     }
 
+    /**
+     * SOCKET and ACCEPT into a direct descriptor (file_index): asking for close-on-exec is -EINVAL, as in the
+     * kernel (a descriptor has no such flag), and the fd behind our slot gets it, so that it stays the engine's.
+     * {@code flags} holds SOCK_CLOEXEC where the request has it: the socket type, or the accept flags.
+     */
+    private static int direct(Request r, int flags) {
+        if (r.fileIndex == 0) {
+            return 0;
+        }
+        if ((flags & Sockets.SOCK_CLOEXEC) != 0) {
+            return -Errno.EINVAL;
+        }
+        if (r.opcode == Opcode.SOCKET) {
+            r.off |= Sockets.SOCK_CLOEXEC;
+        } else {
+            r.opFlags |= Sockets.SOCK_CLOEXEC;
+        }
+        return 0;
+    }
+
+    /** BIND's sockaddr ({@code addr2} bytes at {@code addr}) into the request: at most a sockaddr_storage. */
+    private static int copyAddress(Request r) {
+        int len = (int) r.off;
+        if (len < 0 || len > SOCKADDR_STORAGE) {
+            return -Errno.EINVAL;
+        }
+        if (len > 0 && r.addr == 0) {
+            return -Errno.EFAULT;
+        }
+        if (r.iov == null || r.iov.byteSize() < SOCKADDR_STORAGE) {
+            r.iov = Arena.ofAuto().allocate(SOCKADDR_STORAGE, 8);
+        }
+        MemorySegment.copy(PortableRing.USER, r.addr, r.iov, 0, len);
+        return 0;
+    }
+
     int execute(Request r, boolean onWorker) {
         if (r.opcode == Opcode.SOCKET) {
-            return SocketSys.socket(r.fd, (int) r.off, r.len);
+            return ring.registered.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
         }
         int fd = ring.registered.fd(r);
         if (fd < 0) {
@@ -87,6 +134,8 @@ final class SocketOps {
                     : r.opcode == Opcode.RECV ? sendRecv(r, fd, false) : message(r, fd, false);
             case Opcode.SENDMSG -> message(r, fd, true);
             case Opcode.SHUTDOWN -> SocketSys.shutdown(fd, r.len);
+            case Opcode.BIND -> SocketSys.bind(fd, r.iov.address(), (int) r.off);
+            case Opcode.LISTEN -> SocketSys.listen(fd, r.len);
             default -> -Errno.EINVAL;
         };
     }
@@ -211,7 +260,11 @@ final class SocketOps {
         return res == -Errno.EAGAIN ? ring.await(r, fd, OpFlags.Poll.POLLOUT) : res;
     }
 
-    /** ACCEPT, single or multishot (one CQE with F_MORE per connection, until an error). */
+    /**
+     * ACCEPT, single or multishot (one CQE with F_MORE per connection, until an error), into the fd table or a
+     * direct descriptor: with FILE_INDEX_ALLOC each result is the slot picked, and a full table ends a
+     * multishot accept with -ENFILE.
+     */
     private int accept(Request r, int fd, boolean onWorker) {
         boolean multishot = (r.ioprio & OpFlags.Accept.MULTISHOT) != 0;
         while (true) {
@@ -221,6 +274,9 @@ final class SocketOps {
             int res = acceptOnce(r, fd, onWorker);
             if (res == -Errno.EAGAIN) {
                 return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
+            }
+            if (res >= 0 && r.fileIndex != 0) {
+                res = ring.registered.install(res, r.fileIndex);    // a full table: the connection is closed
             }
             if (!multishot || res < 0) {
                 return res;

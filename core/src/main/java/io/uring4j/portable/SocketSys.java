@@ -18,6 +18,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 final class SocketSys {
     private static final MethodHandle SOCKET = handle("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle CONNECT = handle("connect", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle BIND = handle("bind", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle LISTEN = handle("listen", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle ACCEPT4 = handle("accept4", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle SENDTO = handle("sendto", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT,
             JAVA_LONG, JAVA_INT);
@@ -47,6 +49,24 @@ final class SocketSys {
         MemorySegment s = CALL_STATE.get();
         try {
             return (int) result((int) CONNECT.invokeExact(s, fd, addr, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int bind(int fd, long addr, int len) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) BIND.invokeExact(s, fd, addr, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int listen(int fd, int backlog) {
+        MemorySegment s = CALL_STATE.get();
+        try {
+            return (int) result((int) LISTEN.invokeExact(s, fd, backlog), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -62,7 +62,9 @@ final class Sys {
     private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle FCNTL = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
 
-    private static final int F_DUPFD_CLOEXEC = 1030;
+    static final int F_DUPFD = 0;
+    static final int F_DUPFD_CLOEXEC = 1030;
+    static final int F_GETFD = 1;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     /** preadv2/pwritev2: fail with EAGAIN instead of blocking. */

@@ -15,7 +15,7 @@
  *       {@code cq_entries} of them, doubled on demand. SQEs (and READV/WRITEV iovecs) are copied at submission
  *       (SUBMIT_STABLE).</li>
  *   <li><b>Where work runs.</b> Non-blocking requests (NOP, TIMEOUT arming, TIMEOUT_REMOVE, ASYNC_CANCEL,
- *       CLOSE, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
+ *       CLOSE, FILES_UPDATE, FIXED_FD_INSTALL, POLL_ADD, POLL_REMOVE, and the socket opcodes of {@link io.uring4j.portable.SocketOps}) run
  *       inline in enter; blocking ones (file I/O, FSYNC, FADVISE, FALLOCATE, FTRUNCATE, STATX, SPLICE, TEE, and the path
  *       opcodes of {@link io.uring4j.portable.PathOps}: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT,
  *       LINKAT) and anything with IOSQE_ASYNC
@@ -61,6 +61,16 @@
  *       flushed on the next enter. The waiter parks after publishing itself and the CQ tail it needs; posters
  *       unpark it once that tail is reached (or overflow or a TIMEOUT needs it) — a single waiter, no wait
  *       queue, one wake-up per min_complete rather than per CQE.</li>
+ *   <li><b>Registered files and direct descriptors.</b> A slot of the file table holds an fd of the engine's
+ *       own ({@link io.uring4j.portable.Registered}): a close-on-exec duplicate of a registered fd, or the fd an
+ *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE), or
+ *       one another portable ring passed with MSG_RING's MSG_SEND_FD.
+ *       FILE_INDEX_ALLOC picks slots as the kernel's bitmap does (from a hint: past the last slot filled, or the
+ *       slot last emptied; within REGISTER_FILE_ALLOC_RANGE). A request looks its fixed file up once, when first
+ *       issued, as the kernel assigns req->file, and holds that fd: a slot emptied or filled again (CLOSE,
+ *       FILES_UPDATE, a new direct descriptor, unregistering) closes its fd only once no request in flight
+ *       holds it — found by scanning the request pool then. The lookup publishes its hold and reads the slot
+ *       again (one volatile store), so that a change racing it is seen by one side or the other.</li>
  *   <li><b>Drain.</b> An IO_DRAIN chain waits until nothing is in flight, and everything submitted after it
  *       waits for it.</li>
  *   <li><b>Ring control.</b> Registered ring fds live in a per-thread table of 16 ({@link
@@ -100,18 +110,20 @@
  *   <li>Paths (OPENAT, OPENAT2, STATX, the path opcodes) are read when the request runs, on its worker, not at
  *       submission as the kernel's getname does: they must stay valid until the CQE (the file layer keeps them
  *       so), and a bad path fails only its own request, never its chain at prep.</li>
- *   <li>Registered files are duplicated fds: a table update racing a worker that has just resolved the old
- *       slot may let that request use a closed or reused fd number (the kernel holds a file reference).</li>
+ *   <li>Registered files and direct descriptors are fds: they take numbers in the process's fd table (and
+ *       count against RLIMIT_NOFILE) where the kernel's slots take none. SPLICE's input slot
+ *       (SPLICE_F_FD_IN_FIXED) is not held as the request's file is: a table update racing the moment a worker
+ *       looks it up may let that splice use a closed or reused fd number. A cancel
+ *       by fd matches requests by fd number (a fixed one by the slot's fd), where the kernel compares files: a
+ *       plain fd does not match requests on a slot holding the same file.</li>
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
  *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
- *       MSG_RING's MSG_SEND_FD (data messages between portable rings work),
- *       direct descriptors (file_index on OPENAT, SOCKET, ACCEPT), timeout clocks other than CLOCK_MONOTONIC,
+ *       timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
  *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
- *       flags SQPOLL, IOPOLL, NO_MMAP, ATTACH_WQ, and the register opcodes IOWQ_AFF, FILE_ALLOC_RANGE and
- *       those after PBUF_STATUS.</li>
+ *       flags SQPOLL, IOPOLL, NO_MMAP, ATTACH_WQ, and the register opcodes IOWQ_AFF and those after PBUF_STATUS.</li>
  * </ul>
  */
 package io.uring4j.portable;

@@ -69,7 +69,6 @@ class AcceptTest {
 
     @Test
     void acceptDirectIntoSlotZeroGivesAFixedFileForSendAndRecv() throws Exception {
-        Rings.kernelOnly("direct descriptors are not implemented");
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.open(8)) {
             ring.register().filesSparse(1);
@@ -131,7 +130,6 @@ class AcceptTest {
 
     @Test
     void multishotAcceptDirectAllocatesEverySlotThenFailsWithEnfile() throws Exception {
-        Rings.kernelOnly("direct descriptors are not implemented");
         int slots = 32;
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena);
              IoUring ring = IoUring.builder().entries(16).cqEntries(128).build()) {

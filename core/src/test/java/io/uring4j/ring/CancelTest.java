@@ -75,6 +75,19 @@ class CancelTest {
         }
     }
 
+    @Test
+    void cancellingByAClosedFdIsEbadf() throws Exception {
+        try (IoUring ring = IoUring.open(8)) {
+            int fd;
+            try (Pipe pipe = Pipe.open()) {
+                fd = pipe.readFd();
+            }
+            ring.sq().next().prepCancelFd(fd, OpFlags.Cancel.ALL).userData(2);
+            ring.submitAndWait(1);
+            assertThat(reapResults(ring, 1)).containsExactlyEntriesOf(Map.of(2L, -Errno.EBADF));
+        }
+    }
+
     /** With ALL or ANY the result is the number cancelled: 0, not -ENOENT, when nothing matched. */
     @Test
     void cancellingAllOfNothingCountsZero() throws Exception {

@@ -330,6 +330,9 @@ class FileOpsTest {
 
             ring.sq().next().prepFixedFdInstall(0, 0x80);
             assertThat(run(ring)).as("unknown install flags").isEqualTo(-Errno.EINVAL);
+
+            ring.sq().next().prepFixedFdInstall(0, 0).addr3(1);
+            assertThat(run(ring)).as("with addr3").isEqualTo(-Errno.EINVAL);
         }
     }
 

@@ -153,7 +153,6 @@ class FileRegisterTest {
 
     @Test
     void filesUpdateOpcodeUpdatesSlotsAndReturnsTheCount() throws Exception {
-        Rings.kernelOnly("the FILES_UPDATE opcode is not implemented (the register call is)");
         ring.register().filesSparse(10);
         MemorySegment fds = arena.allocateFrom(JAVA_INT, fdA, fdB, fdA);
         ring.sq().next().prepFilesUpdate(fds, 3, 2);
@@ -164,7 +163,6 @@ class FileRegisterTest {
 
     @Test
     void fileAllocRangeRejectsBadRangesAndLimitsAllocation() throws Exception {
-        Rings.kernelOnly("REGISTER_FILE_ALLOC_RANGE and direct descriptors are not implemented");
         ring.register().filesSparse(10);
         ring.register().fileAllocRange(0, 1);
 

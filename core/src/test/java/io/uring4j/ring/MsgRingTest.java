@@ -83,6 +83,18 @@ class MsgRingTest {
     }
 
     @Test
+    void passingAFileToADisabledRingIsEBADFD() throws Exception {
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8);
+             IoUring target = IoUring.builder().entries(8).disabled().build()) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());
+            target.register().filesSparse(1);
+            source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).isEqualTo(-Errno.EBADFD);
+        }
+    }
+
+    @Test
     void cqeFlagsWithoutFlagsPassAreInvalid() throws Exception {
         try (IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
             assumeSupported(source, Opcode.MSG_RING);
@@ -124,7 +136,6 @@ class MsgRingTest {
     void aRegisteredFileCanBePassedToAnotherRing(int targetSlot) throws Exception {
         try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
             assumeSupported(source, Opcode.MSG_RING);
-            Rings.kernelOnly("MSG_SEND_FD (passing a registered file) is not implemented");
             source.register().files(pipe.writeFd());          // the pipe's write end, as source slot 0
             target.register().filesSparse(4);
 
@@ -148,7 +159,6 @@ class MsgRingTest {
     void fdPassingWithCqeSkipPostsNothingOnTheTarget() throws Exception {
         try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
             assumeSupported(source, Opcode.MSG_RING);
-            Rings.kernelOnly("MSG_SEND_FD (passing a registered file) is not implemented");
             source.register().files(pipe.writeFd());
             target.register().filesSparse(4);
 
@@ -165,13 +175,42 @@ class MsgRingTest {
     void fdPassingToARingWithoutAFileTableFails() throws Exception {
         try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
             assumeSupported(source, Opcode.MSG_RING);
-            Rings.kernelOnly("MSG_SEND_FD (passing a registered file) is not implemented");
             source.register().files(pipe.writeFd());
 
             source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, 0).userData(SOURCE);
 
             assertThat(submitAndReap(source).res()).isEqualTo(-Errno.ENXIO);
             assertThat(target.cq().ready()).isZero();
+        }
+    }
+
+    @Test
+    void fdPassingFromAnEmptySlotOrToItselfFails() throws Exception {
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd(), -1);
+            target.register().filesSparse(4);
+
+            source.sq().next().prepMsgRingFd(target.fd(), 1, 0, 0x77L, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).as("empty source slot").isEqualTo(-Errno.EBADF);
+            source.sq().next().prepMsgRingFd(source.fd(), 0, 1, 0x77L, 0).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).as("to its own ring").isEqualTo(-Errno.EINVAL);
+            assertThat(target.cq().ready()).isZero();
+        }
+    }
+
+    @Test
+    void aPassedFileOutlivesItsSourceSlot() throws Exception {
+        try (Pipe pipe = Pipe.open(); IoUring source = IoUring.open(8); IoUring target = IoUring.open(8)) {
+            assumeSupported(source, Opcode.MSG_RING);
+            source.register().files(pipe.writeFd());
+            target.register().filesSparse(1);
+            source.sq().next().prepMsgRingFd(target.fd(), 0, 0, 0x77L, OpFlags.MsgRing.CQE_SKIP).userData(SOURCE);
+            assertThat(submitAndReap(source).res()).isZero();
+
+            source.register().unregisterFiles();
+
+            assertWritesThroughSlot(target, 0, pipe);
         }
     }
 

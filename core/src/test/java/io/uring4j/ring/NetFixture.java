@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
@@ -10,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -18,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ephemeral (bind to port 0, then getsockname), so tests never collide with each other or with the machine.
  */
 final class NetFixture implements AutoCloseable {
+    private static final int SO_RCVTIMEO = 20;
     private final Arena arena;
     private final Deque<Integer> open = new ArrayDeque<>();
 
@@ -137,6 +140,22 @@ final class NetFixture implements AutoCloseable {
         byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
         write(from, bytes);
         assertThat(read(to, bytes.length + 16)).as("%d -> %d", from, to).isEqualTo(bytes);
+    }
+
+    /**
+     * Asserts that {@code fd}'s peer closed the connection: a read returns end of stream, within 10 s
+     * (SO_RCVTIMEO), not data or a timeout. (The kernel closes a ring's files in its exit work, a moment after
+     * the ring fd's close.)
+     */
+    void assertEndOfStream(int fd) {
+        MemorySegment tenSeconds = arena.allocate(16, 8);       // struct timeval
+        tenSeconds.set(JAVA_LONG, 0, 10);
+        assertThat(Sockets.setsockopt(fd, Sockets.SOL_SOCKET, SO_RCVTIMEO, tenSeconds)).isZero();
+        long n;
+        do {
+            n = LibC.read(fd, arena.allocate(16));
+        } while (n == -Errno.EINTR);        // the JVM's own signals
+        assertThat(n).as("read of %d after its peer closed (-11: EAGAIN, timed out)", fd).isZero();
     }
 
     /** One read(2) of at most {@code max} bytes. */

@@ -151,7 +151,6 @@ class OpenCloseTest {
 
     @Test
     void directOpenIntoASlotIsUsableForFixedReads() throws Exception {
-        Rings.kernelOnly("direct descriptors (file_index on OPENAT) are not implemented");
         ring.register().filesSparse(4);
         ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, 2);
         assertThat(run(ring)).as("explicit slot: 0 on success").isZero();
@@ -160,7 +159,6 @@ class OpenCloseTest {
 
     @Test
     void directOpenWithAllocReturnsTheSlotItPicked() throws Exception {
-        Rings.kernelOnly("direct descriptors (file_index on OPENAT) are not implemented");
         ring.register().filesSparse(2);
         ring.sq().next().prepOpenatDirect(LibC.AT_FDCWD, path(file), LibC.O_RDONLY, 0, OpFlags.FileIndex.ALLOC);
         int first = run(ring);

@@ -17,14 +17,13 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * The ring-core semantics suite and the runtime's, sockets' and files' tests again, on the portable engine: every
  * class below runs with {@code uring4j.engine=portable}, so each {@code IoUring.builder()} in it builds a portable
  * ring. Intended differences are skipped inside the tests themselves with the reason ({@code Rings.kernelOnly});
- * opcodes the engine lacks (FIXED_FD_INSTALL) are skipped by probe, as on an older kernel, and the file layer
- * falls back without them. To run any other test on the portable engine:
- * {@code -During4j.engine=portable}.
+ * opcodes the engine lacks (BIND, LISTEN, URING_CMD, ...) are skipped by probe, as on an older kernel. To run any
+ * other test on the portable engine: {@code -During4j.engine=portable}.
  *
  * <p>Not in the list: ZeroAllocationTest, which measures allocation in a JVM of its own and runs each case on
  * both engines there (see core/pom.xml); EngineSelectionTest, which chooses engines itself; and the classes on
  * features the engine lacks altogether (newer opcodes: NewerOpsTest; SQPOLL, IOPOLL, NO_MMAP and ATTACH_WQ
- * setups: SetupModesTest; direct descriptors: DirectAcceptTest).
+ * setups: SetupModesTest).
  */
 class PortableEngineSuiteTest {
     private static final List<Class<?>> SUITE = List.of(NopTest.class, LinkTest.class, DrainOrderTest.class,
@@ -36,16 +35,16 @@ class PortableEngineSuiteTest {
             SocketOpsTest.class, AcceptTest.class, SendRecvTest.class, RecvMultishotTest.class, BufRingTest.class,
             DeferTaskrunTest.class, SendZcTest.class, FileOpsTest.class, IoWqTest.class,
             ProvidedBuffersTest.class, MsgRingTest.class, RegistrationTest.class, SingleIssuerTest.class,
-            ApiErrorsTest.class);
+            ApiErrorsTest.class, DirectDescriptorTest.class);
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
-     * the loop-style server, the drop-in channels and UDP; AsyncFile, the FileChannel and
+     * the loop-style server, the drop-in channels, UDP and direct accepts; AsyncFile, the FileChannel and
      * AsynchronousFileChannel drop-ins and the path operations (named: they are package-private there).
      */
     private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
             "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest", "io.uring4j.net.TcpSocketTest",
             "io.uring4j.net.TcpLoopTest", "io.uring4j.net.ChannelContractTest", "io.uring4j.net.UdpSocketTest",
-            "io.uring4j.net.ZeroCopySendTest",
+            "io.uring4j.net.ZeroCopySendTest", "io.uring4j.net.DirectAcceptTest",
             "io.uring4j.fs.AsyncFileTest", "io.uring4j.fs.UringFileChannelTest",
             "io.uring4j.fs.UringAsynchronousFileChannelTest", "io.uring4j.fs.ChannelDataIntegrityTest",
             "io.uring4j.fs.ChannelConcurrencyTest", "io.uring4j.fs.UringFilesTest");

@@ -63,4 +63,30 @@ class ShortReadTest {
             assertThat(submitAndReap(ring, 2)).containsExactly(cqe(1, FILE_SIZE), cqe(2, -Errno.ECANCELED));
         }
     }
+
+    @Test
+    void aShortPipeReadBreaksTheLinkToo() throws Exception {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            pipe.write(new byte[100]);
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(READ_SIZE), -1).userData(1).link();
+            ring.sq().next().prepNop().userData(2);
+            assertThat(submitAndReap(ring, 2)).containsExactly(cqe(1, 100), cqe(2, -Errno.ECANCELED));
+        }
+    }
+
+    @Test
+    void aRequestAfterAWriteIsNotShortOfThatWritesLength() throws Exception {
+        try (Fd out = Fd.open(file, LibC.O_RDWR); Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(4)) {
+            ring.sq().next().prepWrite(out.fd(), arena.allocate(READ_SIZE), 0);
+            assertThat(run(ring)).isEqualTo(READ_SIZE);
+            // Only reads, writes and transfers fail a link by coming up short: an fd, or 0, is no short result.
+            ring.sq().next().prepSocket(io.uring4j.sys.Sockets.AF_INET, io.uring4j.sys.Sockets.SOCK_STREAM
+                    | io.uring4j.sys.Sockets.SOCK_CLOEXEC, 0).userData(1).link();
+            ring.sq().next().prepNop().userData(2);
+            var cqes = submitAndReap(ring, 2);
+            assertThat(cqes.get(0).res()).as("socket").isGreaterThanOrEqualTo(0);
+            LibC.close(cqes.get(0).res());
+            assertThat(cqes.get(1)).isEqualTo(cqe(2, 0));
+        }
+    }
 }

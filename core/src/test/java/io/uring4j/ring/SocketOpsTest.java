@@ -58,7 +58,6 @@ class SocketOpsTest {
 
     @Test
     void socketDirectFillsRegisteredSlots() throws Exception {
-        Rings.kernelOnly("direct descriptors are not implemented");
         try (IoUring ring = IoUring.open(8)) {
             assumeSupported(ring, Opcode.SOCKET);
             ring.register().filesSparse(4);
