@@ -17,7 +17,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * The ring-core semantics suite and the runtime's, sockets' and files' tests again, on the portable engine: every
  * class below runs with {@code uring4j.engine=portable}, so each {@code IoUring.builder()} in it builds a portable
  * ring. Intended differences are skipped inside the tests themselves with the reason ({@code Rings.kernelOnly});
- * opcodes the engine lacks (BIND, LISTEN, URING_CMD, ...) are skipped by probe, as on an older kernel. To run any
+ * opcodes the engine lacks (URING_CMD, FUTEX_WAIT, ...) are skipped by probe, as on an older kernel. To run any
  * other test on the portable engine: {@code -During4j.engine=portable}.
  *
  * <p>Not in the list: ZeroAllocationTest, which measures allocation in a JVM of its own and runs each case on
@@ -39,7 +39,8 @@ class PortableEngineSuiteTest {
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels, UDP and direct accepts; AsyncFile, the FileChannel and
-     * AsynchronousFileChannel drop-ins and the path operations (named: they are package-private there).
+     * AsynchronousFileChannel drop-ins, the path operations and the one-flag file-system provider (named: they
+     * are package-private there).
      */
     private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
             "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest", "io.uring4j.net.TcpSocketTest",
@@ -47,7 +48,8 @@ class PortableEngineSuiteTest {
             "io.uring4j.net.ZeroCopySendTest", "io.uring4j.net.DirectAcceptTest",
             "io.uring4j.fs.AsyncFileTest", "io.uring4j.fs.UringFileChannelTest",
             "io.uring4j.fs.UringAsynchronousFileChannelTest", "io.uring4j.fs.ChannelDataIntegrityTest",
-            "io.uring4j.fs.ChannelConcurrencyTest", "io.uring4j.fs.UringFilesTest");
+            "io.uring4j.fs.ChannelConcurrencyTest", "io.uring4j.fs.UringFilesTest",
+            "io.uring4j.fs.UringFileSystemProviderTest");
 
     @Test
     void ringSemanticsHoldOnThePortableEngine() {
