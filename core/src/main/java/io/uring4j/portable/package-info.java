@@ -54,8 +54,9 @@
  *       {@code -During4j.portable.links=requeue} sends each successor back through the io-wq's queue instead,
  *       and {@code -During4j.portable.wait=condvar} makes waiters sleep on a condition variable every post
  *       signals: the designs these replace, kept to measure them ({@code ./uring4j bench --compare-portable}:
- *       linked NOPs about 1.9× (L10) and 2.6× (L100) faster in place; O_DIRECT reads reaped by the poller
- *       thread (-D0) 1.15× faster with the single waiter at QD1, about the same at depth 32).</li>
+ *       linked NOPs 1.5× (L10) and 2.3–2.8× (L100) faster in place; for O_DIRECT reads reaped by the poller
+ *       thread (-D0) the single waiter and the condition variable measure the same on this 2-core VM, QD1 and
+ *       depth 32, where a read's 30 µs at QD1 are almost all wake-up latency and both wake through a futex).</li>
  *   <li><b>Completions.</b> CQEs are posted under the ring lock with a release store of the CQ tail; a full
  *       CQ sends them to an ordered overflow list (FEAT_NODROP, IORING_SQ_CQ_OVERFLOW set while backlogged)
  *       flushed on the next enter. The waiter parks after publishing itself and the CQ tail it needs; posters
