@@ -285,8 +285,16 @@ final class Ops {
      */
     int tryInline(Request r) {
         boolean plain = r.opcode == Opcode.READ || r.opcode == Opcode.READ_FIXED;
-        if (!isReadWrite(r.opcode) || (r.sqeFlags & (SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT)) != 0) {
+        if (!isReadWrite(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0) {
             return PortableRing.NEEDS_WORKER;
+        }
+        if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0) {       // READ or one-iovec READV
+            int fd = ring.registered.fd(r);
+            if (fd < 0) {
+                return fd;
+            }
+            int flags = fileFlags(fd);
+            return flags < 0 || (flags & O_DIRECT) != 0 ? PortableRing.NEEDS_WORKER : readSelect(r, fd, true);
         }
         int fd = ring.registered.fd(r);
         if (fd < 0) {
@@ -424,7 +432,7 @@ final class Ops {
             }
         }
         if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0) {
-            return readSelect(r, fd);
+            return readSelect(r, fd, false);
         }
         r.wanted = r.len;
         boolean write = r.opcode == Opcode.WRITE || r.opcode == Opcode.WRITE_FIXED;
@@ -432,27 +440,49 @@ final class Ops {
     }
 
     /**
-     * READ (or one-iovec READV) into the next buffer of group {@code buf_group} (at most {@code len} bytes of it): F_BUFFER
-     * and the id go with the result; a read that ends up waiting leaves the buffer in the ring, as in the kernel.
+     * READ (or one-iovec READV) into the next buffer of group {@code buf_group} (at most {@code len} bytes of
+     * it): F_BUFFER and the id go with the result; a read that ends up waiting leaves the buffer in the group, as
+     * in the kernel. {@code inline}: the first try in enter (or where readiness resumed it) without blocking, as
+     * a plain read's; a pipe or socket then waits on the poller, a regular file's miss goes to a worker. Buffered
+     * reads of one pipe thus run one after the other on one thread, in order, never side by side on workers.
      */
-    private int readSelect(Request r, int fd) {
+    private int readSelect(Request r, int fd, boolean inline) {
         BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
         if (group == null) {
             return -Errno.ENOBUFS;
         }
+        long res;
         synchronized (group) {
             if (!group.hasBuffer()) {
                 return -Errno.ENOBUFS;
             }
             r.wanted = r.len == 0 ? group.len() : Math.min(r.len, group.len());
             int bid = group.bid();
-            int res = (int) Readiness.transfer(ring, r, fd, false, group.addr(), -1, r.off, 0);
+            if (inline) {
+                long iov = Readiness.singleIovec(group.addr(), Integer.toUnsignedLong(r.wanted));
+                long off = r.off;
+                res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
+                if (res == -Errno.ESPIPE && off != -1) {
+                    off = -1;       // a stream ignores the offset
+                    res = Sys.readv(fd, iov, 1, off, Sys.RWF_NOWAIT);
+                }
+                if (res == -Errno.EOPNOTSUPP || res >= 0 && res < r.wanted && off != -1) {
+                    return PortableRing.NEEDS_WORKER;       // as for a plain read: a worker finishes it
+                }
+            } else {
+                res = Readiness.transfer(ring, r, fd, false, group.addr(), -1, r.off, 0);
+            }
             if (res >= 0) {
                 group.consume();
                 r.cqeFlags = io.uring4j.ring.CqeFlags.F_BUFFER | (bid << io.uring4j.ring.CqeFlags.BUFFER_SHIFT);
+                return (int) res;
             }
-            return res;
+            if (!inline || res != -Errno.EAGAIN) {
+                return (int) res;
+            }
         }
+        int armed = ring.await(r, fd, OpFlags.Poll.POLLIN);        // outside the group's monitor
+        return armed == -Errno.EPERM ? PortableRing.NEEDS_WORKER : armed;
     }
 
     private int vectored(Request r) {
