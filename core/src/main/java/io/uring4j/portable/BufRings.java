@@ -103,11 +103,8 @@ final class BufRings {
      * the kernel's list is. Grown when buffers are provided, never when they are taken.
      */
     static final class ListGroup extends Group {
-        private long[] addrs = new long[16];
-        private int[] lens = new int[16];
-        private char[] bids = new char[16];
-        private int head;
-        private int count;
+        /** (addr, len, bid) per buffer, oldest first. */
+        private final LongIntIntQueue buffers = new LongIntIntQueue();
 
         ListGroup(int id) {
             super(id);
@@ -115,69 +112,43 @@ final class BufRings {
 
         @Override
         boolean hasBuffer() {
-            return count > 0;
+            return buffers.count > 0;
         }
 
         @Override
         long addr() {
-            return addrs[head];
+            return buffers.peekLong();
         }
 
         @Override
         int len() {
-            return lens[head];
+            return buffers.peekFirst();
         }
 
         @Override
         int bid() {
-            return bids[head];
+            return buffers.peekSecond();
         }
 
         @Override
         void consume() {
-            head = (head + 1) % addrs.length;
-            count--;
+            buffers.removeFirst();
         }
 
         /** Appends {@code n} buffers of {@code len} bytes from {@code addr}, ids from {@code bid}: how many fitted. */
         int add(long addr, int len, int n, int bid) {
-            int added = Math.min(n, MAX_LEGACY - count);
-            if (count + added > addrs.length) {
-                grow(count + added);
-            }
+            int added = Math.min(n, MAX_LEGACY - buffers.count);
             for (int i = 0; i < added; i++) {
-                int at = (head + count) % addrs.length;
-                addrs[at] = addr + (long) len * i;
-                lens[at] = len;
-                bids[at] = (char) (bid + i);
-                count++;
+                buffers.add(addr + (long) len * i, len, (bid + i) & 0xffff);
             }
             return added;
         }
 
         /** Drops up to {@code n} buffers from the front: how many. */
         int remove(int n) {
-            int removed = Math.min(n, count);
-            head = (head + removed) % addrs.length;
-            count -= removed;
+            int removed = Math.min(n, buffers.count);
+            buffers.remove(removed);
             return removed;
-        }
-
-        private void grow(int needed) {
-            int size = Integer.highestOneBit(needed - 1) << 1;
-            long[] a = new long[size];
-            int[] l = new int[size];
-            char[] b = new char[size];
-            for (int i = 0; i < count; i++) {
-                int from = (head + i) % addrs.length;
-                a[i] = addrs[from];
-                l[i] = lens[from];
-                b[i] = bids[from];
-            }
-            addrs = a;
-            lens = l;
-            bids = b;
-            head = 0;
         }
     }
 

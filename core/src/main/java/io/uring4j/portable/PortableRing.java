@@ -118,7 +118,8 @@ final class PortableRing {
     private int sqHead;
     /** Our CQ tail, under the lock; published to the ring with release. */
     private int cqTail;
-    private final Overflow overflow = new Overflow();
+    /** CQEs that did not fit in the CQ, oldest first: (user_data, res, flags). */
+    private final LongIntIntQueue overflow = new LongIntIntQueue();
     /** Requests issued (not deferred) and not completed. */
     private int inflight;
     /** An IO_DRAIN chain is running: everything submitted after it waits for it. */
@@ -1016,7 +1017,7 @@ final class PortableRing {
     private void flushOverflow() {
         lock.lock();
         try {
-            while (overflow.count > 0 && tryPost(overflow.userData(), overflow.res(), overflow.flags())) {
+            while (overflow.count > 0 && tryPost(overflow.peekLong(), overflow.peekFirst(), overflow.peekSecond())) {
                 overflow.removeFirst();
             }
             if (overflow.count == 0) {
