@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
@@ -53,9 +54,13 @@ public final class AsyncFile implements AutoCloseable {
     /** O_DIRECT only (0 otherwise): buffer address alignment, and file offset and length alignment. */
     private final int memoryAlignment;
     private final int offsetAlignment;
+    /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
+    private final boolean bounded;
 
-    AsyncFile(Uring uring, int fd, Path path, int flags, int memoryAlignment, int offsetAlignment) {
+    AsyncFile(Uring uring, int fd, Path path, int flags, boolean bounded, int memoryAlignment,
+            int offsetAlignment) {
         this.uring = uring;
+        this.bounded = bounded;
         this.guard = new FdGuard(uring, fd);
         this.path = path;
         this.flags = flags;
@@ -258,7 +263,8 @@ public final class AsyncFile implements AutoCloseable {
     int call(Op op) throws IOException {
         guard.acquire();
         try {
-            return uring.loop().call(whileOpen(op));
+            EventLoop loop = uring.loop();
+            return bounded ? loop.callBounded(whileOpen(op)) : loop.call(whileOpen(op));
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {

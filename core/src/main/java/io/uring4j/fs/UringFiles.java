@@ -93,10 +93,16 @@ public final class UringFiles {
         return result;
     }
 
-    /** The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first. */
+    /**
+     * The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first. Its type is asked
+     * here, once: I/O on a regular file or block device ends on its own, unlike a FIFO's or a character device's,
+     * so its blocking calls may wait for a wake-up the loop is sure to get ({@link io.uring4j.runtime.EventLoop#callBounded}).
+     */
     private CompletableFuture<AsyncFile> adopt(int fd, Path path, int flags) {
+        int type = LibC.fileType(fd);
+        boolean bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
         if ((flags & OpenFlags.O_DIRECT) == 0) {
-            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, 0, 0));
+            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, bounded, 0, 0));
         }
         StatxOp stat = FileOps.statx(fd, Statx.DIOALIGN);
         return submitRaw(stat).handle((r, failure) -> {
@@ -108,7 +114,7 @@ public final class UringFiles {
             boolean known = s.has(Statx.DIOALIGN) && s.dioOffsetAlign() > 0;
             int memory = known ? s.dioMemAlign() : s.blockSize();
             int offset = known ? s.dioOffsetAlign() : s.blockSize();
-            return new AsyncFile(uring, fd, path, flags, memory, offset);
+            return new AsyncFile(uring, fd, path, flags, bounded, memory, offset);
         });
     }
 

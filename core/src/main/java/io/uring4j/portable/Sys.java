@@ -1,5 +1,7 @@
 package io.uring4j.portable;
 
+import io.uring4j.sys.LibC;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -172,9 +174,6 @@ final class Sys {
     private static final int AT_EMPTY_PATH = 0x1000;
     private static final int STATX_TYPE = 0x1;
     private static final int STATX_INO = 0x100;
-    private static final int S_IFMT = 0xF000;
-    private static final int S_IFREG = 0x8000;
-    private static final int S_IFBLK = 0x6000;
     private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
     /** Per thread: the struct statx that {@link #fileKind} reads (stx_mode at 0x1C, stx_ino at 0x20, dev at 0x88). */
     private static final ThreadLocal<MemorySegment> STATX_BUF =
@@ -189,11 +188,11 @@ final class Sys {
         if (statx(fd, EMPTY_PATH.address(), AT_EMPTY_PATH, STATX_TYPE | STATX_INO, buf.address()) < 0) {
             return 0;
         }
-        int type = Short.toUnsignedInt(buf.get(JAVA_SHORT, 0x1C)) & S_IFMT;
-        if (type == S_IFBLK) {
+        int type = Short.toUnsignedInt(buf.get(JAVA_SHORT, 0x1C)) & LibC.S_IFMT;
+        if (type == LibC.S_IFBLK) {
             return 0;
         }
-        if (type != S_IFREG) {
+        if (type != LibC.S_IFREG) {
             return OTHER_FILE;
         }
         long dev = ((long) buf.get(JAVA_INT, 0x88) << 32) | buf.get(JAVA_INT, 0x8C);

@@ -13,10 +13,14 @@ import java.util.concurrent.locks.LockSupport;
  * The blocking style: the calling thread parks until the request's CQE. Virtual threads unmount while parked,
  * so no carrier is held. An interrupt cancels the request (ASYNC_CANCEL) and the call still waits for the CQE
  * — the kernel may be writing into the caller's buffer until then — before it throws
- * {@link InterruptedIOException} with the interrupt status set again.
+ * {@link InterruptedIOException} with the interrupt status set again. Virtual waiters whose CQEs were reaped in
+ * one batch are woken together: the loop unparks the first, which unparks the rest from its carrier.
  */
 final class BlockingCall implements EventLoop.SelfSubmitting {
     private final Op op;
+    private final EventLoop loop;
+    /** The request completes without an outside event ({@link EventLoop#callBounded}). */
+    final boolean bounded;
     private final Thread waiter = Thread.currentThread();
     private byte opcode;
     private long userData;
@@ -26,9 +30,15 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     private Throwable failure;
     /** Written last by the loop thread, read first by the waiter: publishes the fields above. */
     private volatile boolean done;
+    /** Loop thread: the next call of the reaped batch whose waiter is virtual (see {@link EventLoop#wakeLater}). */
+    BlockingCall nextWake;
+    /** Set (before {@code done}) on the head of a batch: the rest, which this waiter unparks once it runs. */
+    private BlockingCall wakeRest;
 
-    BlockingCall(Op op) {
+    BlockingCall(Op op, EventLoop loop, boolean bounded) {
         this.op = op;
+        this.loop = loop;
+        this.bounded = bounded;
     }
 
     @Override
@@ -46,8 +56,39 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         }
         if (!done) {
             result = op.result(ZeroCopy.reported(res, flags, held));
-            done = true;
-            LockSupport.unpark(waiter);
+            if (waiter.isVirtual()) {
+                loop.wakeLater(this);
+            } else {
+                done = true;
+                LockSupport.unpark(waiter);
+            }
+        }
+    }
+
+    static boolean isBounded(Object task) {
+        return task instanceof BlockingCall call && call.bounded;
+    }
+
+    /** Loop thread, after a reaped batch: the head wakes, and unparks the rest from its carrier. */
+    void wakeBatch(BlockingCall rest) {
+        wakeRest = rest;
+        for (BlockingCall c = rest; c != null; c = c.nextWake) {
+            c.done = true;
+        }
+        done = true;
+        LockSupport.unpark(waiter);
+    }
+
+    private void wakeRest() {
+        BlockingCall c = wakeRest;
+        if (c != null) {
+            wakeRest = null;
+            while (c != null) {
+                BlockingCall next = c.nextWake;
+                c.nextWake = null;
+                LockSupport.unpark(c.waiter);
+                c = next;
+            }
         }
     }
 
@@ -59,7 +100,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     }
 
     /** Submits on {@code loop} and waits: the result ({@code >= 0}) or an exception naming the op and errno. */
-    int call(EventLoop loop) throws IOException {
+    int call() throws IOException {
         if (loop.inLoop()) {
             throw new IllegalStateException("a blocking call on the event loop's own thread would never complete");
         }
@@ -77,6 +118,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
                 }
             }
         }
+        wakeRest();
         if (interrupted) {
             Thread.currentThread().interrupt();
             InterruptedIOException e = new InterruptedIOException(Opcode.name(opcode) + ": interrupted");

@@ -39,6 +39,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * On the loop thread, {@link #submit(Op, CompletionHandler)} writes the SQE directly: no atomic, no lock. Other
  * threads enqueue a task on an MPSC queue and wake the loop through an eventfd the ring is reading — but only
  * if the loop announced it is about to sleep, and only the first of them: one write per sleep, not per task.
+ * While a {@link #callBounded} request (regular-file I/O) is in flight the loop is sure to wake for its CQE, so
+ * it announces a bounded sleep, and other bounded calls handed over meanwhile ride along with that wake-up
+ * instead of writing the eventfd; anything else still wakes it.
+ *
+ * <h2>Waking blocked callers</h2>
+ * Blocking calls of virtual threads completed in one reaped batch are woken with one foreign unpark: the first
+ * waiter unparks the rest from its carrier, where that is a push onto the carrier's own queue. From the loop
+ * thread each unpark is an external submission to the scheduler that may wake a parked carrier (a futex call),
+ * which made that round trip cost more than the I/O on this design's 2-vCPU bench machine.
  *
  * <h2>Lifetime</h2>
  * A request holds its {@link Op} (and so the memory it points at) from submit until its final CQE. Closing
@@ -53,6 +62,8 @@ public final class EventLoop implements Executor {
 
     private static final int AWAKE = 0;
     private static final int SLEEPING = 1;
+    /** Asleep until a CQE that is sure to come: hand-overs do not wake it. */
+    private static final int SLEEPING_BOUNDED = 2;
     private static final VarHandle STATE;
 
     static {
@@ -95,6 +106,11 @@ public final class EventLoop implements Executor {
     private Arena arena;
     private RequestTable table;
     private int eventfd = -1;
+    /** Requests in flight from {@link #callBounded}: while any is, a sleep ends with a CQE for sure. */
+    private int boundedInFlight;
+    /** Blocking calls of virtual threads completed in the current reaped batch ({@link #flushWakes}). */
+    private BlockingCall wakeHead;
+    private BlockingCall wakeTail;
     private MemorySegment eventfdValue;
     private boolean wakeupArmed;
     private boolean cancelIssued;
@@ -172,7 +188,16 @@ public final class EventLoop implements Executor {
      * its completion, and throws {@link java.io.InterruptedIOException}.
      */
     public int call(Op op) throws IOException {
-        return new BlockingCall(op).call(this);
+        return new BlockingCall(op, this, false).call();
+    }
+
+    /**
+     * {@link #call} for a request that completes on its own, without an outside event — regular-file I/O,
+     * not a pipe or socket. While one is in flight the loop is sure to wake for its CQE, so other threads'
+     * hand-overs wait for that wake-up instead of writing the loop's eventfd.
+     */
+    public int callBounded(Op op) throws IOException {
+        return new BlockingCall(op, this, true).call();
     }
 
     /** Starts a chain of linked requests; add steps, then submit. */
@@ -284,7 +309,9 @@ public final class EventLoop implements Executor {
             }
             return;         // the final drain got it first: it ran and failed its handler
         }
-        if ((int) STATE.getVolatile(this) == SLEEPING && STATE.compareAndSet(this, SLEEPING, AWAKE)) {
+        int state = (int) STATE.getVolatile(this);
+        if ((state == SLEEPING || state == SLEEPING_BOUNDED && !BlockingCall.isBounded(task))
+                && STATE.compareAndSet(this, state, AWAKE)) {
             wake();
         }
     }
@@ -334,6 +361,9 @@ public final class EventLoop implements Executor {
         sqe.userData(r.userData());
         try {
             op.prepare(sqe, r.scratch);
+            if (handler instanceof BlockingCall b && b.bounded) {
+                boundedInFlight++;
+            }
         } catch (RuntimeException e) {
             sqe.prepNop().userData(INTERNAL_CANCEL);   // the slot is taken: turn it into a harmless NOP
             table.release(r);
@@ -452,7 +482,7 @@ public final class EventLoop implements Executor {
                 block = spin(cq);       // only with nothing to submit: spinning must never delay a submission
             }
             if (block) {
-                STATE.setVolatile(this, SLEEPING);
+                STATE.setVolatile(this, boundedInFlight > 0 ? SLEEPING_BOUNDED : SLEEPING);
                 if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
                     STATE.setVolatile(this, AWAKE);
                     block = false;
@@ -474,6 +504,7 @@ public final class EventLoop implements Executor {
                 RuntimeEvents.cqOverflow(id, table.inFlight());
             }
             stats.reaped += cq.drain(dispatcher);
+            flushWakes();
             if (!deferred.isEmpty()) {
                 for (int n = deferred.size(); n > 0 && table.inFlight() < table.size(); n--) {
                     deferred.poll().run();
@@ -496,6 +527,27 @@ public final class EventLoop implements Executor {
             Thread.onSpinWait();
         } while (System.nanoTime() - end < 0);
         return true;
+    }
+
+    /** Loop thread: a blocking call whose virtual waiter is woken with the rest of the reaped batch. */
+    void wakeLater(BlockingCall call) {
+        if (wakeHead == null) {
+            wakeHead = call;
+        } else {
+            wakeTail.nextWake = call;
+        }
+        wakeTail = call;
+    }
+
+    /** One foreign unpark per batch: the first waiter unparks the others from its carrier (a local push). */
+    private void flushWakes() {
+        BlockingCall head = wakeHead;
+        if (head != null) {
+            wakeHead = wakeTail = null;
+            BlockingCall rest = head.nextWake;
+            head.nextWake = null;
+            head.wakeBatch(rest);
+        }
     }
 
     private void runTasks() {
@@ -564,6 +616,9 @@ public final class EventLoop implements Executor {
         CompletionHandler handler = r.handler;
         if ((flags & CqeFlags.F_MORE) == 0) {
             table.release(r);
+            if (handler instanceof BlockingCall b && b.bounded) {
+                boundedInFlight--;
+            }
         }
         stats.completed++;
         try {

@@ -25,7 +25,9 @@
  *   <li>Futures: {@link io.uring4j.runtime.EventLoop#submitAsync}: one object per request, which is both the
  *       future and the handler.</li>
  *   <li>Blocking: {@link io.uring4j.runtime.EventLoop#call} parks the caller (a virtual thread unmounts);
- *       an interrupt cancels the request and still waits for its CQE before throwing.</li>
+ *       an interrupt cancels the request and still waits for its CQE before throwing.
+ *       {@link io.uring4j.runtime.EventLoop#callBounded} is the same for regular-file I/O, whose hand-overs
+ *       need not wake a loop that is sure to wake for a CQE anyway.</li>
  * </ul>
  * A zero-copy send (SEND_ZC, SENDMSG_ZC) completes twice — its byte count with F_MORE, then an F_NOTIF CQE once
  * the kernel no longer reads the buffer —; callbacks see both, while futures and blocking calls report the count

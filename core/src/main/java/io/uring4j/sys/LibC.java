@@ -9,6 +9,7 @@ import java.lang.invoke.MethodHandle;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The few libc functions the ring core needs beside the io_uring syscalls: memory mapping, descriptors,
@@ -63,6 +64,8 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle OPEN = Native.libcWithErrno("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle STATX = Native.libcWithErrno("statx",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle SETRLIMIT = Native.libcWithErrno("setrlimit",
@@ -166,6 +169,30 @@ public final class LibC {
     }
 
     /** {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}. */
+    /** {@link #fileType}'s answers: the {@code S_IFMT} bits of {@code st_mode}. */
+    public static final int S_IFMT = 0xF000;
+    public static final int S_IFREG = 0x8000;
+    public static final int S_IFBLK = 0x6000;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    /** Cached attributes are enough (a file's type never changes): no round trip to a network file system. */
+    private static final int AT_STATX_DONT_SYNC = 0x4000;
+    private static final int STATX_TYPE = 0x1;
+    private static final long STATX_SIZE = 256;
+    private static final long STX_MODE = 0x1C;
+
+    /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */
+    public static int fileType(int fd) {
+        MemorySegment state = Native.callState();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment stx = arena.allocate(STATX_SIZE, 8);
+            int ret = (int) Native.result((int) STATX.invokeExact(state, fd, arena.allocateFrom(""),
+                    AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, stx), state);
+            return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     public static int pipe2(int[] fds, int flags) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {

@@ -196,6 +196,49 @@ class AsyncFileTest {
         }
     }
 
+    /**
+     * A FIFO's read may wait for ever, so it must not put its loop into a sleep that only a CQE ends: a regular
+     * file's call on the same loop meanwhile is still submitted at once ({@code EventLoop.callBounded}).
+     */
+    @Test
+    void aFifoReadInFlightDoesNotHoldBackARegularFilesCalls() throws Throwable {
+        Path fifo = mkfifo(dir.resolve("fifo"));
+        try (Uring one = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
+            UringFiles onOne = UringFiles.of(one);
+            try (AsyncFile pipe = onOne.open(fifo, O_RDWR);
+                 AsyncFile file = onOne.open(dir.resolve("plain"), O_RDWR | O_CREAT, 0644)) {
+                CompletableFuture<Integer> pending = onVirtualThread(() -> pipe.read(arena.allocate(64), 0));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (one.loop().stats().inFlight() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(one.loop().stats().inFlight()).as("the FIFO read is in flight").isEqualTo(1);
+                MemorySegment data = nativeCopy(arena, pattern(8, 100));
+                assertThat(onVirtualThread(() -> file.write(data, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(100);
+                assertThat(pending).isNotDone();
+                MemorySegment msg = nativeCopy(arena, pattern(9, 5));
+                assertThat(onVirtualThread(() -> pipe.write(msg, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(5);
+                assertThat(pending.get(10, TimeUnit.SECONDS)).isEqualTo(5);
+            }
+        }
+    }
+
+    private interface Io {
+        int run() throws Exception;
+    }
+
+    private static CompletableFuture<Integer> onVirtualThread(Io io) {
+        CompletableFuture<Integer> f = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                f.complete(io.run());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
     @Test
     void anInterruptedReadThrowsAndLeavesTheFileOpen() throws Throwable {
         Path fifo = mkfifo(dir.resolve("fifo"));
