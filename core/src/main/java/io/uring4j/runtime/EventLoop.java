@@ -41,7 +41,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * if the loop announced it is about to sleep, and only the first of them: one write per sleep, not per task.
  * While a {@link #callBounded} request (regular-file I/O) is in flight the loop is sure to wake for its CQE, so
  * it announces a bounded sleep, and other bounded calls handed over meanwhile ride along with that wake-up
- * instead of writing the eventfd; anything else still wakes it.
+ * instead of writing the eventfd; anything else still wakes it. A bounded sleep lasts at most 50 µs, so a rider
+ * waits no longer than that even behind a slow disk's read.
  *
  * <h2>Waking blocked callers</h2>
  * Blocking calls of virtual threads completed in one reaped batch are woken with one foreign unpark: the first
@@ -62,8 +63,13 @@ public final class EventLoop implements Executor {
 
     private static final int AWAKE = 0;
     private static final int SLEEPING = 1;
-    /** Asleep until a CQE that is sure to come: hand-overs do not wake it. */
+    /** Asleep until a CQE that is sure to come, or {@link #RIDE_ALONG_NANOS}: bounded calls do not wake it. */
     private static final int SLEEPING_BOUNDED = 2;
+    /**
+     * How long a bounded call may wait for the loop's next wake-up: a slow device (a disk's 10 ms) must not make
+     * a second file call wait for the first one's completion.
+     */
+    private static final long RIDE_ALONG_NANOS = 50_000;
     private static final VarHandle STATE;
 
     static {
@@ -481,8 +487,9 @@ public final class EventLoop implements Executor {
             if (block && config.spinNanos() > 0 && ring.sq().ready() == 0) {
                 block = spin(cq);       // only with nothing to submit: spinning must never delay a submission
             }
+            boolean bounded = boundedInFlight > 0;
             if (block) {
-                STATE.setVolatile(this, boundedInFlight > 0 ? SLEEPING_BOUNDED : SLEEPING);
+                STATE.setVolatile(this, bounded ? SLEEPING_BOUNDED : SLEEPING);
                 if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
                     STATE.setVolatile(this, AWAKE);
                     block = false;
@@ -492,6 +499,8 @@ public final class EventLoop implements Executor {
             if (block) {
                 if (closing) {
                     ring.submitAndWait(1, 10_000_000L);
+                } else if (bounded) {
+                    ring.submitAndWait(1, RIDE_ALONG_NANOS);
                 } else {
                     ring.submitAndWait(1);
                 }
