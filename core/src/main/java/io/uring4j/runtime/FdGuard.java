@@ -6,12 +6,14 @@ import io.uring4j.sys.LibC;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * An open fd and the requests using it, for the layers above the runtime (files, sockets). The fd is closed only after the last of them has completed: until a
- * request's SQE reaches the kernel it names the file by number, and a number closed early can be reused by the
- * next open — the request would then read or write someone else's file. (The JDK guards the same race with its
+ * An open fd and the requests using it, for the layers above the runtime (files, sockets). The fd is closed only
+ * after the last of them has completed: until a request's SQE reaches the kernel it names the file by number,
+ * and a number closed early can be reused by the next open — the request would then read or write someone
+ * else's file. (The JDK guards the same race with its
  * NativeThreadSet and a dup2 pre-close.)
  *
  * <p>{@link #close()} refuses new users, cancels the requests in flight on every loop (a cancel by fd is itself
@@ -19,16 +21,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * otherwise on the thread that releases last. Requests still waiting to be prepared see {@link #isClosing()}
  * and fail without reaching the kernel.
  *
- * <p>State: one int, {@code users << 1 | closing}; a lock-free acquire is one CAS.
+ * <p>The users are counted as the kernel counts references with percpu_ref: striped ({@link LongAdder}), so
+ * that an acquire or release — twice per request, from every thread doing I/O on the fd — touches a counter of
+ * its own thread's rather than one cache line they all fight over. The exact count (a sum) is needed only once
+ * the guard is closing. Acquire adds, then reads {@code closing}; close sets {@code closing}, then sums: with
+ * both sides volatile, either the acquirer sees the close and backs off, or the sum sees the acquirer.
  */
 public final class FdGuard {
-    private static final int CLOSING = 1;
-    private static final int ONE_USER = 2;
-
     /** The loops the fd's requests may run on: close cancels on each. */
     private final EventLoop[] loops;
     private final int fd;
-    private final AtomicInteger state = new AtomicInteger();
+    private final LongAdder users = new LongAdder();
+    private volatile boolean closing;
+    private final AtomicBoolean fdClosed = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final CompletionHandler releaseOnCompletion = new CompletionHandler() {
         @Override
@@ -59,24 +64,23 @@ public final class FdGuard {
 
     /** Registers a user of the fd and returns it; pair with {@link #release()} after the request's final CQE. */
     public int acquire() throws ClosedChannelException {
-        int s;
-        do {
-            s = state.get();
-            if ((s & CLOSING) != 0) {
-                throw new ClosedChannelException();
-            }
-        } while (!state.compareAndSet(s, s + ONE_USER));
+        users.increment();
+        if (closing) {
+            release();
+            throw new ClosedChannelException();
+        }
         return fd;
     }
 
     public void release() {
-        if (state.addAndGet(-ONE_USER) == CLOSING) {
+        users.decrement();
+        if (closing && users.sum() == 0 && fdClosed.compareAndSet(false, true)) {
             closeFd();
         }
     }
 
     public boolean isClosing() {
-        return (state.get() & CLOSING) != 0;
+        return closing;
     }
 
     /** The fd, for reporting and for callers that manage their own requests; it may be closed already. */
@@ -89,19 +93,19 @@ public final class FdGuard {
      * {@code close(2)} reported one.
      */
     public CompletableFuture<Void> close() {
-        int s;
-        int next;
-        do {
-            s = state.get();
-            if ((s & CLOSING) != 0) {
+        synchronized (this) {
+            if (closing) {
                 return closed;
             }
-            // With users in flight, one more per loop for its cancel — taken in the same step as CLOSING, so the
-            // users cannot all release (and close the fd) before the cancels have looked the fd up.
-            next = s == 0 ? CLOSING : s + loops.length * ONE_USER | CLOSING;
-        } while (!state.compareAndSet(s, next));
-        if (s == 0) {
-            closeFd();
+            // One user per loop for its cancel, taken before closing is seen: the users in flight cannot all
+            // release (and close the fd) before the cancels have looked the fd up.
+            users.add(loops.length);
+            closing = true;
+        }
+        if (users.sum() == loops.length) {      // idle: no request names the fd, so no cancel is needed
+            for (int i = 0; i < loops.length; i++) {
+                release();
+            }
             return closed;
         }
         for (EventLoop loop : loops) {

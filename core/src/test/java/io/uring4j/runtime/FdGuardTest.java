@@ -3,14 +3,19 @@ package io.uring4j.runtime;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,6 +51,51 @@ class FdGuardTest {
             assertThat(holder).isEqualTo(fd);
             guard.release();
             closed.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Threads acquiring and releasing while another closes: the fd is closed once, never while a user holds it
+     * (a held fd answers {@code getsockname}; a closed one EBADF), and after close every acquire is refused.
+     */
+    @RepeatedTest(50)
+    void concurrentUsersNeverSeeTheFdClosedUnderThem() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            int fd = udpSocket();
+            FdGuard guard = new FdGuard(uring.loop(), fd);
+            AtomicInteger violations = new AtomicInteger();
+            AtomicInteger acquired = new AtomicInteger();
+            CountDownLatch running = new CountDownLatch(4);
+            List<Thread> users = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                users.add(Thread.ofPlatform().start(() -> {
+                    running.countDown();
+                    while (true) {
+                        try {
+                            guard.acquire();
+                        } catch (ClosedChannelException closing) {
+                            return;
+                        }
+                        acquired.incrementAndGet();
+                        if (Sockets.localPort(fd) < 0) {
+                            violations.incrementAndGet();
+                        }
+                        guard.release();
+                    }
+                }));
+            }
+            running.await();
+            while (acquired.get() < 1000) {
+                Thread.onSpinWait();
+            }
+            guard.close().get(10, TimeUnit.SECONDS);
+            for (Thread user : users) {
+                user.join(10_000);
+                assertThat(user.isAlive()).as("refused once closing").isFalse();
+            }
+            assertThat(violations).as("uses of a closed fd").hasValue(0);
+            assertThat(Sockets.localPort(fd)).as("closed").isNegative();
+            assertThatThrownBy(guard::acquire).isInstanceOf(ClosedChannelException.class);
         }
     }
 
