@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.runtime.InterruptedCalls;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
@@ -7,6 +8,7 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
@@ -688,27 +690,30 @@ public final class UringFileChannel extends FileChannel {
 
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
     private long transfer(Io io) throws IOException {
-        boolean completed = false;
-        try {
-            begin();
-            long n = kernel(io);
-            completed = n > 0;
-            return n;
-        } finally {
-            end(completed);
-        }
+        return interruptible(io, true);
     }
 
     /** Any other blocking operation between begin and end: it completed if it returned. */
     private long control(Io io) throws IOException {
+        return interruptible(io, false);
+    }
+
+    private long interruptible(Io io, boolean transfer) throws IOException {
         boolean completed = false;
+        boolean interrupted = false;
         try {
             begin();
             long r = kernel(io);
-            completed = true;
+            completed = !transfer || r > 0;
             return r;
+        } catch (InterruptedIOException e) {
+            interrupted = true;
+            throw e;
         } finally {
             end(completed);
+            if (interrupted) {
+                throw InterruptedCalls.closeOnInterrupt(this);
+            }
         }
     }
 

@@ -2,12 +2,14 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.InterruptedCalls;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ProtocolFamily;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
@@ -95,6 +97,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             int accepted = -1;
             boolean completed = false;
             boolean user = false;
+            boolean interrupted = false;
             try {
                 begin();
                 if (!isOpen()) {
@@ -114,11 +117,17 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                     throw NetErrors.of("accept", -e.errno());
                 }
                 throw e;                             // replaced by end(false)'s exception
+            } catch (InterruptedIOException e) {
+                interrupted = true;
+                throw e;
             } finally {
                 if (user) {
                     guard.release();
                 }
                 end(completed);
+                if (interrupted) {
+                    throw InterruptedCalls.closeOnInterrupt(this);
+                }
             }
             try {
                 return new UringSocketChannel(uring.loop(), accepted, unix, ChannelSockets.name(accepted, false));

@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.InterruptedCalls;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
@@ -9,6 +10,7 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.ProtocolFamily;
@@ -250,6 +252,7 @@ public final class UringSocketChannel extends SocketChannel {
     private int io(Op op, String what) throws IOException {
         boolean completed = false;
         boolean user = false;
+        boolean interrupted = false;
         try {
             begin();
             if (!isOpen()) {
@@ -273,11 +276,17 @@ public final class UringSocketChannel extends SocketChannel {
         } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
             completed = true;
             throw (ClosedChannelException) new ClosedChannelException().initCause(runtimeClosed);
+        } catch (InterruptedIOException e) {
+            interrupted = true;
+            throw e;
         } finally {
             if (user) {
                 guard.release();
             }
             end(completed);
+            if (interrupted) {
+                throw InterruptedCalls.closeOnInterrupt(this);
+            }
         }
     }
 
