@@ -26,9 +26,10 @@
  * <h2>The fd's lifetime</h2>
  * A request names its file by number until the kernel has looked it up; a number closed too early can be
  * reused by the next open, and the request would then touch someone else's file. So an open file's fd is
- * guarded ({@link io.uring4j.runtime.FdGuard}, shared with the sockets): every request counts as a user from submit to its final CQE; close refuses new
- * users, cancels the requests in flight on every loop (each cancel is a user too, since it looks the fd up),
- * and closes the fd when the count reaches zero. Requests still queued in a loop when the close starts see it
+ * guarded ({@link io.uring4j.runtime.FdGuard}, shared with the sockets): every request counts as a user from
+ * submit to its final CQE, in a striped count that threads do not contend on; close refuses new users, cancels
+ * the requests in flight on every loop (each cancel is a user too, since it looks the fd up), and closes the fd
+ * when the count reaches zero. Requests still queued in a loop when the close starts see it
  * in {@code prepare} and fail without reaching the kernel. The future style has its own request object for
  * this: the count must drop at the CQE, not when a caller cancels the future.
  *
@@ -56,5 +57,14 @@
  *
  * <p>The blocking style parks virtual threads instead of pinning or adding carriers — and, unlike the JDK's
  * FileChannel, a virtual thread blocked in a read (of a FIFO, say) can be woken by interrupt or close.
+ *
+ * <h2>Many threads on one loop</h2>
+ * When an open file is adopted, its type is asked once: I/O on a regular file or block device ends on its own,
+ * so its blocking calls go through {@link io.uring4j.runtime.EventLoop#callBounded}. While one is in flight, the
+ * next thread's call need not wake the loop (an eventfd write and a context switch each): it rides along with
+ * the loop's next wake-up, at most 50 µs later. The loop wakes the virtual threads whose reads it reaped together
+ * with one foreign unpark. With 64 virtual threads reading O_DIRECT, these two cut the loop's eventfd writes
+ * about tenfold and carrier wake-ups about threefold, and raised the drop-in's read rate 1.5–2× on the bench
+ * machine. A FIFO or character device still wakes the loop: its read may never end.
  */
 package io.uring4j.fs;

@@ -22,6 +22,8 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     /** The request completes without an outside event ({@link EventLoop#callBounded}). */
     final boolean bounded;
     private final Thread waiter = Thread.currentThread();
+    /** Read here, on the waiter's thread: the loop would take a cache miss on the Thread object for it. */
+    private final boolean virtualWaiter = waiter.isVirtual();
     private byte opcode;
     private long userData;
     private int result;
@@ -56,7 +58,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         }
         if (!done) {
             result = op.result(ZeroCopy.reported(res, flags, held));
-            if (waiter.isVirtual()) {
+            if (virtualWaiter) {
                 loop.wakeLater(this);
             } else {
                 done = true;
