@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.AfterAll;
@@ -207,36 +208,20 @@ class AsyncFileTest {
             UringFiles onOne = UringFiles.of(one);
             try (AsyncFile pipe = onOne.open(fifo, O_RDWR);
                  AsyncFile file = onOne.open(dir.resolve("plain"), O_RDWR | O_CREAT, 0644)) {
-                CompletableFuture<Integer> pending = onVirtualThread(() -> pipe.read(arena.allocate(64), 0));
+                CompletableFuture<Integer> pending = OnVirtualThread.supply(() -> pipe.read(arena.allocate(64), 0));
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (one.loop().stats().inFlight() == 0 && System.nanoTime() < deadline) {
                     Thread.sleep(1);
                 }
                 assertThat(one.loop().stats().inFlight()).as("the FIFO read is in flight").isEqualTo(1);
                 MemorySegment data = nativeCopy(arena, pattern(8, 100));
-                assertThat(onVirtualThread(() -> file.write(data, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(100);
+                assertThat(OnVirtualThread.supply(() -> file.write(data, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(100);
                 assertThat(pending).isNotDone();
                 MemorySegment msg = nativeCopy(arena, pattern(9, 5));
-                assertThat(onVirtualThread(() -> pipe.write(msg, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(5);
+                assertThat(OnVirtualThread.supply(() -> pipe.write(msg, 0)).get(10, TimeUnit.SECONDS)).isEqualTo(5);
                 assertThat(pending.get(10, TimeUnit.SECONDS)).isEqualTo(5);
             }
         }
-    }
-
-    private interface Io {
-        int run() throws Exception;
-    }
-
-    private static CompletableFuture<Integer> onVirtualThread(Io io) {
-        CompletableFuture<Integer> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(io.run());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f;
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Probe;
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
@@ -22,7 +23,6 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -74,9 +74,9 @@ class ZeroCopySendTest {
     void largeWritesArriveIntactAndTheCallReturnsAfterTheNotification() throws Exception {
         byte[] data = Clients.random(6, 8 << 20);
         MemorySegment out = arena.allocateFrom(JAVA_BYTE, data);
-        CompletableFuture<byte[]> read = onVirtualThread(() -> Clients.readFully(peer, 2 * data.length));
+        CompletableFuture<byte[]> read = OnVirtualThread.supply(() -> Clients.readFully(peer, 2 * data.length));
 
-        CompletableFuture<Integer> written = onVirtualThread(() -> {
+        CompletableFuture<Integer> written = OnVirtualThread.supply(() -> {
             socket.writeZeroCopy(out);
             return loop.stats().inFlight();
         });
@@ -118,7 +118,7 @@ class ZeroCopySendTest {
         // runs inside the completion that completes the future.
         loop.execute(() -> socket.writeZeroCopyAsync(out).whenComplete((n, t) ->
                 observed.complete(n + " bytes, in flight " + loop.stats().inFlight())));
-        CompletableFuture<byte[]> read = onVirtualThread(() -> Clients.readFully(peer, 64 * 1024));
+        CompletableFuture<byte[]> read = OnVirtualThread.supply(() -> Clients.readFully(peer, 64 * 1024));
         assertThat(observed.get(10, TimeUnit.SECONDS)).isEqualTo(64 * 1024 + " bytes, in flight 0");
         assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(out.toArray(JAVA_BYTE));
     }
@@ -139,17 +139,5 @@ class ZeroCopySendTest {
         assertThatThrownBy(() -> loop.submitAsync(NetOps.sendZc(fd, arena.allocate(16))).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).cause()
                 .isInstanceOf(ErrnoException.class).hasMessageStartingWith("SEND_ZC: EBADF");
-    }
-
-    private static <T> CompletableFuture<T> onVirtualThread(Callable<T> task) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                result.complete(task.call());
-            } catch (Throwable t) {
-                result.completeExceptionally(t);
-            }
-        });
-        return result;
     }
 }

@@ -48,7 +48,7 @@ class BlockingWakeTest {
             CountDownLatch ran = new CountDownLatch(1);
             loop.execute(ran::countDown);
             assertThat(ran.await(10, TimeUnit.SECONDS)).as("task ran while the bounded read is pending").isTrue();
-            assertThat(onVirtualThread(() -> loop.call(Ops.nop(7))).get(10, TimeUnit.SECONDS)).isEqualTo(7);
+            assertThat(OnVirtualThread.supply(() -> loop.call(Ops.nop(7))).get(10, TimeUnit.SECONDS)).isEqualTo(7);
             assertThat(read.isDone()).isFalse();
 
             writeOneByte(arena);
@@ -64,7 +64,7 @@ class BlockingWakeTest {
             List<CompletableFuture<Integer>> riders = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
                 int result = i;
-                riders.add(onVirtualThread(() -> loop.callBounded(Ops.nop(result))));
+                riders.add(OnVirtualThread.supply(() -> loop.callBounded(Ops.nop(result))));
             }
             for (int i = 0; i < riders.size(); i++) {
                 assertThat(riders.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i);
@@ -84,7 +84,7 @@ class BlockingWakeTest {
         List<CompletableFuture<Integer>> all = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int base = t * calls;
-            all.add(onVirtualThread(() -> {
+            all.add(OnVirtualThread.supply(() -> {
                 for (int i = 0; i < calls; i++) {
                     boolean bounded = (i & 1) == 0;
                     Op nop = Ops.nop((base + i) & 0xFFFF);
@@ -134,7 +134,7 @@ class BlockingWakeTest {
     /** A pipe read through callBounded on a virtual thread, returned once the loop has it in flight. */
     private Future<Integer> boundedPipeRead(Arena arena) throws InterruptedException {
         MemorySegment buf = arena.allocate(16);
-        CompletableFuture<Integer> read = onVirtualThread(() -> loop.callBounded(Ops.read(pipe[0], buf, -1)));
+        CompletableFuture<Integer> read = OnVirtualThread.supply(() -> loop.callBounded(Ops.read(pipe[0], buf, -1)));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (loop.stats().inFlight() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
@@ -145,21 +145,5 @@ class BlockingWakeTest {
 
     private void writeOneByte(Arena arena) {
         assertThat(LibC.write(pipe[1], arena.allocate(1))).isEqualTo(1);
-    }
-
-    private interface Call {
-        int run() throws Exception;
-    }
-
-    private static CompletableFuture<Integer> onVirtualThread(Call call) {
-        CompletableFuture<Integer> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(call.run());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        });
-        return f;
     }
 }
