@@ -42,7 +42,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * While a {@link #callBounded} request (regular-file I/O) is in flight the loop is sure to wake for its CQE, so
  * it announces a bounded sleep, and other bounded calls handed over meanwhile ride along with that wake-up
  * instead of writing the eventfd; anything else still wakes it. A bounded sleep lasts at most 50 µs, so a rider
- * waits no longer than that even behind a slow disk's read.
+ * waits no longer than that even behind a slow disk's read; and a sleep is bounded only while bounded calls keep
+ * coming, so a lone fsync does not make the loop wake every 50 µs.
  *
  * <h2>Waking blocked callers</h2>
  * Blocking calls of virtual threads completed in one reaped batch are woken with one foreign unpark: the first
@@ -114,6 +115,12 @@ public final class EventLoop implements Executor {
     private int eventfd = -1;
     /** Requests in flight from {@link #callBounded}: while any is, a sleep ends with a CQE for sure. */
     private int boundedInFlight;
+    /**
+     * Set by other threads when they hand over a bounded call, cleared by the loop as it goes to sleep. Only
+     * then is a sleep bounded (timed): a lone long request — an fsync of milliseconds — sleeps untimed, since
+     * no one is there to ride along, and the first caller to come wakes the loop as any hand-over does.
+     */
+    private volatile boolean boundedHandedOver;
     /** Blocking calls of virtual threads completed in the current reaped batch ({@link #flushWakes}). */
     private BlockingCall wakeHead;
     private BlockingCall wakeTail;
@@ -315,9 +322,12 @@ public final class EventLoop implements Executor {
             }
             return;         // the final drain got it first: it ran and failed its handler
         }
+        boolean bounded = BlockingCall.isBounded(task);
+        if (bounded && !boundedHandedOver) {
+            boundedHandedOver = true;
+        }
         int state = (int) STATE.getVolatile(this);
-        if ((state == SLEEPING || state == SLEEPING_BOUNDED && !BlockingCall.isBounded(task))
-                && STATE.compareAndSet(this, state, AWAKE)) {
+        if ((state == SLEEPING || state == SLEEPING_BOUNDED && !bounded) && STATE.compareAndSet(this, state, AWAKE)) {
             wake();
         }
     }
@@ -487,8 +497,9 @@ public final class EventLoop implements Executor {
             if (block && config.spinNanos() > 0 && ring.sq().ready() == 0) {
                 block = spin(cq);       // only with nothing to submit: spinning must never delay a submission
             }
-            boolean bounded = boundedInFlight > 0;
+            boolean bounded = boundedInFlight > 0 && boundedHandedOver;
             if (block) {
+                boundedHandedOver = false;
                 STATE.setVolatile(this, bounded ? SLEEPING_BOUNDED : SLEEPING);
                 if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
                     STATE.setVolatile(this, AWAKE);

@@ -56,23 +56,43 @@ class BlockingWakeTest {
         }
     }
 
-    /** A bounded sleep is itself bounded: riders wait for the next CQE, or briefly, never for a slow device. */
+    /**
+     * A bounded sleep is itself bounded: riders wait for the next CQE or briefly, never for a slow device. Bursts
+     * of riders land both in untimed sleeps (the first of a burst wakes the loop) and in the bounded sleeps that
+     * follow while the burst goes on.
+     */
     @Test
     void boundedCallsHandedOverDuringABoundedSleepRunWithoutWaitingForItsCqe() throws Exception {
         try (Arena arena = Arena.ofShared()) {
             Future<Integer> read = boundedPipeRead(arena);
-            List<CompletableFuture<Integer>> riders = new ArrayList<>();
-            for (int i = 0; i < 16; i++) {
-                int result = i;
-                riders.add(OnVirtualThread.supply(() -> loop.callBounded(Ops.nop(result))));
-            }
-            for (int i = 0; i < riders.size(); i++) {
-                assertThat(riders.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i);
+            for (int round = 0; round < 10; round++) {
+                List<CompletableFuture<Integer>> riders = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    int result = i;
+                    riders.add(OnVirtualThread.supply(() -> loop.callBounded(Ops.nop(result))));
+                }
+                for (int i = 0; i < riders.size(); i++) {
+                    assertThat(riders.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i);
+                }
             }
             assertThat(read.isDone()).isFalse();
             writeOneByte(arena);
             assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(1);
             assertThat(loop.stats().inFlight()).isZero();
+        }
+    }
+
+    /** Bounded sleeps are timed only while bounded calls keep coming: a lone one is waited for untimed. */
+    @Test
+    void aLoneBoundedRequestLetsTheLoopSleepUntilItsCqe() throws Exception {
+        try (Arena arena = Arena.ofShared()) {
+            Future<Integer> read = boundedPipeRead(arena);
+            long before = loop.stats().enters();
+            Thread.sleep(100);
+            long enters = loop.stats().enters() - before;
+            writeOneByte(arena);
+            assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(enters).as("loop wake-ups in 100 ms (50 µs sleeps would make up to 2000)").isLessThan(50);
         }
     }
 
