@@ -95,8 +95,7 @@ final class PortableRing {
     /** TASKRUN_FLAG: IORING_SQ_TASKRUN is kept up to date. */
     private final boolean taskrunFlag;
     /** Ready requests waiting for the next enter (COOP_TASKRUN), oldest first, under the lock. */
-    private Request taskWorkHead;
-    private Request taskWorkTail;
+    private final RequestFifo taskWork = new RequestFifo();
     /** Offset of the SQ index array; -1 with NO_SQARRAY. */
     private final long arrayOff;
     private final Arena arena;
@@ -124,8 +123,8 @@ final class PortableRing {
     private int inflight;
     /** An IO_DRAIN chain is running: everything submitted after it waits for it. */
     private boolean drainActive;
-    private Request deferHead;
-    private Request deferTail;
+    /** Chains held back by IO_DRAIN, in submission order. */
+    private final RequestFifo deferred = new RequestFifo();
     private volatile Thread waiter;
     /** The waiter sleeps in the poller's epoll_wait: wake it with {@link Poller#wakeUp}, not unpark. */
     private volatile boolean waiterPolls;
@@ -339,7 +338,7 @@ final class PortableRing {
         if (taskrunFlag && poller.issuerPolls()) {
             if (poller.hasArmed() || directIo.busy()) {
                 INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
-            } else if (taskWorkHead == null) {
+            } else if (taskWork.isEmpty()) {
                 INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
             }
         }
@@ -540,15 +539,9 @@ final class PortableRing {
         }
         lock.lock();
         try {
-            if (deferHead != null || drainActive || (drain && inflight > 0)) {
+            if (!deferred.isEmpty() || drainActive || (drain && inflight > 0)) {
                 head.state = Request.DEFERRED;
-                head.nextQueued = null;
-                if (deferTail == null) {
-                    deferHead = head;
-                } else {
-                    deferTail.nextQueued = head;
-                }
-                deferTail = head;
+                deferred.add(head);
                 return;
             }
             inflight += length;
@@ -628,12 +621,7 @@ final class PortableRing {
                 tail = tail.nextQueued;
                 tail.state = Request.READY;
             }
-            if (taskWorkTail == null) {
-                taskWorkHead = ready;
-            } else {
-                taskWorkTail.nextQueued = ready;
-            }
-            taskWorkTail = tail;
+            taskWork.addChain(ready, tail);
             INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
         } finally {
             lock.unlock();
@@ -657,24 +645,10 @@ final class PortableRing {
         if (r.state != Request.READY) {
             return false;
         }
-        Request prev = null;
-        Request q = taskWorkHead;
-        while (q != r) {            // a READY request is always in the list
-            prev = q;
-            q = q.nextQueued;
-        }
-        if (prev == null) {
-            taskWorkHead = r.nextQueued;
-        } else {
-            prev.nextQueued = r.nextQueued;
-        }
-        if (taskWorkTail == r) {
-            taskWorkTail = prev;
-        }
-        if (taskWorkHead == null) {
+        taskWork.unlink(r);         // a READY request is always in the list
+        if (taskWork.isEmpty()) {
             INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
         }
-        r.nextQueued = null;
         r.state = Request.RUNNING;
         return true;
     }
@@ -687,8 +661,7 @@ final class PortableRing {
         Request ready;
         lock.lock();
         try {
-            ready = taskWorkHead;
-            taskWorkHead = taskWorkTail = null;
+            ready = taskWork.takeAll();
             for (Request q = ready; q != null; q = q.nextQueued) {
                 q.state = Request.RUNNING;          // out of the list: no longer for cancel to take
             }
@@ -919,45 +892,35 @@ final class PortableRing {
      * {@link Request#nextQueued}.
      */
     private Request releaseDeferred() {
-        if (inflight != 0 || deferHead == null) {
+        if (inflight != 0 || deferred.isEmpty()) {
             if (inflight == 0) {
                 drainActive = false;
             }
             return null;
         }
         drainActive = false;
-        Request out = null;
-        Request outTail = null;
-        while (deferHead != null) {
-            Request d = deferHead;
+        RequestFifo out = new RequestFifo();
+        while (!deferred.isEmpty()) {
+            Request d = deferred.peek();
             boolean drain = false;
             int length = 0;
             for (Request q = d; q != null; q = q.link) {
                 drain |= (q.sqeFlags & SqeFlags.IO_DRAIN) != 0;
                 length++;
             }
-            if (drain && out != null) {
+            if (drain && !out.isEmpty()) {
                 break;
             }
-            deferHead = d.nextQueued;
-            if (deferHead == null) {
-                deferTail = null;
-            }
-            d.nextQueued = null;
+            deferred.poll();
             d.state = Request.LINKED;
             inflight += length;
-            if (out == null) {
-                out = d;
-            } else {
-                outTail.nextQueued = d;
-            }
-            outTail = d;
+            out.add(d);
             if (drain) {
                 drainActive = true;
                 break;
             }
         }
-        return out;
+        return out.takeAll();
     }
 
     // ---- completion queue --------------------------------------------------------------------------------

@@ -57,8 +57,7 @@ final class WorkQueue {
     private final class Account {
         final Condition work = lock.newCondition();
         int max;
-        Request head;
-        Request tail;
+        final RequestFifo queue = new RequestFifo();
         /** Workers started and not yet leaving: at most {@link #max}. */
         int workers;
         int idle;
@@ -70,13 +69,7 @@ final class WorkQueue {
         /** Under the lock. */
         void push(Request r) {
             r.state = Request.QUEUED;
-            r.nextQueued = null;
-            if (tail == null) {
-                head = tail = r;
-            } else {
-                tail.nextQueued = r;
-                tail = r;
-            }
+            queue.add(r);
             if (idle > 0) {
                 work.signal();
             } else if (workers < max) {
@@ -100,31 +93,11 @@ final class WorkQueue {
             if (newMax != 0) {
                 max = newMax;
                 work.signalAll();
-                for (Request q = head; q != null && workers < max && idle == 0 && !closed; q = q.nextQueued) {
+                for (Request q = queue.peek(); q != null && workers < max && idle == 0 && !closed; q = q.nextQueued) {
                     startWorker();
                 }
             }
             return previous;
-        }
-
-        /** Under the lock: unlinks {@code r} if it waits here. */
-        boolean unlink(Request r) {
-            Request prev = null;
-            for (Request q = head; q != null; prev = q, q = q.nextQueued) {
-                if (q == r) {
-                    if (prev == null) {
-                        head = q.nextQueued;
-                    } else {
-                        prev.nextQueued = q.nextQueued;
-                    }
-                    if (tail == q) {
-                        tail = prev;
-                    }
-                    q.nextQueued = null;
-                    return true;
-                }
-            }
-            return false;
         }
     }
 
@@ -205,11 +178,11 @@ final class WorkQueue {
     boolean remove(Request r) {
         lock.lock();
         try {
-            if (unbound.unlink(r)) {
+            if (unbound.queue.unlink(r)) {
                 return true;
             }
             long hash = r.deadline;
-            if (bound.unlink(r)) {
+            if (bound.queue.unlink(r)) {
                 if (hash != Ops.BOUND) {
                     Request next = nextOfChain(hash);     // the one behind it takes its place
                     if (next != null) {
@@ -251,7 +224,8 @@ final class WorkQueue {
         lock.lock();
         try {
             closed = true;
-            bound.head = bound.tail = unbound.head = unbound.tail = null;
+            bound.queue.takeAll();
+            unbound.queue.takeAll();
             Arrays.fill(chainHeads, null);
             Arrays.fill(chainTails, null);
             chains = 0;
@@ -288,7 +262,7 @@ final class WorkQueue {
             lock.lock();
             try {
                 long wait = IDLE_NANOS;
-                while (account.head == null && !closed && wait > 0 && account.workers <= account.max) {
+                while (account.queue.isEmpty() && !closed && wait > 0 && account.workers <= account.max) {
                     account.idle++;
                     try {
                         wait = account.work.awaitNanos(wait);
@@ -298,19 +272,14 @@ final class WorkQueue {
                         account.idle--;
                     }
                 }
-                if (account.head == null || closed || account.workers > account.max) {
+                if (account.queue.isEmpty() || closed || account.workers > account.max) {
                     account.workers--;      // idle, closing, or one too many since the limit was lowered
-                    if (account.head != null && account.idle > 0 && !closed) {
+                    if (!account.queue.isEmpty() && account.idle > 0 && !closed) {
                         account.work.signal();  // the wake-up this worker may have taken goes to one that stays
                     }
                     return;
                 }
-                r = account.head;
-                account.head = r.nextQueued;
-                if (account.head == null) {
-                    account.tail = null;
-                }
-                r.nextQueued = null;
+                r = account.queue.poll();
                 r.state = Request.RUNNING;
             } finally {
                 lock.unlock();
