@@ -46,7 +46,8 @@ import static io.uring4j.bench.CompareC.min;
         footer = {"", "Examples:",
             "  ./uring4j bench http                                  every server, 3 rounds of 10 s",
             "  ./uring4j bench http --duration 5 --servers uring4j-loop,netty-iouring",
-            "  ./uring4j bench http --engine portable                uring4j on the portable engine"})
+            "  ./uring4j bench http --engine portable                uring4j on the portable engine",
+            "  ./uring4j bench http --wrk-threads 2 --pipeline 16    load that wrk alone cannot give on 2 cores"})
 final class HttpBench implements Callable<Integer> {
     static final List<String> SERVERS =
             Stream.concat(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream()).toList();
@@ -75,6 +76,11 @@ final class HttpBench implements Callable<Integer> {
 
     @Option(names = "--wrk-threads", paramLabel = "N", description = "wrk -t: load threads (default: 1)")
     int wrkThreads = 1;
+
+    @Option(names = "--pipeline", paramLabel = "N",
+            description = "requests each connection writes at once, as TechEmpower's plaintext test does with 16"
+                    + " (default: 1)")
+    int pipeline = 1;
 
     @Option(names = "--threads", paramLabel = "N",
             description = "event loops per server (default: 1); jdk-vthread has none")
@@ -116,7 +122,7 @@ final class HttpBench implements Callable<Integer> {
         if (binary == null) {
             throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
         }
-        Wrk wrk = new Wrk(binary, wrkThreads, connections);
+        Wrk wrk = new Wrk(binary, wrkThreads, connections, pipeline);
         int n = servers.size();
         out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
                 + "server, %s engine%n", wrk.describe(duration), warmup, rounds, threads, engine);
@@ -149,6 +155,9 @@ final class HttpBench implements Callable<Integer> {
         }
         if (wrkThreads < 1 || wrkThreads > connections) {
             bad += "--wrk-threads must be 1..connections; ";
+        }
+        if (pipeline < 1 || pipeline > 1024) {
+            bad += "--pipeline must be 1..1024; ";
         }
         if (threads < 1 || threads > 1024) {
             bad += "--threads must be 1..1024; ";

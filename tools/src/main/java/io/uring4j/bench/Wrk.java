@@ -1,8 +1,10 @@
 package io.uring4j.bench;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -24,11 +26,14 @@ final class Wrk {
     private final String binary;
     private final int threads;
     private final int connections;
+    private final int pipeline;
 
-    Wrk(String binary, int threads, int connections) {
+    /** {@code pipeline}: requests per write on each connection (1: one at a time, as wrk does without a script). */
+    Wrk(String binary, int threads, int connections, int pipeline) {
         this.binary = binary;
         this.threads = threads;
         this.connections = connections;
+        this.pipeline = pipeline;
     }
 
     /** wrk on PATH, else /usr/bin/wrk, else null. */
@@ -39,8 +44,19 @@ final class Wrk {
 
     /** Loads {@code http://127.0.0.1:port/} for {@code seconds}; the output is read once wrk has exited. */
     Result run(int port, int seconds) throws IOException, InterruptedException {
-        return parse(Child.output(List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
-                "http://127.0.0.1:" + port + "/"), seconds + 30));
+        List<String> command = new ArrayList<>(List.of(binary, "-t" + threads, "-c" + connections,
+                "-d" + seconds + "s", "http://127.0.0.1:" + port + "/"));
+        if (pipeline == 1) {
+            return parse(Child.output(command, seconds + 30));
+        }
+        Path script = Files.createTempFile("uring4j-pipeline", ".lua");
+        try (InputStream lua = Wrk.class.getResourceAsStream("pipeline.lua")) {
+            Files.write(script, lua.readAllBytes());
+            command.addAll(List.of("-s", script.toString(), "--", Integer.toString(pipeline)));
+            return parse(Child.output(command, seconds + 30));
+        } finally {
+            Files.delete(script);
+        }
     }
 
     /** Reads wrk's summary; a run without a {@code Requests/sec} line is an error that quotes the output. */
@@ -75,8 +91,9 @@ final class Wrk {
         return new Result(count, Double.parseDouble(rate.group(1)), latency, errors);
     }
 
-    /** {@code wrk -t1 -c64}: the load, for the table's heading. */
+    /** {@code wrk -t1 -c64 -d10s}, and the pipeline depth if any: the load, for the table's heading. */
     String describe(int seconds) {
-        return String.format(Locale.ROOT, "wrk -t%d -c%d -d%ds", threads, connections, seconds);
+        return String.format(Locale.ROOT, "wrk -t%d -c%d -d%ds", threads, connections, seconds)
+                + (pipeline == 1 ? "" : ", " + pipeline + " requests pipelined");
     }
 }

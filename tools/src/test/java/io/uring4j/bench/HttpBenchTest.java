@@ -14,10 +14,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class HttpBenchTest {
     @Test
     void unknownServerAndBadRangesExitWith2AndSayWhich() {
-        BenchRun run = BenchRun.of("http", "--servers", "uring4j-loop,apache", "--rounds", "0", "--wrk-threads", "65");
+        BenchRun run = BenchRun.of("http", "--servers", "uring4j-loop,apache", "--rounds", "0", "--wrk-threads", "65",
+                "--pipeline", "0");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("no server named 'apache'").contains("--rounds must be 1..1000")
-                .contains("--wrk-threads must be 1..connections").contains("Usage: uring4j bench http");
+                .contains("--wrk-threads must be 1..connections").contains("--pipeline must be 1..1024")
+                .contains("Usage: uring4j bench http");
     }
 
     @Test
@@ -47,5 +49,22 @@ class HttpBenchTest {
         }
         assertThat(run.out()).containsPattern(
                 "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
+    }
+
+    @Test
+    void pipelinedRequestsAreAllAnsweredByBothStylesOfServer() {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/wrk")), "wrk is not installed (apt-get install wrk)");
+        BenchRun run = BenchRun.of("http", "--duration", "1", "--warmup", "0", "--rounds", "1", "--connections", "4",
+                "--pipeline", "8", "--servers", "uring4j-loop,uring4j-vthread", "--json");
+
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.out()).contains("wrk -t1 -c4 -d1s, 8 requests pipelined");
+        for (String server : new String[]{"uring4j-loop", "uring4j-vthread"}) {
+            Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),.*?\"errors\":(\\d+)}")
+                    .matcher(run.out());
+            assertThat(m.find()).as(run.out()).isTrue();
+            assertThat(Double.parseDouble(m.group(1))).as("req/s").isPositive();
+            assertThat(m.group(2)).as("non-2xx answers and socket errors").isEqualTo("0");
+        }
     }
 }
