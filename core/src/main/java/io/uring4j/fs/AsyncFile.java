@@ -2,6 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.InlineReads;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
@@ -285,8 +286,10 @@ public final class AsyncFile implements AutoCloseable {
      * The blocking read, after the caller's checks. A buffered file is first read with preadv2(RWF_NOWAIT) on
      * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
      * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
-     * or the rest of a short read) goes through the ring. O_DIRECT files always go through the ring: a
-     * synchronous direct read would hold the thread (a virtual thread's carrier) until the device answers.
+     * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
+     * batched with its carrier's other readers ({@link Uring#inlineReads()}). O_DIRECT files always go through
+     * the ring: a synchronous direct read would hold the thread (a virtual thread's carrier) until the device
+     * answers.
      */
     int readBlocking(MemorySegment dst, long position) throws IOException {
         if (isDirect() || !NOWAIT_READS) {
@@ -295,7 +298,9 @@ public final class AsyncFile implements AutoCloseable {
         long n;
         guard.acquire();
         try {
-            n = LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
+            InlineReads batched = Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
+            n = batched != null ? batched.read(fd(), dst, position)
+                    : LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
         } finally {
             guard.release();
         }

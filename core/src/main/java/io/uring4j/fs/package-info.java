@@ -51,7 +51,11 @@
  * non-blocking attempt io_uring itself makes when it issues a read. Data the page cache holds is copied at once,
  * without the hand-over to an event loop and the wake-up back (most of a small read's cost); a miss (EAGAIN)
  * or the uncached rest of a short read goes through the ring, so a caller never gets a short read the JDK would
- * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. O_DIRECT reads
+ * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. A virtual
+ * thread's attempt is batched with those of the other virtual threads on its carrier through
+ * {@link io.uring4j.runtime.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
+ * that carrier, instead of a {@code preadv2} each — on a VM where a system call costs microseconds, 64 virtual
+ * threads read cached 4 KiB blocks 1.3–2 × as fast as with the JDK's FileChannel. O_DIRECT reads
  * always go through the ring (a direct read would wait for the device); {@code -During4j.fs.nowaitReads=false}
  * sends buffered reads through the ring too.
  *

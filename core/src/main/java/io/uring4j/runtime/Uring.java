@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
@@ -30,6 +31,9 @@ public final class Uring implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile boolean closed;
     private boolean closeAwaited;
+    /** Made on the first page-cache read of a virtual thread; null until then, or where it cannot be made. */
+    private volatile InlineReads inlineReads;
+    private boolean inlineReadsTried;
 
     Uring(UringBuilder config) throws ErrnoException {
         this.config = config;
@@ -46,6 +50,33 @@ public final class Uring implements AutoCloseable {
 
     public static UringBuilder builder() {
         return new UringBuilder();
+    }
+
+    /**
+     * The batcher of this runtime's virtual threads' page-cache reads (one slot per virtual-thread carrier), or
+     * null when the loops run on the portable engine, the kernel refused the slots' rings, or the runtime is
+     * closed: callers then read with {@code preadv2(RWF_NOWAIT)} themselves.
+     */
+    public InlineReads inlineReads() {
+        InlineReads reads = inlineReads;
+        if (reads != null || inlineReadsTried) {
+            return reads;
+        }
+        synchronized (closeLock) {
+            if (!inlineReadsTried && !closed) {
+                inlineReadsTried = true;
+                if (loops[0].ring().engineUsed() == Engine.kernel()) {
+                    int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                            Runtime.getRuntime().availableProcessors());
+                    try {
+                        inlineReads = InlineReads.open(Math.max(1, carriers));
+                    } catch (ErrnoException refused) {
+                        // the loops' rings work; reads then take preadv2, as they would anywhere
+                    }
+                }
+            }
+            return inlineReads;
+        }
     }
 
     /** A runtime with one loop per core. */
@@ -109,6 +140,13 @@ public final class Uring implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        synchronized (closeLock) {
+            inlineReadsTried = true;
+        }
+        InlineReads reads = inlineReads;
+        if (reads != null) {
+            reads.close();
+        }
         for (EventLoop loop : loops) {
             if (loop != null) {
                 loop.close();

@@ -56,6 +56,9 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle WRITE = Native.libcWithErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    /** Reads the CPU number the kernel keeps in the thread's rseq area: no system call, so no transition. */
+    private static final MethodHandle SCHED_GETCPU = Native.LINKER.downcallHandle(Native.symbol("sched_getcpu"),
+            FunctionDescriptor.of(JAVA_INT), Linker.Option.critical(false));
     private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
@@ -136,6 +139,15 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try {
             return Native.result((long) WRITE.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code sched_getcpu()}: the CPU the calling thread runs on (a hint: it may move at once), or -1. */
+    public static int currentCpu() {
+        try {
+            return (int) SCHED_GETCPU.invokeExact();
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -258,7 +258,20 @@ class AsyncFileTest {
      */
     @Test
     void cachedReadsNeedNoRequestAndPartlyCachedOnesAreNotShort() throws Exception {
-        Path path = dir.resolve("cached");
+        cachedAndPartlyCachedReads("cached");
+    }
+
+    /** The same on a virtual thread, whose page-cache reads are batched through {@link Uring#inlineReads()}. */
+    @Test
+    void onAVirtualThreadToo() throws Exception {
+        OnVirtualThread.supply(() -> {
+            cachedAndPartlyCachedReads("cached-virtual");
+            return null;
+        }).get(60, TimeUnit.SECONDS);
+    }
+
+    private void cachedAndPartlyCachedReads(String name) throws Exception {
+        Path path = dir.resolve(name);
         byte[] data = pattern(7, 512 * 1024);
         Files.write(path, data);
         try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR)) {
@@ -272,8 +285,10 @@ class AsyncFileTest {
             for (long dropFrom : new long[] {data.length / 2, 0}) {
                 f.advise(dropFrom, 0, Advice.DONT_NEED);
                 buf.fill((byte) 0);
+                long requests = submitted();
                 assertThat(f.read(buf, 0)).as("dropped from " + dropFrom).isEqualTo(data.length);
                 assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+                assertThat(submitted()).as("the dropped pages were read through the ring").isGreaterThan(requests);
             }
         }
     }

@@ -1,0 +1,182 @@
+package io.uring4j.runtime;
+
+import io.uring4j.ring.Engine;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Page-cache reads batched on the virtual threads' own carriers: each reader gets its own bytes, or -errno. */
+class InlineReadsTest {
+    private static final int O_RDONLY = 0;
+    private static final int POSIX_FADV_DONTNEED = 4;
+    private static final MethodHandle FADVISE = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("posix_fadvise").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+
+    @TempDir
+    Path dir;
+    private Path path;
+    private byte[] data;
+    private int fd = -1;
+
+    @BeforeEach
+    void cachedFile() throws IOException {
+        data = new byte[4 << 20];
+        new SplittableRandom(42).nextBytes(data);
+        path = dir.resolve("data");
+        Files.write(path, data);
+        fd = LibC.open(path.toString(), O_RDONLY, 0);
+        assertThat(fd).isNotNegative();
+    }
+
+    @AfterEach
+    void closeFd() {
+        if (fd >= 0) {
+            LibC.close(fd);
+        }
+    }
+
+    /** 64 virtual threads, random ranges (some past the end): the bytes of their own range, and no loop request. */
+    @Test
+    void everyReaderGetsItsOwnRangeWithoutAnEventLoopRequest() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            InlineReads reads = uring.inlineReads();
+            assertThat(reads).isNotNull();
+            long submittedBefore = uring.loop(0).stats().submitted();
+            List<CompletableFuture<Integer>> readers = new ArrayList<>();
+            for (int t = 0; t < 64; t++) {
+                int seed = t;
+                readers.add(OnVirtualThread.supply(() -> {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    int checked = 0;
+                    try (Arena arena = Arena.ofConfined()) {
+                        for (int i = 0; i < 300; i++) {
+                            int length = 1 + random.nextInt(16 * 1024);
+                            long position = random.nextLong(data.length + 4096L);
+                            MemorySegment dst = arena.allocate(length);
+                            long n = reads.read(fd, dst, position);
+                            long expected = Math.max(0, Math.min(length, data.length - position));
+                            assertThat(n).as("read of %d at %d", length, position).isEqualTo(expected);
+                            for (int k = 0; k < n; k++) {
+                                if (dst.get(JAVA_BYTE, k) != data[(int) position + k]) {
+                                    throw new AssertionError("byte " + k + " of the read at " + position);
+                                }
+                            }
+                            checked++;
+                        }
+                    }
+                    return checked;
+                }));
+            }
+            for (CompletableFuture<Integer> r : readers) {
+                assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(300);
+            }
+            assertThat(uring.loop(0).stats().submitted()).as("no read went to the event loop")
+                    .isEqualTo(submittedBefore);
+        }
+    }
+
+    /** A page not in the page cache is not waited for (RWF_NOWAIT): EAGAIN, as preadv2 answers; a bad fd EBADF. */
+    @Test
+    void aMissAnswersEagainAndABadFdEbadf() throws Throwable {
+        try (Uring uring = Uring.builder().loops(1).build();
+             FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            channel.force(true);                                        // clean pages, which DONTNEED drops
+            assertThat((int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED)).isZero();
+            InlineReads reads = uring.inlineReads();
+            long[] results = OnVirtualThread.supply(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(4096);
+                    return new long[] {reads.read(fd, dst, 1 << 20), reads.read(Integer.MAX_VALUE, dst, 0)};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(results[0]).as("dropped page").isEqualTo(-Errno.EAGAIN);
+            assertThat(results[1]).as("bad fd").isEqualTo(-Errno.EBADF);
+        }
+    }
+
+    /** An interrupt does not cut a read short, and the reader's interrupt status survives it. */
+    @Test
+    void anInterruptedReaderGetsItsBytesAndKeepsItsStatus() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            InlineReads reads = uring.inlineReads();
+            Object[] outcome = OnVirtualThread.supply(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(100);
+                    Thread.currentThread().interrupt();
+                    long n = reads.read(fd, dst, 1000);
+                    return new Object[] {n, Thread.interrupted(), dst.toArray(JAVA_BYTE)};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(outcome[0]).isEqualTo(100L);
+            assertThat(outcome[1]).as("still interrupted").isEqualTo(true);
+            assertThat((byte[]) outcome[2]).isEqualTo(java.util.Arrays.copyOfRange(data, 1000, 1100));
+        }
+    }
+
+    /** Closing the runtime under readers lets every one of them go; afterwards reads answer EAGAIN. */
+    @Test
+    void closeUnderReadersLetsThemAllGoAndLaterReadsAnswerEagain() throws Exception {
+        Uring uring = Uring.builder().loops(1).build();
+        InlineReads reads = uring.inlineReads();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<CompletableFuture<Long>> readers = new ArrayList<>();
+        for (int t = 0; t < 32; t++) {
+            readers.add(OnVirtualThread.supply(() -> {
+                long last = 0;
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(4096);
+                    while (!stop.get() && last >= 0) {
+                        last = reads.read(fd, dst, 8192);
+                    }
+                }
+                return last;
+            }));
+        }
+        Thread.sleep(50);
+        uring.close();
+        stop.set(true);
+        for (CompletableFuture<Long> r : readers) {
+            assertThat(r.get(30, TimeUnit.SECONDS)).isIn(4096L, (long) -Errno.EAGAIN);
+        }
+        assertThat(uring.inlineReads()).isSameAs(reads);
+        long after = OnVirtualThread.supply(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return reads.read(fd, arena.allocate(16), 0);
+            }
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(after).isEqualTo(-Errno.EAGAIN);
+    }
+
+    @Test
+    void thePortableEngineHasNone() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).engine(Engine.portable()).build()) {
+            assertThat(uring.inlineReads()).as("reads take preadv2 there").isNull();
+        }
+    }
+}
