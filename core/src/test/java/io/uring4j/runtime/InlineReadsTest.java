@@ -101,6 +101,31 @@ class InlineReadsTest {
         }
     }
 
+    /**
+     * Readers that come and go in small groups: a read queued while a combiner still holds the slot must be served
+     * by it or by its next user — the last reader of a group has no later reader to rescue it. One slot for
+     * every carrier, so that they contend; 5000 groups.
+     */
+    @Test
+    void noReaderIsLeftWaitingWhenNoOtherReaderComes() throws Exception {
+        try (InlineReads reads = InlineReads.open(1)) {
+            for (int group = 0; group < 5000; group++) {
+                List<CompletableFuture<Long>> readers = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    long position = 4096L * (group % 1000 + t);
+                    readers.add(OnVirtualThread.supply(() -> {
+                        try (Arena arena = Arena.ofConfined()) {
+                            return reads.read(fd, arena.allocate(512), position);
+                        }
+                    }));
+                }
+                for (CompletableFuture<Long> r : readers) {
+                    assertThat(r.get(10, TimeUnit.SECONDS)).as("group " + group).isEqualTo(512L);
+                }
+            }
+        }
+    }
+
     /** A page not in the page cache is not waited for (RWF_NOWAIT): EAGAIN, as preadv2 answers; a bad fd EBADF. */
     @Test
     void aMissAnswersEagainAndABadFdEbadf() throws Throwable {
