@@ -47,6 +47,9 @@ public final class AsyncFile implements AutoCloseable {
     /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
     private static final boolean NOWAIT_READS =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
+    /** {@code -During4j.fs.batchedReads=false}: a virtual thread's cached read is a preadv2 of its own. */
+    private static final boolean BATCHED_READS =
+            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.batchedReads"));
 
     private final Uring uring;
     private final FdGuard guard;
@@ -298,7 +301,7 @@ public final class AsyncFile implements AutoCloseable {
         long n;
         guard.acquire();
         try {
-            InlineReads batched = Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
+            InlineReads batched = BATCHED_READS && Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
             n = batched != null ? batched.read(fd(), dst, position)
                     : LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
         } finally {
