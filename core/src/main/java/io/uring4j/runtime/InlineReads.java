@@ -18,51 +18,70 @@ import java.util.concurrent.locks.ReentrantLock;
  * Reads of the page cache for virtual threads, batched through io_uring on the callers' own carriers: what
  * {@code preadv2(RWF_NOWAIT)} does, at a fraction of a system call per read.
  *
- * <p>Each read joins the queue of its CPU's slot (a slot per carrier; the CPU stands for the carrier, which the
- * JDK does not name; a stale CPU number costs a smaller batch, never a wrong result). A thread that finds the slot free
- * becomes its combiner: it yields once, so the other virtual threads of its carrier queue their reads behind it
- * and park, then submits the whole queue in one {@code io_uring_enter}, reaps the CQEs and unparks their
- * threads — pushes onto its own carrier's queue, no wake-up of another thread. Every read carries
- * {@code RWF_NOWAIT}, so the kernel completes it during the submission (data the page cache holds) or answers
- * {@code EAGAIN} at once: the enter never waits for a device, a carrier is never held, and a buffer is never
- * touched after its reader has returned. A miss goes, as with {@code preadv2}, to the caller's slower path.
+ * <p>Each carrier thread has a slot: a ring, a queue of reads and a lock. The carrier is told by
+ * {@code pthread_self()}, which a virtual thread's downcall answers for the carrier it runs on (the JDK does not
+ * name a virtual thread's carrier, and the CPU is no stand-in: the kernel moves carriers between CPUs). A read
+ * joins its carrier's queue; a thread that finds the slot free becomes its combiner: it yields once, so the other
+ * virtual threads of its carrier queue their reads behind it and park, then submits the whole queue in one
+ * {@code io_uring_enter}, reaps the CQEs and unparks their threads — pushes onto its own carrier's queue, no
+ * wake-up of another thread. Every read carries {@code RWF_NOWAIT}, so the kernel completes it during the
+ * submission (data the page cache holds) or answers {@code EAGAIN} at once: the enter never waits for a device,
+ * a carrier is never held, and a buffer is never touched after its reader has returned. A miss goes, as with
+ * {@code preadv2}, to the caller's slower path.
  *
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
  * completes its work); it turns a syscall-bound read (about 2 µs on a VM that traps system calls) into a copy.
- * The slots' rings need no SINGLE_ISSUER (any carrier may combine); a slot's lock orders its users.
- *
- * <p>A batch holds the readers its carrier runs, and the JDK moves virtual threads between carriers only when one
- * runs dry: two busy carriers can keep an uneven share, one submitting batches of forty, the other of one or two.
- * On the bench machine (2 vCPUs, 64 readers) that made a run 0.55–1.3 M reads/s against 0.7 M with a
- * {@code preadv2} each; balancing by stealing queued reads from a busier slot, or by falling back to
- * {@code preadv2} after small batches, did not steady it.
+ * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
+ * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share.
  */
 public final class InlineReads implements AutoCloseable {
     private static final int BATCH = 256;
 
-    private final Slot[] slots;
+    private final int maxSlots;
+    /** Carrier ids ({@code pthread_self}) and their slots, index for index; replaced whole when one is added. */
+    private volatile long[] carriers = new long[0];
+    private volatile Slot[] slots = new Slot[0];
     private volatile boolean closed;
 
-    private InlineReads(Slot[] slots) {
-        this.slots = slots;
+    private InlineReads(int maxSlots) {
+        this.maxSlots = maxSlots;
     }
 
-    /** {@code count} slots, each with its own ring on the kernel's io_uring. */
-    static InlineReads open(int count) throws ErrnoException {
-        Slot[] slots = new Slot[count];
-        try {
-            for (int i = 0; i < count; i++) {
-                slots[i] = new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
+    /** Up to {@code maxSlots} slots, one per carrier, each with its own ring on the kernel's io_uring. */
+    static InlineReads open(int maxSlots) throws ErrnoException {
+        InlineReads reads = new InlineReads(maxSlots);
+        reads.slotOf(LibC.threadSelf());        // the first ring now: a kernel that refuses it refuses here
+        return reads;
+    }
+
+    /** The slot of the carrier {@code self}, made on its first read; null once closed or if no ring can be made. */
+    private Slot slotOf(long self) throws ErrnoException {
+        long[] ids = carriers;
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == self) {
+                return slots[i];
             }
-        } catch (ErrnoException e) {
-            for (Slot s : slots) {
-                if (s != null) {
-                    s.ring.close();
-                }
-            }
-            throw e;
         }
-        return new InlineReads(slots);
+        synchronized (this) {
+            Slot[] known = slots;
+            if (closed) {
+                return null;
+            }
+            if (known.length >= maxSlots) {
+                return known[(int) Math.floorMod(Long.hashCode(self), (long) known.length)];
+            }
+            if (carriers.length != ids.length) {
+                return slotOf(self);                    // another carrier was added meanwhile: look again
+            }
+            Slot slot = new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
+            Slot[] grown = java.util.Arrays.copyOf(known, known.length + 1);
+            grown[known.length] = slot;
+            long[] grownIds = java.util.Arrays.copyOf(ids, ids.length + 1);
+            grownIds[ids.length] = self;
+            slots = grown;
+            carriers = grownIds;                        // published last: a reader that finds the id finds its slot
+            return slot;
+        }
     }
 
     /**
@@ -72,15 +91,23 @@ public final class InlineReads implements AutoCloseable {
      * An interrupt does not end the wait, which lasts one batch; the interrupt status is kept.
      */
     public long read(int fd, MemorySegment dst, long position) {
+        Slot slot;
+        try {
+            slot = slotOf(LibC.threadSelf());
+        } catch (ErrnoException refused) {
+            slot = null;
+        }
+        if (slot == null) {
+            return closed ? -Errno.EAGAIN : LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT);
+        }
         Read read = new Read(Thread.currentThread(), fd, dst, position);
-        Slot slot = slots[Math.floorMod(LibC.currentCpu(), slots.length)];
         slot.pending.add(read);
         boolean interrupted = false;
         while (true) {
             if (slot.lock.tryLock()) {
                 try {
                     Thread.yield();                 // this carrier's other readers queue behind: one enter for all
-                    slot.combine(closed);
+                    slot.combine(closed, slots);
                 } finally {
                     slot.lock.unlock();
                 }
@@ -103,14 +130,18 @@ public final class InlineReads implements AutoCloseable {
     /** Closes the rings once their combiners are done; later reads answer {@code -EAGAIN}. Idempotent. */
     @Override
     public void close() {
-        closed = true;
-        for (Slot slot : slots) {
+        Slot[] all;
+        synchronized (this) {
+            closed = true;
+            all = slots;
+        }
+        for (Slot slot : all) {
             slot.lock.lock();
             try {
                 if (slot.ring.isOpen()) {
                     slot.ring.close();
                 }
-                slot.combine(true);
+                slot.combine(true, all);
             } finally {
                 slot.lock.unlock();
             }
@@ -148,6 +179,8 @@ public final class InlineReads implements AutoCloseable {
         final ReentrantLock lock = new ReentrantLock();
         final ConcurrentLinkedQueue<Read> pending = new ConcurrentLinkedQueue<>();
         private final Read[] batch = new Read[BATCH];
+        /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
+        volatile int lastBatch;
 
         Slot(IoUring ring) {
             this.ring = ring;
@@ -157,20 +190,16 @@ public final class InlineReads implements AutoCloseable {
          * Under the lock: submits the queue in batches until it is empty, or fails it when closed (or when an
          * enter failed and the ring was closed with SQEs it never took).
          */
-        void combine(boolean closing) {
+        void combine(boolean closing, Slot[] others) {
             while (true) {
                 boolean closed = closing || !ring.isOpen();
-                int n = 0;
-                for (Read r; n < BATCH && (r = pending.poll()) != null; n++) {
-                    batch[n] = r;
-                    if (!closed) {
-                        int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE & ~4095);
-                        ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
-                                .opFlags(LibC.RWF_NOWAIT).userData(n);
-                    }
-                }
+                int n = take(pending, 0, BATCH, closed);
                 if (n == 0) {
                     return;
+                }
+                if (!closed) {
+                    n = balance(n, others);
+                    lastBatch = n;
                 }
                 if (closed) {
                     fail(0, n, -Errno.EAGAIN);
@@ -178,6 +207,35 @@ public final class InlineReads implements AutoCloseable {
                     submitAndReap(n);
                 }
             }
+        }
+
+        /** Moves up to {@code max - n} reads from {@code queue} into the batch from index {@code n}; the new size. */
+        private int take(ConcurrentLinkedQueue<Read> queue, int n, int max, boolean closed) {
+            for (Read r; n < max && (r = queue.poll()) != null; n++) {
+                batch[n] = r;
+                if (!closed) {
+                    int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE & ~4095);
+                    ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
+                            .opFlags(LibC.RWF_NOWAIT).userData(n);
+                }
+            }
+            return n;
+        }
+
+        /**
+         * A small batch takes reads queued at a carrier whose batches are much larger. The JDK moves virtual
+         * threads between carriers only when one runs dry, so two busy carriers can keep an uneven share for good:
+         * one submitting batches of forty, the other of one or two. Reads completed here unpark their threads onto
+         * this carrier, so the shares even out.
+         */
+        private int balance(int n, Slot[] others) {
+            for (Slot other : others) {
+                int theirs = other.lastBatch;
+                if (other != this && theirs > 2 * n + 4) {
+                    n = take(other.pending, n, Math.min(BATCH, n + (theirs - n) / 2), false);
+                }
+            }
+            return n;
         }
 
         /**

@@ -68,8 +68,8 @@ public final class Uring implements AutoCloseable {
                 if (loops[0].ring().engineUsed() == Engine.kernel()) {
                     int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
                             Runtime.getRuntime().availableProcessors());
-                    try {
-                        inlineReads = InlineReads.open(Math.max(1, carriers));
+                    try {       // room for carriers the JDK adds to make up for pinned ones
+                        inlineReads = InlineReads.open(Math.max(4, 4 * carriers));
                     } catch (ErrnoException refused) {
                         // the loops' rings work; reads then take preadv2, as they would anywhere
                     }

@@ -56,9 +56,9 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle WRITE = Native.libcWithErrno("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    /** Reads the CPU number the kernel keeps in the thread's rseq area: no system call, so no transition. */
-    private static final MethodHandle SCHED_GETCPU = Native.LINKER.downcallHandle(Native.symbol("sched_getcpu"),
-            FunctionDescriptor.of(JAVA_INT), Linker.Option.critical(false));
+    /** Reads the thread pointer: no system call, so no transition. */
+    private static final MethodHandle PTHREAD_SELF = Native.LINKER.downcallHandle(Native.symbol("pthread_self"),
+            FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
@@ -144,10 +144,13 @@ public final class LibC {
         }
     }
 
-    /** {@code sched_getcpu()}: the CPU the calling thread runs on (a hint: it may move at once), or -1. */
-    public static int currentCpu() {
+    /**
+     * {@code pthread_self()}: the calling OS thread's id — for a virtual thread, its carrier's, which stays the same
+     * until the virtual thread next parks or yields.
+     */
+    public static long threadSelf() {
         try {
-            return (int) SCHED_GETCPU.invokeExact();
+            return (long) PTHREAD_SELF.invokeExact();
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
