@@ -10,6 +10,7 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -74,9 +75,9 @@ public final class InlineReads implements AutoCloseable {
                 return slotOf(self);                    // another carrier was added meanwhile: look again
             }
             Slot slot = new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
-            Slot[] grown = java.util.Arrays.copyOf(known, known.length + 1);
+            Slot[] grown = Arrays.copyOf(known, known.length + 1);
             grown[known.length] = slot;
-            long[] grownIds = java.util.Arrays.copyOf(ids, ids.length + 1);
+            long[] grownIds = Arrays.copyOf(ids, ids.length + 1);
             grownIds[ids.length] = self;
             slots = grown;
             carriers = grownIds;                        // published last: a reader that finds the id finds its slot
