@@ -7,15 +7,21 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Native stand-ins for heap {@link java.nio.ByteBuffer}s, whose memory the kernel must never see (the GC moves
- * it). Small transfers lease a buffer of a shared pool — the common case costs no allocation; larger ones, or
- * any when the pool is drained, get memory of their own from an automatic arena, freed by the GC once nothing —
- * neither the caller nor the runtime's request slot — refers to it.
+ * it). Small transfers lease a buffer of a shared pool — the common case costs no allocation. A platform thread's
+ * larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels keep a
+ * temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
+ * zeroed allocation per call. Anything else — a virtual thread's large transfer, a buffer still in use — gets
+ * memory of its own from an automatic arena, freed by the GC once nothing, neither the caller nor the runtime's
+ * request slot, refers to it.
  */
 final class TempBuffers {
     /** Pool buffer size: transfers up to this size are served by the pool. */
     static final int POOLED = 64 * 1024;
     private static final int COUNT = 64;
     private static final long POOL_ALIGNMENT = 4096;
+    /** The largest transfer a platform thread's own buffer serves. */
+    static final long CACHED_MAX = 16L << 20;
+    private static final ThreadLocal<Owned> OWNED = new ThreadLocal<>();
 
     private TempBuffers() {
     }
@@ -30,20 +36,48 @@ final class TempBuffers {
         if (size <= POOLED && alignment <= POOL_ALIGNMENT) {
             BufferPool.Buffer b = Pool.POOL.tryAcquire();
             if (b != null) {
-                return new Lease(b.segment().asSlice(0, size), b);
+                return new Lease(b.segment().asSlice(0, size), b, null);
             }
         }
-        return new Lease(Arena.ofAuto().allocate(Math.max(size, 1), Math.max(alignment, 8)).asSlice(0, size), null);
+        if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT
+                && !Thread.currentThread().isVirtual()) {
+            Owned own = OWNED.get();
+            if (own == null || !own.inUse && own.segment.byteSize() < size) {
+                own = new Owned(allocate(Long.highestOneBit(size - 1) << 1, POOL_ALIGNMENT));
+                OWNED.set(own);
+            }
+            if (!own.inUse && own.segment.byteSize() >= size) {
+                own.inUse = true;
+                return new Lease(own.segment.asSlice(0, size), null, own);
+            }
+        }
+        return new Lease(allocate(size, alignment).asSlice(0, size), null, null);
+    }
+
+    private static MemorySegment allocate(long size, long alignment) {
+        return Arena.ofAuto().allocate(Math.max(size, 1), Math.max(alignment, 8));
+    }
+
+    /** A platform thread's own buffer; {@code inUse} until its lease is released (on any thread). */
+    static final class Owned {
+        final MemorySegment segment;
+        volatile boolean inUse;
+
+        Owned(MemorySegment segment) {
+            this.segment = segment;
+        }
     }
 
     /**
      * A leased buffer. {@link #release} it once the kernel is done with it: after the request's completion — not
      * merely after the caller gave up waiting.
      */
-    record Lease(MemorySegment segment, BufferPool.Buffer pooled) {
+    record Lease(MemorySegment segment, BufferPool.Buffer pooled, Owned owned) {
         void release() {
             if (pooled != null) {
                 pooled.release();
+            } else if (owned != null) {
+                owned.inUse = false;
             }
         }
 

@@ -1,0 +1,101 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.OnVirtualThread;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Native stand-ins for heap buffers: a platform thread reuses its own for large transfers, never one in use. */
+class TempBuffersTest {
+    private static final long MIB = 1 << 20;
+
+    @Test
+    void aPlatformThreadReusesItsOwnBufferForLargeTransfersGrowingItToFit() throws Exception {
+        OnThread.run(() -> {
+            TempBuffers.Lease first = TempBuffers.lease(MIB, 8);
+            long address = first.segment().address();
+            first.release();
+            TempBuffers.Lease smaller = TempBuffers.lease(MIB / 2 + 1, 4096);
+            assertThat(smaller.segment().address()).isEqualTo(address);
+            assertThat(smaller.segment().byteSize()).isEqualTo(MIB / 2 + 1);
+            smaller.release();
+
+            TempBuffers.Lease larger = TempBuffers.lease(3 * MIB, 8);
+            larger.release();
+            TempBuffers.Lease again = TempBuffers.lease(2 * MIB, 8);
+            assertThat(again.segment().address()).as("the grown buffer is kept")
+                    .isEqualTo(larger.segment().address());
+            again.release();
+        });
+    }
+
+    @Test
+    void aBufferStillInUseIsNeverHandedOutAgainUntilReleasedFromAnyThread() throws Exception {
+        OnThread.run(() -> {
+            TempBuffers.Lease held = TempBuffers.lease(MIB, 8);
+            TempBuffers.Lease other = TempBuffers.lease(MIB, 8);
+            assertThat(disjoint(held.segment(), other.segment())).isTrue();
+            other.release();
+
+            Thread releaser = new Thread(held::release);     // an asynchronous request completes on a loop
+            releaser.start();
+            releaser.join();
+            assertThat(TempBuffers.lease(MIB, 8).segment().address()).isEqualTo(held.segment().address());
+        });
+    }
+
+    @Test
+    void aBufferTheKernelMayStillWriteIsNotReused() throws Exception {
+        OnThread.run(() -> {
+            TempBuffers.Lease abandoned = TempBuffers.lease(MIB, 8);
+            abandoned.releaseAfter(new java.io.IOException(new IllegalStateException("closed without its CQE")));
+            assertThat(disjoint(TempBuffers.lease(MIB, 8).segment(), abandoned.segment())).isTrue();
+        });
+    }
+
+    @Test
+    void virtualThreadsKeepNoBufferOfTheirOwn() throws Exception {
+        boolean reused = OnVirtualThread.supply(() -> {
+            TempBuffers.Lease first = TempBuffers.lease(MIB, 8);
+            first.release();
+            TempBuffers.Lease second = TempBuffers.lease(MIB, 8);
+            boolean same = second.segment().address() == first.segment().address();   // first is still reachable
+            second.release();
+            return same;
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(reused).isFalse();
+    }
+
+    private static boolean disjoint(MemorySegment a, MemorySegment b) {
+        return a.address() + a.byteSize() <= b.address() || b.address() + b.byteSize() <= a.address();
+    }
+
+    /** Runs a check on a fresh platform thread, so that no other test's buffer is its own. */
+    private static final class OnThread {
+        interface Check {
+            void run() throws Exception;
+        }
+
+        static void run(Check check) throws Exception {
+            Throwable[] failure = new Throwable[1];
+            Thread t = new Thread(() -> {
+                try {
+                    check.run();
+                } catch (Throwable e) {
+                    failure[0] = e;
+                }
+            });
+            t.start();
+            t.join();
+            if (failure[0] instanceof Exception e) {
+                throw e;
+            }
+            if (failure[0] instanceof Error e) {
+                throw e;
+            }
+        }
+    }
+}
