@@ -64,7 +64,7 @@ class InlineReadsTest {
     /** 64 virtual threads, random ranges (some past the end): the bytes of their own range, and no loop request. */
     @Test
     void everyReaderGetsItsOwnRangeWithoutAnEventLoopRequest() throws Exception {
-        try (Uring uring = Uring.builder().loops(1).build()) {
+        try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build()) {
             InlineReads reads = uring.inlineReads();
             assertThat(reads).isNotNull();
             long submittedBefore = uring.loop(0).stats().submitted();
@@ -129,7 +129,7 @@ class InlineReadsTest {
     /** A page not in the page cache is not waited for (RWF_NOWAIT): EAGAIN, as preadv2 answers; a bad fd EBADF. */
     @Test
     void aMissAnswersEagainAndABadFdEbadf() throws Throwable {
-        try (Uring uring = Uring.builder().loops(1).build();
+        try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
              FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
             channel.force(true);                                        // clean pages, which DONTNEED drops
             assertThat((int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED)).isZero();
@@ -148,7 +148,7 @@ class InlineReadsTest {
     /** An interrupt does not cut a read short, and the reader's interrupt status survives it. */
     @Test
     void anInterruptedReaderGetsItsBytesAndKeepsItsStatus() throws Exception {
-        try (Uring uring = Uring.builder().loops(1).build()) {
+        try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build()) {
             InlineReads reads = uring.inlineReads();
             Object[] outcome = OnVirtualThread.supply(() -> {
                 try (Arena arena = Arena.ofConfined()) {
@@ -167,7 +167,7 @@ class InlineReadsTest {
     /** Closing the runtime under readers lets every one of them go; afterwards reads answer EAGAIN. */
     @Test
     void closeUnderReadersLetsThemAllGoAndLaterReadsAnswerEagain() throws Exception {
-        Uring uring = Uring.builder().loops(1).build();
+        Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
         InlineReads reads = uring.inlineReads();
         AtomicBoolean stop = new AtomicBoolean();
         List<CompletableFuture<Long>> readers = new ArrayList<>();
