@@ -149,7 +149,10 @@ public final class InlineReads implements AutoCloseable {
         }
     }
 
-    /** One waiting read; {@code done} publishes {@code result}. */
+    /**
+     * One waiting read; {@code done} publishes {@code result}. It holds {@code dst} itself, not just its address:
+     * memory of an automatic arena must stay reachable while the kernel may write to it.
+     */
     private static final class Read {
         final Thread thread;
         final int fd;
