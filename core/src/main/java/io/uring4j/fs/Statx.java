@@ -1,5 +1,7 @@
 package io.uring4j.fs;
 
+import io.uring4j.sys.LibC;
+
 import java.lang.foreign.MemorySegment;
 import java.time.Instant;
 
@@ -45,13 +47,6 @@ public record Statx(int mask, int blockSize, long attributes, int links, int uid
     /** The mask uring4j asks for by default: the basic stats, birth time, mount id and O_DIRECT alignment. */
     public static final int DEFAULT_MASK = BASIC_STATS | BTIME | MNT_ID | DIOALIGN;
 
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFREG = 0100000;
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFLNK = 0120000;
-    private static final int S_IFIFO = 0010000;
-    private static final int S_IFSOCK = 0140000;
-
     /** Decodes {@code struct statx} (offsets from {@code include/uapi/linux/stat.h}). */
     public static Statx decode(MemorySegment s) {
         int mask = s.get(JAVA_INT, 0);
@@ -82,22 +77,22 @@ public record Statx(int mask, int blockSize, long attributes, int links, int uid
     }
 
     public boolean isRegularFile() {
-        return (mode & S_IFMT) == S_IFREG;
+        return (mode & LibC.S_IFMT) == LibC.S_IFREG;
     }
 
     public boolean isDirectory() {
-        return (mode & S_IFMT) == S_IFDIR;
+        return (mode & LibC.S_IFMT) == LibC.S_IFDIR;
     }
 
     public boolean isSymbolicLink() {
-        return (mode & S_IFMT) == S_IFLNK;
+        return (mode & LibC.S_IFMT) == LibC.S_IFLNK;
     }
 
     public boolean isFifo() {
-        return (mode & S_IFMT) == S_IFIFO;
+        return (mode & LibC.S_IFMT) == LibC.S_IFIFO;
     }
 
     public boolean isSocket() {
-        return (mode & S_IFMT) == S_IFSOCK;
+        return (mode & LibC.S_IFMT) == LibC.S_IFSOCK;
     }
 }

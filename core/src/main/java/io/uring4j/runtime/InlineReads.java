@@ -201,13 +201,11 @@ public final class InlineReads implements AutoCloseable {
                 if (n == 0) {
                     return;
                 }
-                if (!closed) {
-                    n = balance(n, others);
-                    lastBatch = n;
-                }
                 if (closed) {
                     fail(0, n, -Errno.EAGAIN);
                 } else {
+                    n = balance(n, others);
+                    lastBatch = n;
                     submitAndReap(n);
                 }
             }
@@ -218,7 +216,7 @@ public final class InlineReads implements AutoCloseable {
             for (Read r; n < max && (r = queue.poll()) != null; n++) {
                 batch[n] = r;
                 if (!closed) {
-                    int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE & ~4095);
+                    int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE);   // the kernel caps it lower
                     ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
                             .opFlags(LibC.RWF_NOWAIT).userData(n);
                 }

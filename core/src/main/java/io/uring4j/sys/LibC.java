@@ -183,11 +183,14 @@ public final class LibC {
         }
     }
 
-    /** {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}. */
-    /** {@link #fileType}'s answers: the {@code S_IFMT} bits of {@code st_mode}. */
+    /** The file type bits of {@code st_mode}/{@code stx_mode} ({@code S_IFMT}), and {@link #fileType}'s answers. */
     public static final int S_IFMT = 0xF000;
     public static final int S_IFREG = 0x8000;
     public static final int S_IFBLK = 0x6000;
+    public static final int S_IFDIR = 0x4000;
+    public static final int S_IFLNK = 0xA000;
+    public static final int S_IFIFO = 0x1000;
+    public static final int S_IFSOCK = 0xC000;
     private static final int AT_EMPTY_PATH = 0x1000;
     /** Cached attributes are enough (a file's type never changes): no round trip to a network file system. */
     private static final int AT_STATX_DONT_SYNC = 0x4000;
@@ -208,6 +211,7 @@ public final class LibC {
         }
     }
 
+    /** {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}. */
     public static int pipe2(int[] fds, int flags) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {

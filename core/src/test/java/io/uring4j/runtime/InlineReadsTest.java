@@ -164,9 +164,10 @@ class InlineReadsTest {
         }
     }
 
-    /** Closing the runtime under readers lets every one of them go; afterwards reads answer EAGAIN. */
+    /** Closing the runtime under readers lets every one of them go and closes every ring; later reads answer EAGAIN. */
     @Test
     void closeUnderReadersLetsThemAllGoAndLaterReadsAnswerEagain() throws Exception {
+        long ringsBefore = openRings();
         Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
         InlineReads reads = uring.inlineReads();
         AtomicBoolean stop = new AtomicBoolean();
@@ -196,6 +197,20 @@ class InlineReadsTest {
             }
         }).get(30, TimeUnit.SECONDS);
         assertThat(after).isEqualTo(-Errno.EAGAIN);
+        assertThat(openRings()).as("the loop's ring and every slot's ring are closed").isEqualTo(ringsBefore);
+    }
+
+    /** This process's open io_uring fds. */
+    private static long openRings() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(f -> {
+                try {
+                    return Files.readSymbolicLink(f).toString().equals("anon_inode:[io_uring]");
+                } catch (IOException gone) {
+                    return false;       // the listing's own fd, closed by now
+                }
+            }).count();
+        }
     }
 
     @Test
