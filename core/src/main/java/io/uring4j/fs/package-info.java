@@ -55,7 +55,7 @@
  * thread's attempt is batched with those of the other virtual threads on its carrier through
  * {@link io.uring4j.runtime.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
  * that carrier, instead of a {@code preadv2} each — on a VM where a system call costs microseconds, 64 virtual
- * threads read cached 4 KiB blocks about 1.8 × as fast as with the JDK's FileChannel
+ * threads read cached 4 KiB blocks 1.6–1.8 × as fast as with the JDK's FileChannel
  * ({@code -During4j.fs.batchedReads=false} gives each read its own {@code preadv2}). O_DIRECT reads
  * always go through the ring (a direct read would wait for the device); {@code -During4j.fs.nowaitReads=false}
  * sends buffered reads through the ring too.
