@@ -41,6 +41,7 @@ final class PortableRing {
     private static final VarHandle INT = JAVA_INT.varHandle();
     /** A long at any address (a timespec or enter argument may be unaligned); one instance, not one per read. */
     private static final ValueLayout.OfLong ANY_LONG = JAVA_LONG.withByteAlignment(1);
+    private static final ValueLayout.OfInt ANY_INT = ValueLayout.JAVA_INT.withByteAlignment(1);
     /** execute(): the request completes later (armed on the timer or the poller). */
     static final int PENDING = Integer.MIN_VALUE;
     /** execute(): the request must go on on an io-wq worker (its next system call may block). */
@@ -183,6 +184,9 @@ final class PortableRing {
         if ((flags & EnterFlags.EXT_ARG) != 0) {
             if (argSize != 24) {
                 return -Errno.EINVAL;
+            }
+            if (arg != 0 && USER.get(ANY_INT, arg + 12) != 0) {
+                return -Errno.EINVAL;   // min_wait_usec: FEAT_MIN_TIMEOUT is not offered, as on a kernel before 6.12
             }
             long ts = arg == 0 ? 0 : USER.get(ANY_LONG, arg + 16);
             if (ts != 0) {

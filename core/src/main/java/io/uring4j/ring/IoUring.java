@@ -158,6 +158,17 @@ public final class IoUring implements AutoCloseable {
      * number submitted, even when the wait timed out: check {@link CompletionQueue#ready()}.
      */
     public int submitAndWait(int waitNr, long timeoutNanos) throws ErrnoException {
+        return submitAndWaitMinTimeout(waitNr, 0, timeoutNanos);
+    }
+
+    /**
+     * Submits, then waits for {@code waitNr} CQEs, but once {@code minWaitNanos} have passed returns as soon as
+     * one is ready ({@code io_uring_submit_and_wait_min_timeout}, FEAT_MIN_TIMEOUT, 6.12). Under DEFER_TASKRUN
+     * the completing side wakes the waiter only when {@code waitNr} completions are pending, so a busy ring
+     * pays one wake-up per batch rather than one per completion. {@code timeoutNanos < 0}: no overall timeout.
+     * Returns the number submitted; the kernel refuses a minimum wait without FEAT_MIN_TIMEOUT (EINVAL).
+     */
+    public int submitAndWaitMinTimeout(int waitNr, long minWaitNanos, long timeoutNanos) throws ErrnoException {
         checkOpen();
         int submit = sq.flush();
         int submitted = 0;
@@ -167,8 +178,8 @@ public final class IoUring implements AutoCloseable {
             if (sqpoll && submit > 0 && sq.needsWakeup()) {
                 flags |= EnterFlags.SQ_WAKEUP;
             }
-            long remaining = Math.max(0, deadline - System.nanoTime());
-            int ret = enter(submit, waitNr, flags, timedWaitArg(remaining), GETEVENTS_ARG_SIZE);
+            long remaining = timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime());
+            int ret = enter(submit, waitNr, flags, waitArg(remaining, minWaitNanos), GETEVENTS_ARG_SIZE);
             if (ret >= 0) {
                 return submitted + ret;
             }
@@ -323,10 +334,19 @@ public final class IoUring implements AutoCloseable {
     }
 
     private long timedWaitArg(long nanos) {
+        return waitArg(nanos, 0);
+    }
+
+    /** The getevents arg: {@code nanos < 0} sets no timespec; the minimum wait is rounded up to a microsecond. */
+    private long waitArg(long nanos, long minWaitNanos) {
         final MemorySegment a = waitArg;
         a.set(JAVA_LONG, 0, 0L);                                   // sigmask: none
         a.set(JAVA_INT, 8, 8);                                      // sigmask_sz: _NSIG / 8
-        a.set(JAVA_INT, 12, 0);                                     // min_wait_usec
+        a.set(JAVA_INT, 12, (int) Math.min(Integer.MAX_VALUE, (minWaitNanos + 999) / 1000));  // min_wait_usec
+        if (nanos < 0) {
+            a.set(JAVA_LONG, 16, 0L);
+            return a.address();
+        }
         a.set(JAVA_LONG, 16, a.address() + GETEVENTS_ARG_SIZE);     // ts, right behind the arg
         a.set(JAVA_LONG, GETEVENTS_ARG_SIZE, nanos / 1_000_000_000L);
         a.set(JAVA_LONG, GETEVENTS_ARG_SIZE + 8, nanos % 1_000_000_000L);

@@ -4,6 +4,7 @@ import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.CqeHandler;
+import io.uring4j.ring.Features;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Sqe;
@@ -44,6 +45,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * instead of writing the eventfd; anything else still wakes it. A bounded sleep lasts at most 50 µs, so a rider
  * waits no longer than that even behind a slow disk's read; and a sleep is bounded only while bounded calls keep
  * coming, so a lone fsync does not make the loop wake every 50 µs.
+ *
+ * <h2>Batched sleeps</h2>
+ * With {@link UringBuilder#batchWait} a busy loop sleeps until a batch of CQEs is ready or the maximum delay has
+ * passed with at least one (the kernel's min-timeout wait). Under DEFER_TASKRUN the side that completes a request
+ * — the softirq of a peer's send, often on the peer's own CPU — then wakes the loop once per batch instead of
+ * once per completion; on a VM a cross-CPU wake-up is an IPI that costs that side microseconds. The loop
+ * waits for a batch only after a wake-up that reaped a quarter of one, so light load keeps waiting for one CQE
+ * and pays no added latency; a hand-over from another thread may wait up to the maximum delay.
  *
  * <h2>Waking blocked callers</h2>
  * Blocking calls of virtual threads completed in one reaped batch are woken with one foreign unpark: the first
@@ -127,6 +136,14 @@ public final class EventLoop implements Executor {
     private MemorySegment eventfdValue;
     private boolean wakeupArmed;
     private boolean cancelIssued;
+    /** {@link UringBuilder#batchWait} asked for and the kernel has FEAT_MIN_TIMEOUT. */
+    private boolean batchWait;
+    /**
+     * A sleep waits for a batch only after a wake-up that reaped at least this many CQEs: under light load
+     * (a few connections taking turns) each sleep waits for one, so batching adds no latency there.
+     */
+    private int batchThreshold;
+    private int lastReaped;
 
     EventLoop(Uring runtime, int id, UringBuilder config) throws ErrnoException {
         this.runtime = runtime;
@@ -428,6 +445,8 @@ public final class EventLoop implements Executor {
             }
             eventfdValue = arena.allocate(8, 8);
             registerRingFd();
+            batchWait = config.batchCompletions() > 1 && ring.hasFeature(Features.MIN_TIMEOUT);
+            batchThreshold = Math.max(2, config.batchCompletions() / 4);
             if (config.fixedBuffers() != null) {
                 ring.register().buffers(config.fixedBuffers().slab());
             }
@@ -512,6 +531,9 @@ public final class EventLoop implements Executor {
                     ring.submitAndWait(1, 10_000_000L);
                 } else if (bounded) {
                     ring.submitAndWait(1, RIDE_ALONG_NANOS);
+                } else if (batchWait && lastReaped >= batchThreshold) {
+                    stats.batchWaits++;
+                    ring.submitAndWaitMinTimeout(config.batchCompletions(), config.batchWaitNanos(), -1);
                 } else {
                     ring.submitAndWait(1);
                 }
@@ -523,7 +545,8 @@ public final class EventLoop implements Executor {
                 stats.cqOverflow++;
                 RuntimeEvents.cqOverflow(id, table.inFlight());
             }
-            stats.reaped += cq.drain(dispatcher);
+            lastReaped = cq.drain(dispatcher);
+            stats.reaped += lastReaped;
             flushWakes();
             if (!deferred.isEmpty()) {
                 for (int n = deferred.size(); n > 0 && table.inFlight() < table.size(); n--) {

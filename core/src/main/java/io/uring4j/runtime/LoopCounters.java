@@ -14,11 +14,12 @@ final class LoopCounters {
     long stale;
     long handlerFailures;
     long cqOverflow;
+    long batchWaits;
 
     LoopStats snapshot(int inFlight, int cqDropped) {
         long e = enters;
         long s = submitted;
         return new LoopStats(s, completed, e, e == 0 ? 0 : (double) s / e, sqFull, tableFull, stale,
-                handlerFailures, inFlight, cqOverflow, cqDropped);
+                handlerFailures, inFlight, cqOverflow, cqDropped, batchWaits);
     }
 }

@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.Features;
 import io.uring4j.runtime.Uring;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +39,29 @@ class TcpLoopTest {
             TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
             // odd chunks cross buffer boundaries
             Clients.echoConcurrently(server.localAddress(), Clients.INTEGRITY_CONNECTIONS, Clients.INTEGRITY_BYTES, 7_919, 60);
+        }
+    }
+
+    @Test
+    void batchedSleepsLoseNothingAndDoNotDelayLightLoad() throws Exception {
+        Duration delay = Duration.ofMillis(300);
+        try (Uring uring = Uring.builder().loops(1).batchWait(8, delay).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            // Load: 32 connections at once, so wake-ups reap batches and the sleeps after them wait for more.
+            Clients.echoConcurrently(server.localAddress(), 32, 1 << 20, 4_093, 60);
+            if (uring.loop(0).ring().hasFeature(Features.MIN_TIMEOUT)) {     // not on the portable engine
+                assertThat(uring.loop(0).stats().batchWaits()).as("sleeps that waited for a batch").isPositive();
+            }
+            // Light load: one connection taking turns. Each sleep waits for one CQE again (the first one after
+            // the load may still wait out the delay once); were every turn to wait 300 ms, 20 would take 6 s.
+            try (SocketChannel ch = SocketChannel.open(server.localAddress())) {
+                long start = System.nanoTime();
+                for (int i = 0; i < 20; i++) {
+                    Clients.writeFully(ch, ByteBuffer.wrap(new byte[] {(byte) i}));
+                    assertThat(Clients.readFully(ch, 1)).containsExactly((byte) i);
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(delay.multipliedBy(10));
+            }
         }
     }
 

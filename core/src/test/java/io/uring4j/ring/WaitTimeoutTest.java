@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -122,6 +123,63 @@ class WaitTimeoutTest {
             assertThat(ring.submitAndWait(2, PATIENCE_NANOS)).as("submitted").isEqualTo(2);
             assertThat(ring.cq().ready()).as("CQEs ready").isEqualTo(2);
             assertThat(reap(ring, 2)).containsExactly(cqe(1, 0), cqe(2, 0));
+        }
+    }
+
+    private static IoUring openWithMinTimeout() throws ErrnoException {
+        IoUring ring = openOrSkip(8, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN);
+        if (!ring.hasFeature(Features.MIN_TIMEOUT)) {
+            ring.close();
+            assumeTrue(false, "kernel lacks IORING_FEAT_MIN_TIMEOUT (6.12)");
+        }
+        return ring;
+    }
+
+    @Test
+    void aFullBatchEndsTheMinimumWaitAtOnce() throws Exception {
+        try (IoUring ring = openWithMinTimeout()) {
+            for (int i = 1; i <= 4; i++) {
+                ring.sq().next().prepNop().userData(i);
+            }
+            long start = System.nanoTime();
+            assertThat(ring.submitAndWaitMinTimeout(4, Duration.ofSeconds(30).toNanos(), -1)).isEqualTo(4);
+            assertThat(System.nanoTime() - start).as("not the 30 s minimum wait").isLessThan(Duration.ofSeconds(15).toNanos());
+            assertThat(reap(ring, 4)).containsExactly(cqe(1, 0), cqe(2, 0), cqe(3, 0), cqe(4, 0));
+        }
+    }
+
+    @Test
+    void aShortBatchIsHandedOverOnceTheMinimumWaitHasPassed() throws Exception {
+        try (IoUring ring = openWithMinTimeout()) {
+            ring.sq().next().prepNop().userData(1);
+            long start = System.nanoTime();
+            // Four asked for, one will come: without the minimum wait this would sleep forever.
+            assertThat(ring.submitAndWaitMinTimeout(4, TIMEOUT, -1)).as("submitted").isEqualTo(1);
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+            assertThat(reap(ring)).isEqualTo(cqe(1, 0));
+        }
+    }
+
+    @Test
+    void withNothingReadyAfterTheMinimumWaitTheOverallTimeoutApplies() throws Exception {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = openWithMinTimeout()) {
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(1);
+            long start = System.nanoTime();
+            // min wait 10 ms passes with nothing ready: the wait goes on, for one CQE, until the 100 ms timeout.
+            assertThat(ring.submitAndWaitMinTimeout(2, TIMEOUT / 10, TIMEOUT)).as("submitted").isEqualTo(1);
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+            assertThat(ring.cq().ready()).isZero();
+
+            pipe.closeWriteEnd();
+            assertThat(reap(ring)).isEqualTo(cqe(1, 0));
+        }
+    }
+
+    @Test
+    void aMinimumWaitIsRefusedWithoutTheFeature() throws Exception {
+        try (IoUring ring = openWithExtArg(0)) {
+            assumeTrue(!ring.hasFeature(Features.MIN_TIMEOUT), "this engine has IORING_FEAT_MIN_TIMEOUT");
+            assertThat(Rings.errnoOf(() -> ring.submitAndWaitMinTimeout(2, TIMEOUT, TIMEOUT))).isEqualTo(Errno.EINVAL);
         }
     }
 }

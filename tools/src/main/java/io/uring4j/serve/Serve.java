@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -18,6 +19,9 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve echo or HTTP/1.1 plaintext on io_uring.")
 public final class Serve implements Callable<Integer> {
+    /** Completions a batched sleep waits for: half the default wrk load's connections. */
+    private static final int BATCH = 32;
+
     enum Protocol { echo, http }
 
     enum Style { loop, vthread }
@@ -34,6 +38,12 @@ public final class Serve implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "event loops (default ${DEFAULT-VALUE})")
     int threads;
 
+    @Option(names = "--batch-wait-us", defaultValue = "50", paramLabel = "MICROS",
+            description = "under load a loop sleeps until " + BATCH + " completions are ready or this long has"
+                    + " passed with one: fewer wake-ups for the peers' CPUs, at most this much added latency;"
+                    + " 0: wake for each (default ${DEFAULT-VALUE})")
+    int batchWaitMicros;
+
     @Option(names = "--style", defaultValue = "loop",
             description = "loop: handlers on the event loops; vthread: a virtual thread per connection (default ${DEFAULT-VALUE})")
     Style style;
@@ -45,7 +55,8 @@ public final class Serve implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Each connection holds a request slot for its receive (and one while sending): room for ~8k per loop.
-        Uring uring = Uring.builder().loops(threads).maxInFlight(16_384).build();
+        Uring uring = Uring.builder().loops(threads).maxInFlight(16_384)
+                .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();
         InetSocketAddress address = new InetSocketAddress(host, port);
         boolean http = protocol == Protocol.http;
         AutoCloseable server;
