@@ -33,7 +33,7 @@ public final class PortableEngine implements Engine {
             | SetupFlags.CQE32 | SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.R_DISABLED;
     static final int FEATURES = Features.SINGLE_MMAP | Features.NODROP | Features.SUBMIT_STABLE
             | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE
-            | Features.REG_REG_RING;
+            | Features.REG_REG_RING | Features.MIN_TIMEOUT;
     /** IORING_REGISTER_LAST as we know it: register opcodes from here on are EINVAL, as on an older kernel. */
     static final int REGISTER_LAST = Registrar.REGISTER_PBUF_STATUS + 1;
 

@@ -181,13 +181,12 @@ final class PortableRing {
             return allowed == DISABLED ? -Errno.EBADFD : -Errno.EEXIST;
         }
         long timeout = -1;
+        long minWait = 0;
         if ((flags & EnterFlags.EXT_ARG) != 0) {
             if (argSize != 24) {
                 return -Errno.EINVAL;
             }
-            if (arg != 0 && USER.get(ANY_INT, arg + 12) != 0) {
-                return -Errno.EINVAL;   // min_wait_usec: FEAT_MIN_TIMEOUT is not offered, as on a kernel before 6.12
-            }
+            minWait = arg == 0 ? 0 : Integer.toUnsignedLong(USER.get(ANY_INT, arg + 12)) * 1000;
             long ts = arg == 0 ? 0 : USER.get(ANY_LONG, arg + 16);
             if (ts != 0) {
                 timeout = Math.max(0, timespecNanos(ts));
@@ -213,7 +212,7 @@ final class PortableRing {
             if (poller.issuerPolls() && (poller.hasArmed() || directIo.busy()) && cqReady() >= min) {
                 poller.poll(0);         // the task work of a DEFER_TASKRUN ring: what became ready runs now
             }
-            int ret = waitCq(min, timeout);
+            int ret = minWait > 0 && min > 1 ? waitCqMinTimeout(min, minWait, timeout) : waitCq(min, timeout);
             if (submitted == 0) {
                 return ret;
             }
@@ -280,6 +279,19 @@ final class PortableRing {
      * waiter parks, or, on a DEFER_TASKRUN ring, polls — waits in epoll_wait and runs what becomes ready right
      * here; posters wake it by unparking it or through the poller's eventfd ({@link #waiterPolls}).
      */
+    /**
+     * FEAT_MIN_TIMEOUT, as the kernel's batch wait: {@code min} CQEs within {@code minWait}; after that ETIME if
+     * any CQE is there or there is no later timeout, else a wait for one until the timeout.
+     */
+    private int waitCqMinTimeout(int min, long minWait, long timeoutNanos) {
+        boolean longer = timeoutNanos > minWait;
+        int ret = waitCq(min, longer || timeoutNanos < 0 ? minWait : timeoutNanos);
+        if (ret != -Errno.ETIME || !longer || cqReady() > 0) {
+            return ret;
+        }
+        return waitCq(1, timeoutNanos - minWait);
+    }
+
     private int waitCq(int min, long timeoutNanos) {
         if (cqReady() >= min) {
             return 0;

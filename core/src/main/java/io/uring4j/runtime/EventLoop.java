@@ -139,8 +139,9 @@ public final class EventLoop implements Executor {
     /** {@link UringBuilder#batchWait} asked for and the kernel has FEAT_MIN_TIMEOUT. */
     private boolean batchWait;
     /**
-     * A sleep waits for a batch only after a wake-up that reaped at least this many CQEs: under light load
-     * (a few connections taking turns) each sleep waits for one, so batching adds no latency there.
+     * A sleep waits for a batch only after a wake-up that reaped at least this many CQEs (a quarter of a batch,
+     * and never fewer than a lone connection's receive and send can bring at once): under light load each sleep
+     * waits for one, so batching adds no latency there.
      */
     private int batchThreshold;
     private int lastReaped;
@@ -446,7 +447,7 @@ public final class EventLoop implements Executor {
             eventfdValue = arena.allocate(8, 8);
             registerRingFd();
             batchWait = config.batchCompletions() > 1 && ring.hasFeature(Features.MIN_TIMEOUT);
-            batchThreshold = Math.max(2, config.batchCompletions() / 4);
+            batchThreshold = Math.max(4, config.batchCompletions() / 4);
             if (config.fixedBuffers() != null) {
                 ring.register().buffers(config.fixedBuffers().slab());
             }

@@ -6,7 +6,10 @@
  * creates its ring itself (so it is the ring's single issuer) with SINGLE_ISSUER + DEFER_TASKRUN, TASKRUN_FLAG,
  * COOP_TASKRUN and SUBMIT_ALL, dropping a flag only when the kernel refuses it. An iteration runs handed-over
  * tasks, makes one {@code io_uring_enter} that submits and (when idle) waits, then reaps the whole CQ batch.
- * The loop is the ring's only waiter, so completions need no lock and no wake-up of another thread.
+ * The loop is the ring's only waiter, so completions need no lock and no wake-up of another thread. Opt-in
+ * {@link io.uring4j.runtime.UringBuilder#batchWait batch waits} (the kernel's min-timeout wait) let a busy loop
+ * be woken once per batch of completions rather than per completion — the wake-up is paid by whichever CPU
+ * completes the request, often a peer's.
  *
  * <h2>Requests</h2>
  * A request occupies a slot of the loop's {@code RequestTable} — our {@code io_kiocb}: about 40 bytes of heap

@@ -45,7 +45,7 @@ class TcpLoopTest {
     @Test
     void batchedSleepsLoseNothingAndDoNotDelayLightLoad() throws Exception {
         Duration delay = Duration.ofMillis(300);
-        try (Uring uring = Uring.builder().loops(1).batchWait(8, delay).build(); Tcp tcp = Tcp.open(uring)) {
+        try (Uring uring = Uring.builder().loops(1).batchWait(16, delay).build(); Tcp tcp = Tcp.open(uring)) {
             TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
             // Load: 32 connections at once, so wake-ups reap batches and the sleeps after them wait for more.
             Clients.echoConcurrently(server.localAddress(), 32, 1 << 20, 4_093, 60);

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -172,14 +171,6 @@ class WaitTimeoutTest {
 
             pipe.closeWriteEnd();
             assertThat(reap(ring)).isEqualTo(cqe(1, 0));
-        }
-    }
-
-    @Test
-    void aMinimumWaitIsRefusedWithoutTheFeature() throws Exception {
-        try (IoUring ring = openWithExtArg(0)) {
-            assumeTrue(!ring.hasFeature(Features.MIN_TIMEOUT), "this engine has IORING_FEAT_MIN_TIMEOUT");
-            assertThat(Rings.errnoOf(() -> ring.submitAndWaitMinTimeout(2, TIMEOUT, TIMEOUT))).isEqualTo(Errno.EINVAL);
         }
     }
 }

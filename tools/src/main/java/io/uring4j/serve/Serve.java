@@ -74,8 +74,9 @@ public final class Serve implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             for (int i = 0; i < uring.loopCount(); i++) {
                 var st = uring.loop(i).stats();
-                System.err.printf("uring4j serve: loop %d: %d requests, %d completions, %d enters (%.1f SQEs each)%n",
-                        i, st.submitted(), st.completed(), st.enters(), st.sqesPerEnter());
+                System.err.printf("uring4j serve: loop %d: %d requests, %d completions, %d enters (%.1f SQEs each),"
+                        + " %d batch waits%n", i, st.submitted(), st.completed(), st.enters(), st.sqesPerEnter(),
+                        st.batchWaits());
             }
             try {
                 server.close();
