@@ -41,7 +41,7 @@ final class PortableRing {
     private static final VarHandle INT = JAVA_INT.varHandle();
     /** A long at any address (a timespec or enter argument may be unaligned); one instance, not one per read. */
     private static final ValueLayout.OfLong ANY_LONG = JAVA_LONG.withByteAlignment(1);
-    private static final ValueLayout.OfInt ANY_INT = ValueLayout.JAVA_INT.withByteAlignment(1);
+    private static final ValueLayout.OfInt ANY_INT = JAVA_INT.withByteAlignment(1);
     /** execute(): the request completes later (armed on the timer or the poller). */
     static final int PENDING = Integer.MIN_VALUE;
     /** execute(): the request must go on on an io-wq worker (its next system call may block). */
@@ -275,11 +275,6 @@ final class PortableRing {
     }
 
     /**
-     * Waits until {@code min} CQEs are ready; 0, -ETIME or -EINTR (a Java interrupt stands in for a signal). The
-     * waiter parks, or, on a DEFER_TASKRUN ring, polls — waits in epoll_wait and runs what becomes ready right
-     * here; posters wake it by unparking it or through the poller's eventfd ({@link #waiterPolls}).
-     */
-    /**
      * FEAT_MIN_TIMEOUT, as the kernel's batch wait: {@code min} CQEs within {@code minWait}; after that ETIME if
      * any CQE is there or there is no later timeout, else a wait for one until the timeout.
      */
@@ -292,6 +287,11 @@ final class PortableRing {
         return waitCq(1, timeoutNanos - minWait);
     }
 
+    /**
+     * Waits until {@code min} CQEs are ready; 0, -ETIME or -EINTR (a Java interrupt stands in for a signal). The
+     * waiter parks, or, on a DEFER_TASKRUN ring, polls — waits in epoll_wait and runs what becomes ready right
+     * here; posters wake it by unparking it or through the poller's eventfd ({@link #waiterPolls}).
+     */
     private int waitCq(int min, long timeoutNanos) {
         if (cqReady() >= min) {
             return 0;

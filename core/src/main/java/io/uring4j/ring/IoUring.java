@@ -162,11 +162,12 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
-     * Submits, then waits for {@code waitNr} CQEs, but once {@code minWaitNanos} have passed returns as soon as
-     * one is ready ({@code io_uring_submit_and_wait_min_timeout}, FEAT_MIN_TIMEOUT, 6.12). Under DEFER_TASKRUN
-     * the completing side wakes the waiter only when {@code waitNr} completions are pending, so a busy ring
-     * pays one wake-up per batch rather than one per completion. {@code timeoutNanos < 0}: no overall timeout.
-     * Returns the number submitted; the kernel refuses a minimum wait without FEAT_MIN_TIMEOUT (EINVAL).
+     * Submits, then waits for {@code waitNr} CQEs for at most {@code minWaitNanos}; after that it returns if a
+     * CQE is ready or no overall timeout is set ({@code timeoutNanos < 0}), else waits for one until the timeout
+     * ({@code io_uring_submit_and_wait_min_timeout}, FEAT_MIN_TIMEOUT, 6.12). Under DEFER_TASKRUN the completing
+     * side wakes the waiter only when {@code waitNr} completions are pending, so a busy ring pays one wake-up per
+     * batch rather than one per completion. Returns the number submitted; the kernel refuses a minimum wait
+     * without FEAT_MIN_TIMEOUT (EINVAL).
      */
     public int submitAndWaitMinTimeout(int waitNr, long minWaitNanos, long timeoutNanos) throws ErrnoException {
         checkOpen();

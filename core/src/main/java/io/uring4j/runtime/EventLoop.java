@@ -48,10 +48,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <h2>Batched sleeps</h2>
  * With {@link UringBuilder#batchWait} a busy loop sleeps until a batch of CQEs is ready or the maximum delay has
- * passed with at least one (the kernel's min-timeout wait). Under DEFER_TASKRUN the side that completes a request
+ * passed (the kernel's min-timeout wait). Under DEFER_TASKRUN the side that completes a request
  * — the softirq of a peer's send, often on the peer's own CPU — then wakes the loop once per batch instead of
  * once per completion; on a VM a cross-CPU wake-up is an IPI that costs that side microseconds. The loop
- * waits for a batch only after a wake-up that reaped a quarter of one, so light load keeps waiting for one CQE
+ * waits for a batch only after a wake-up that reaped a quarter of one (4 at least), so light load waits for one CQE
  * and pays no added latency; a hand-over from another thread may wait up to the maximum delay.
  *
  * <h2>Waking blocked callers</h2>

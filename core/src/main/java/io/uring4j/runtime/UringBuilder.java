@@ -57,11 +57,11 @@ public final class UringBuilder {
     }
 
     /**
-     * Coalesces an idle loop's wake-ups: it sleeps until {@code completions} CQEs are ready, or {@code maxDelay}
-     * has passed with at least one (FEAT_MIN_TIMEOUT, 6.12; ignored on older kernels). Under DEFER_TASKRUN the
+     * Coalesces an idle loop's wake-ups: it sleeps until {@code completions} CQEs are ready or {@code maxDelay}
+     * has passed (FEAT_MIN_TIMEOUT, 6.12; ignored on older kernels). Under DEFER_TASKRUN the
      * completing side (a softirq, another thread's send) then wakes the loop once per batch instead of once per
      * completion; the price is up to {@code maxDelay} of added latency when fewer arrive. Only a loop that found a
-     * quarter of a batch at its last wake-up waits for one, so light load is not delayed. Default: off
+     * quarter of a batch (4 at least) at its last wake-up waits for one, so light load is not delayed. Default: off
      * ({@code completions} 1).
      */
     public UringBuilder batchWait(int completions, Duration maxDelay) {
