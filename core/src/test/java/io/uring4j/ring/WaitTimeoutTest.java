@@ -160,6 +160,21 @@ class WaitTimeoutTest {
     }
 
     @Test
+    void withoutAnOverallTimeoutTheMinimumWaitEndsTheSleepEvenWithNothingReady() throws Exception {
+        try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = openWithMinTimeout()) {
+            ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(1);
+            assertThat(ring.submit()).isEqualTo(1);
+            long start = System.nanoTime();
+            assertThat(ring.submitAndWaitMinTimeout(2, TIMEOUT, -1)).as("submitted").isZero();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TIMEOUT);
+            assertThat(ring.cq().ready()).isZero();
+
+            pipe.closeWriteEnd();
+            assertThat(reap(ring)).isEqualTo(cqe(1, 0));
+        }
+    }
+
+    @Test
     void withNothingReadyAfterTheMinimumWaitTheOverallTimeoutApplies() throws Exception {
         try (Arena arena = Arena.ofConfined(); Pipe pipe = Pipe.open(); IoUring ring = openWithMinTimeout()) {
             ring.sq().next().prepRead(pipe.readFd(), arena.allocate(16), 0).userData(1);

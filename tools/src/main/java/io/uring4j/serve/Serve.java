@@ -40,8 +40,8 @@ public final class Serve implements Callable<Integer> {
 
     @Option(names = "--batch-wait-us", defaultValue = "50", paramLabel = "MICROS",
             description = "under load a loop sleeps until " + BATCH + " completions are ready or this long has"
-                    + " passed with one: fewer wake-ups for the peers' CPUs, at most this much added latency;"
-                    + " 0: wake for each (default ${DEFAULT-VALUE})")
+                    + " passed: fewer wake-ups paid by the peers' CPUs, at most this much added latency;"
+                    + " 0: wake for each completion (default ${DEFAULT-VALUE})")
     int batchWaitMicros;
 
     @Option(names = "--style", defaultValue = "loop",
