@@ -158,7 +158,7 @@ public final class IoUring implements AutoCloseable {
      * number submitted, even when the wait timed out: check {@link CompletionQueue#ready()}.
      */
     public int submitAndWait(int waitNr, long timeoutNanos) throws ErrnoException {
-        return submitAndWaitMinTimeout(waitNr, 0, timeoutNanos);
+        return submitAndWaitMinTimeout(waitNr, 0, Math.max(0, timeoutNanos));     // negative: no wait, as before
     }
 
     /**

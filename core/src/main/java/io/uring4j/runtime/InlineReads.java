@@ -33,12 +33,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
  * completes its work); it turns a syscall-bound read (about 2 µs on a VM that traps system calls) into a copy.
  * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
- * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share.
+ * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share, as do
+ * carriers whose ring the kernel refused.
  */
 public final class InlineReads implements AutoCloseable {
     private static final int BATCH = 256;
 
-    private final int maxSlots;
+    /** Lowered to the slots there are once the kernel refuses a ring: no failing io_uring_setup per read. */
+    private int maxSlots;
     /** Carrier ids ({@code pthread_self}) and their slots, index for index; replaced whole when one is added. */
     private volatile long[] carriers = new long[0];
     private volatile Slot[] slots = new Slot[0];
@@ -51,12 +53,16 @@ public final class InlineReads implements AutoCloseable {
     /** Up to {@code maxSlots} slots, one per carrier, each with its own ring on the kernel's io_uring. */
     static InlineReads open(int maxSlots) throws ErrnoException {
         InlineReads reads = new InlineReads(maxSlots);
-        reads.slotOf(LibC.threadSelf());        // the first ring now: a kernel that refuses it refuses here
+        reads.add(LibC.threadSelf(), newSlot());    // the first ring now: a kernel that refuses it refuses here
         return reads;
     }
 
-    /** The slot of the carrier {@code self}, made on its first read; null once closed or if no ring can be made. */
-    private Slot slotOf(long self) throws ErrnoException {
+    private static Slot newSlot() throws ErrnoException {
+        return new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
+    }
+
+    /** The slot of the carrier {@code self}, made on its first read (else shared); null once closed. */
+    private Slot slotOf(long self) {
         long[] ids = carriers;
         for (int i = 0; i < ids.length; i++) {
             if (ids[i] == self) {
@@ -64,25 +70,32 @@ public final class InlineReads implements AutoCloseable {
             }
         }
         synchronized (this) {
-            Slot[] known = slots;
             if (closed) {
                 return null;
-            }
-            if (known.length >= maxSlots) {
-                return known[(int) Math.floorMod(Long.hashCode(self), (long) known.length)];
             }
             if (carriers.length != ids.length) {
                 return slotOf(self);                    // another carrier was added meanwhile: look again
             }
-            Slot slot = new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
-            Slot[] grown = Arrays.copyOf(known, known.length + 1);
-            grown[known.length] = slot;
-            long[] grownIds = Arrays.copyOf(ids, ids.length + 1);
-            grownIds[ids.length] = self;
-            slots = grown;
-            carriers = grownIds;                        // published last: a reader that finds the id finds its slot
-            return slot;
+            Slot[] known = slots;
+            if (known.length < maxSlots) {
+                try {
+                    return add(self, newSlot());
+                } catch (ErrnoException refused) {
+                    maxSlots = known.length;            // this carrier shares, as those beyond the bound do
+                }
+            }
+            return known[(int) Math.floorMod(Long.hashCode(self), (long) known.length)];
         }
+    }
+
+    private synchronized Slot add(long self, Slot slot) {
+        Slot[] grown = Arrays.copyOf(slots, slots.length + 1);
+        grown[grown.length - 1] = slot;
+        slots = grown;
+        long[] ids = Arrays.copyOf(carriers, carriers.length + 1);
+        ids[ids.length - 1] = self;
+        carriers = ids;                                 // published last: a reader that finds the id finds its slot
+        return slot;
     }
 
     /**
@@ -92,14 +105,9 @@ public final class InlineReads implements AutoCloseable {
      * An interrupt does not end the wait, which lasts one batch; the interrupt status is kept.
      */
     public long read(int fd, MemorySegment dst, long position) {
-        Slot slot;
-        try {
-            slot = slotOf(LibC.threadSelf());
-        } catch (ErrnoException refused) {
-            slot = null;
-        }
+        Slot slot = slotOf(LibC.threadSelf());
         if (slot == null) {
-            return closed ? -Errno.EAGAIN : LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT);
+            return -Errno.EAGAIN;                       // closed
         }
         Read read = new Read(Thread.currentThread(), fd, dst, position);
         slot.pending.add(read);

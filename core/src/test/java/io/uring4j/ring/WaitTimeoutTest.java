@@ -25,10 +25,20 @@ class WaitTimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
 
     private static IoUring openWithExtArg(int setupFlags) throws ErrnoException {
+        return openWith(setupFlags, Features.EXT_ARG, "IORING_FEAT_EXT_ARG");
+    }
+
+    private static IoUring openWithMinTimeout() throws ErrnoException {
+        return openWith(SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN, Features.MIN_TIMEOUT,
+                "IORING_FEAT_MIN_TIMEOUT (6.12)");
+    }
+
+    /** A ring with {@code feature}, or the test skips saying the kernel lacks it. */
+    private static IoUring openWith(int setupFlags, int feature, String featureName) throws ErrnoException {
         IoUring ring = openOrSkip(8, setupFlags);
-        if (!ring.hasFeature(Features.EXT_ARG)) {
+        if (!ring.hasFeature(feature)) {
             ring.close();
-            assumeTrue(false, "kernel lacks IORING_FEAT_EXT_ARG");
+            assumeTrue(false, "kernel lacks " + featureName);
         }
         return ring;
     }
@@ -123,15 +133,6 @@ class WaitTimeoutTest {
             assertThat(ring.cq().ready()).as("CQEs ready").isEqualTo(2);
             assertThat(reap(ring, 2)).containsExactly(cqe(1, 0), cqe(2, 0));
         }
-    }
-
-    private static IoUring openWithMinTimeout() throws ErrnoException {
-        IoUring ring = openOrSkip(8, SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN);
-        if (!ring.hasFeature(Features.MIN_TIMEOUT)) {
-            ring.close();
-            assumeTrue(false, "kernel lacks IORING_FEAT_MIN_TIMEOUT (6.12)");
-        }
-        return ring;
     }
 
     @Test

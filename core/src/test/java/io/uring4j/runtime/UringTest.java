@@ -132,4 +132,13 @@ class UringTest {
             uring.close();      // idempotent
         }
     }
+
+    @Test
+    void batchWaitRefusesAMaximumDelayThatIsNotPositive() {
+        assertThatThrownBy(() -> Uring.builder().batchWait(32, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxDelay must be positive");
+        assertThatThrownBy(() -> Uring.builder().batchWait(0, Duration.ofNanos(50_000)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("completions must be positive");
+        Uring.builder().batchWait(1, Duration.ZERO);        // one completion: batch waits off, no delay needed
+    }
 }

@@ -3,8 +3,10 @@ package io.uring4j.serve;
 import io.uring4j.runtime.Uring;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -38,6 +40,9 @@ public final class Serve implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "event loops (default ${DEFAULT-VALUE})")
     int threads;
 
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--batch-wait-us", defaultValue = "50", paramLabel = "MICROS",
             description = "under load a loop sleeps until " + BATCH + " completions are ready or this long has"
                     + " passed: fewer wake-ups paid by the peers' CPUs, at most this much added latency;"
@@ -54,6 +59,10 @@ public final class Serve implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (batchWaitMicros < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--batch-wait-us must be 0 (off) or a positive number of microseconds: " + batchWaitMicros);
+        }
         // Each connection holds a request slot for its receive (and one while sending): room for ~8k per loop.
         Uring uring = Uring.builder().loops(threads).maxInFlight(16_384)
                 .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();

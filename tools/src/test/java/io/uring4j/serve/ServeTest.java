@@ -99,4 +99,13 @@ class ServeTest {
         }
         return all.toString();
     }
+
+    @org.junit.jupiter.api.Test
+    void aNegativeBatchWaitIsRefusedByName() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        int exit = new picocli.CommandLine(new Serve()).setErr(new java.io.PrintWriter(err))
+                .execute("http", "--port", "0", "--batch-wait-us", "-1");
+        assertThat(exit).isNotZero();
+        assertThat(err.toString()).contains("--batch-wait-us must be 0 (off) or a positive number");
+    }
 }
