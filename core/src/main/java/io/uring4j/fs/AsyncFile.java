@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.ring.Sqe;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InlineReads;
@@ -265,10 +266,15 @@ public final class AsyncFile implements AutoCloseable {
      * this package that have done their own argument checks (the channels follow the JDK's).
      */
     int call(Op op) throws IOException {
+        return callGuarded(whileOpen(op));
+    }
+
+    /** {@link #call} of an op that checks {@link FdGuard#isClosing()} itself when prepared. */
+    private int callGuarded(Op guarded) throws IOException {
         guard.acquire();
         try {
             EventLoop loop = uring.loop();
-            return bounded ? loop.callBounded(whileOpen(op)) : loop.call(whileOpen(op));
+            return bounded ? loop.callBounded(guarded) : loop.call(guarded);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
@@ -296,7 +302,7 @@ public final class AsyncFile implements AutoCloseable {
      */
     int readBlocking(MemorySegment dst, long position) throws IOException {
         if (isDirect() || !NOWAIT_READS) {
-            return call(Ops.read(fd(), dst, position));
+            return callGuarded(new Read(this, dst, position));
         }
         long n;
         guard.acquire();
@@ -320,14 +326,27 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
+    /** A read through the ring as one object (not an op wrapped in {@link #whileOpen}): the common blocking call. */
+    private record Read(AsyncFile file, MemorySegment dst, long position) implements Op {
+        @Override
+        public void prepare(Sqe sqe, MemorySegment scratch) {
+            file.requireNotClosing();
+            sqe.prepRead(file.fd(), dst, position);
+        }
+    }
+
     /** An op that is not issued once the file is closing: a close may have cancelled everything already. */
     private Op whileOpen(Op op) {
         return (sqe, scratch) -> {
-            if (guard.isClosing()) {
-                throw new FileRequest.ClosingException();
-            }
+            requireNotClosing();
             op.prepare(sqe, scratch);
         };
+    }
+
+    private void requireNotClosing() {
+        if (guard.isClosing()) {
+            throw new FileRequest.ClosingException();
+        }
     }
 
     /** Future style; the outcome is a plain result mapping here, and more for the channels. */

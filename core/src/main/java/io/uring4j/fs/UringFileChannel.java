@@ -12,6 +12,7 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
@@ -248,7 +249,11 @@ public final class UringFileChannel extends FileChannel {
         }
         int n;
         if (dst.isDirect()) {
-            n = file.readBlocking(MemorySegment.ofBuffer(dst), at);
+            try {
+                n = file.readBlocking(unscoped(dst), at);
+            } finally {
+                Reference.reachabilityFence(dst);
+            }
         } else {
             TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
             Throwable failure = null;
@@ -675,6 +680,15 @@ public final class UringFileChannel extends FileChannel {
         if (seekable < 0) {
             throw new ErrnoException("lseek", Errno.ESPIPE);
         }
+    }
+
+    /**
+     * {@code buffer}'s bytes from position to limit, for a call that returns only after the kernel is done with
+     * them, while the caller keeps the buffer reachable: {@code ofBuffer}'s own segment holds a session that
+     * keeps it alive, two objects per call that escape into the request.
+     */
+    private static MemorySegment unscoped(ByteBuffer buffer) {
+        return MemorySegment.ofAddress(MemorySegment.ofBuffer(buffer).address()).reinterpret(buffer.remaining());
     }
 
     private void ensureOpen() throws ClosedChannelException {
