@@ -39,6 +39,11 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class InlineReads implements AutoCloseable {
     private static final int BATCH = 256;
 
+    /** A slot's ring: the kernel's, with room for a batch. */
+    private static final RingMaker KERNEL_RINGS =
+            () -> IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build();
+
+    private final RingMaker rings;
     /** Lowered to the slots there are once the kernel refuses a ring: no failing io_uring_setup per read. */
     private int maxSlots;
     /** Carrier ids ({@code pthread_self}) and their slots, index for index; replaced whole when one is added. */
@@ -46,19 +51,31 @@ public final class InlineReads implements AutoCloseable {
     private volatile Slot[] slots = new Slot[0];
     private volatile boolean closed;
 
-    private InlineReads(int maxSlots) {
+    private InlineReads(int maxSlots, RingMaker rings) {
         this.maxSlots = maxSlots;
+        this.rings = rings;
     }
 
     /** Up to {@code maxSlots} slots, one per carrier, each with its own ring on the kernel's io_uring. */
     static InlineReads open(int maxSlots) throws ErrnoException {
-        InlineReads reads = new InlineReads(maxSlots);
-        reads.add(LibC.threadSelf(), newSlot());    // the first ring now: a kernel that refuses it refuses here
+        return open(maxSlots, KERNEL_RINGS);
+    }
+
+    /** {@link #open(int)} with the slots' rings made by {@code rings} (tests make the kernel refuse them). */
+    static InlineReads open(int maxSlots, RingMaker rings) throws ErrnoException {
+        InlineReads reads = new InlineReads(maxSlots, rings);
+        reads.add(LibC.threadSelf(), reads.newSlot());  // the first ring now: a kernel that refuses it refuses here
         return reads;
     }
 
-    private static Slot newSlot() throws ErrnoException {
-        return new Slot(IoUring.builder().entries(BATCH).submitAll().engine(Engine.kernel()).build());
+    private Slot newSlot() throws ErrnoException {
+        return new Slot(rings.open());
+    }
+
+    /** Opens a slot's ring. */
+    @FunctionalInterface
+    interface RingMaker {
+        IoUring open() throws ErrnoException;
     }
 
     /** The slot of the carrier {@code self}, made on its first read (else shared); null once closed. */

@@ -1,7 +1,10 @@
 package io.uring4j.runtime;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.SetupFlags;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,11 +27,13 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Page-cache reads batched on the virtual threads' own carriers: each reader gets its own bytes, or -errno. */
 class InlineReadsTest {
@@ -71,27 +76,7 @@ class InlineReadsTest {
             List<CompletableFuture<Integer>> readers = new ArrayList<>();
             for (int t = 0; t < 64; t++) {
                 int seed = t;
-                readers.add(OnVirtualThread.supply(() -> {
-                    SplittableRandom random = new SplittableRandom(seed);
-                    int checked = 0;
-                    try (Arena arena = Arena.ofConfined()) {
-                        for (int i = 0; i < 300; i++) {
-                            int length = 1 + random.nextInt(16 * 1024);
-                            long position = random.nextLong(data.length + 4096L);
-                            MemorySegment dst = arena.allocate(length);
-                            long n = reads.read(fd, dst, position);
-                            long expected = Math.max(0, Math.min(length, data.length - position));
-                            assertThat(n).as("read of %d at %d", length, position).isEqualTo(expected);
-                            for (int k = 0; k < n; k++) {
-                                if (dst.get(JAVA_BYTE, k) != data[(int) position + k]) {
-                                    throw new AssertionError("byte " + k + " of the read at " + position);
-                                }
-                            }
-                            checked++;
-                        }
-                    }
-                    return checked;
-                }));
+                readers.add(OnVirtualThread.supply(() -> readAndCheck(reads, seed, 300)));
             }
             for (CompletableFuture<Integer> r : readers) {
                 assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(300);
@@ -198,6 +183,87 @@ class InlineReadsTest {
         }).get(30, TimeUnit.SECONDS);
         assertThat(after).isEqualTo(-Errno.EAGAIN);
         assertThat(openRings()).as("the loop's ring and every slot's ring are closed").isEqualTo(ringsBefore);
+    }
+
+    /**
+     * A carrier whose ring the kernel refuses shares a slot: its readers still get their bytes, and no later read
+     * asks the kernel for a ring again (the bound is lowered to the slots there are).
+     */
+    @Test
+    void aCarrierWhoseRingIsRefusedSharesASlotWithoutAskingAgain() throws Exception {
+        assumeTrue(Runtime.getRuntime().availableProcessors() >= 2,
+                "one CPU: the virtual threads have one carrier, which never needs a second ring");
+        AtomicInteger asked = new AtomicInteger();
+        InlineReads.RingMaker onlyOne = () -> {
+            if (asked.getAndIncrement() == 0) {
+                return IoUring.builder().entries(256).submitAll().engine(Engine.kernel()).build();
+            }
+            throw new ErrnoException("io_uring_setup", -Errno.ENOMEM);
+        };
+        try (InlineReads reads = InlineReads.open(8, onlyOne)) {
+            List<CompletableFuture<Integer>> readers = new ArrayList<>();
+            for (int t = 0; t < 32; t++) {
+                int seed = t;
+                readers.add(OnVirtualThread.supply(() -> readAndCheck(reads, seed, 500)));
+            }
+            for (CompletableFuture<Integer> r : readers) {
+                assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(500);
+            }
+        }
+        assertThat(asked.get()).as("rings asked for: the first, then one refusal for the second carrier").isEqualTo(2);
+    }
+
+    /**
+     * An enter the kernel refuses (a ring still disabled: EBADFD) fails its batch with that errno, and the slot's
+     * ring is closed — SQEs it did not take must never be submitted after their readers left — so the slot then
+     * answers EAGAIN. The readers' buffers are never written.
+     */
+    @Test
+    void aFailedEnterFailsItsBatchAndTheSlotThenAnswersEagain() throws Exception {
+        long ringsBefore = openRings();
+        InlineReads.RingMaker disabled = () -> IoUring.builder().entries(256).submitAll().engine(Engine.kernel())
+                .flags(SetupFlags.R_DISABLED).build();
+        try (InlineReads reads = InlineReads.open(1, disabled)) {
+            long[] results = OnVirtualThread.supply(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(4096).fill((byte) 0x5a);
+                    long first = reads.read(fd, dst, 0);
+                    long second = reads.read(fd, dst, 0);
+                    long untouched = 0;
+                    for (int k = 0; k < 4096; k++) {
+                        untouched += dst.get(JAVA_BYTE, k) == 0x5a ? 1 : 0;
+                    }
+                    return new long[] {first, second, untouched};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(results[0]).as("the failed enter's errno").isEqualTo(-Errno.EBADFD);
+            assertThat(results[1]).as("after the slot's ring was closed").isEqualTo(-Errno.EAGAIN);
+            assertThat(results[2]).as("bytes left as they were").isEqualTo(4096);
+        }
+        assertThat(openRings()).as("the refused ring is closed").isEqualTo(ringsBefore);
+    }
+
+    /** {@code count} random reads (some past the end) on the calling virtual thread, each checked byte for byte. */
+    private int readAndCheck(InlineReads reads, int seed, int count) {
+        SplittableRandom random = new SplittableRandom(seed);
+        int checked = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int i = 0; i < count; i++) {
+                int length = 1 + random.nextInt(16 * 1024);
+                long position = random.nextLong(data.length + 4096L);
+                MemorySegment dst = arena.allocate(length);
+                long n = reads.read(fd, dst, position);
+                long expected = Math.max(0, Math.min(length, data.length - position));
+                assertThat(n).as("read of %d at %d", length, position).isEqualTo(expected);
+                for (int k = 0; k < n; k++) {
+                    if (dst.get(JAVA_BYTE, k) != data[(int) position + k]) {
+                        throw new AssertionError("byte " + k + " of the read at " + position);
+                    }
+                }
+                checked++;
+            }
+        }
+        return checked;
     }
 
     /** This process's open io_uring fds. */
