@@ -152,11 +152,6 @@ final class ChannelSockets {
         return (T) value;
     }
 
-    /**
-     * Cancels the requests on {@code fd} and waits for the cancel (uninterruptibly: this runs inside the interrupt
-     * of a blocked thread too), then closes: the blocked calls end with -ECANCELED, which the channels report as
-     * {@link java.nio.channels.AsynchronousCloseException} or {@link java.nio.channels.ClosedByInterruptException}.
-     */
     /** Non-blocking mode is refused: these channels exist for blocking code on virtual threads. */
     static void requireBlocking(boolean block) {
         if (!block) {

@@ -56,6 +56,8 @@ final class BenchOptions {
 
     /** The {@code --api} values for the help text. */
     static final class ApiCandidates extends ArrayList<String> {
+        private static final long serialVersionUID = 1L;
+
         ApiCandidates() {
             for (Api api : Api.values()) {
                 add(api.toString());

@@ -139,13 +139,13 @@ public final class Doctor {
         List<String> accepted = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         for (Trial trial : trials) {
-            try (IoUring ring = trial.apply().apply(IoUring.builder().entries(8)).build()) {
+            try (IoUring _ = trial.apply().apply(IoUring.builder().entries(8)).build()) {
                 accepted.add(trial.name());
             } catch (ErrnoException e) {
                 refused.add(trial.name() + " (" + e.errnoName() + ")");
             }
         }
-        try (IoUring first = IoUring.open(8); IoUring ring = IoUring.builder().entries(8).attachWq(first).build()) {
+        try (IoUring first = IoUring.open(8); IoUring _ = IoUring.builder().entries(8).attachWq(first).build()) {
             accepted.add("ATTACH_WQ");
         } catch (ErrnoException e) {
             refused.add("ATTACH_WQ (" + e.errnoName() + ")");

@@ -117,9 +117,9 @@ class BenchTest {
 
     /**
      * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
-     * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM.
+     * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM. It runs
+     * first, before the runtime styles' classes turn the shared call sites megamorphic in this JVM.
      */
-    /** First, before the runtime styles' classes turn the shared call sites megamorphic in this JVM. */
     @Test
     @org.junit.jupiter.api.Order(1)
     void rawNopModeAllocatesZeroBytesPerOpAfterWarmUp() {

@@ -21,6 +21,9 @@ class ServeTest {
 
     private interface Server extends AutoCloseable {
         InetSocketAddress address() throws IOException;
+
+        @Override
+        void close() throws IOException;
     }
 
     private static Server start(Uring uring, String style, boolean http) throws IOException {
