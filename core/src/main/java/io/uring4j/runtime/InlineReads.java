@@ -10,8 +10,9 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -127,7 +128,7 @@ public final class InlineReads implements AutoCloseable {
             return -Errno.EAGAIN;                       // closed
         }
         Read read = new Read(Thread.currentThread(), fd, dst, position);
-        slot.pending.add(read);
+        slot.pending.push(read);
         boolean interrupted = false;
         while (true) {
             if (slot.lock.tryLock()) {
@@ -185,6 +186,8 @@ public final class InlineReads implements AutoCloseable {
         final long position;
         long result;
         volatile boolean done;
+        /** The read pushed before this one ({@link Pending}); set once, before the push publishes it. */
+        Read below;
 
         Read(Thread thread, int fd, MemorySegment dst, long position) {
             this.thread = thread;
@@ -202,11 +205,54 @@ public final class InlineReads implements AutoCloseable {
         }
     }
 
+    /**
+     * The reads waiting for a slot's combiner: a lock-free stack linked through the reads themselves, so a read
+     * costs no queue node. A read is pushed once and never again, so a pop cannot see a top that left and came
+     * back (no ABA).
+     */
+    private static final class Pending {
+        private static final VarHandle TOP;
+
+        static {
+            try {
+                TOP = MethodHandles.lookup().findVarHandle(Pending.class, "top", Read.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused") // accessed through TOP
+        private volatile Read top;
+
+        void push(Read read) {
+            Read t;
+            do {
+                t = top;
+                read.below = t;
+            } while (!TOP.weakCompareAndSet(this, t, read));
+        }
+
+        Read pop() {
+            Read t;
+            do {
+                t = top;
+                if (t == null) {
+                    return null;
+                }
+            } while (!TOP.weakCompareAndSet(this, t, t.below));
+            return t;
+        }
+
+        boolean isEmpty() {
+            return top == null;
+        }
+    }
+
     /** A ring, the reads queued for it, and the lock its combiner holds. */
     private static final class Slot implements CqeHandler {
         final IoUring ring;
         final ReentrantLock lock = new ReentrantLock();
-        final ConcurrentLinkedQueue<Read> pending = new ConcurrentLinkedQueue<>();
+        final Pending pending = new Pending();
         private final Read[] batch = new Read[BATCH];
         /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
         volatile int lastBatch;
@@ -236,9 +282,9 @@ public final class InlineReads implements AutoCloseable {
             }
         }
 
-        /** Moves up to {@code max - n} reads from {@code queue} into the batch from index {@code n}; the new size. */
-        private int take(ConcurrentLinkedQueue<Read> queue, int n, int max, boolean closed) {
-            for (Read r; n < max && (r = queue.poll()) != null; n++) {
+        /** Moves up to {@code max - n} reads from {@code from} into the batch from index {@code n}; the new size. */
+        private int take(Pending from, int n, int max, boolean closed) {
+            for (Read r; n < max && (r = from.pop()) != null; n++) {
                 batch[n] = r;
                 if (!closed) {
                     int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE);   // the kernel caps it lower
