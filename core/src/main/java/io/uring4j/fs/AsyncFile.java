@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.runtime.DirectDevice;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InlineReads;
@@ -61,11 +62,14 @@ public final class AsyncFile implements AutoCloseable {
     private final int offsetAlignment;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
+    /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
+    private final DirectDevice device;
 
     AsyncFile(Uring uring, int fd, Path path, int flags, boolean bounded, int memoryAlignment,
             int offsetAlignment) {
         this.uring = uring;
         this.bounded = bounded;
+        this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
         this.path = path;
         this.flags = flags;
@@ -296,12 +300,17 @@ public final class AsyncFile implements AutoCloseable {
      * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
      * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
      * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
-     * batched with its carrier's other readers ({@link Uring#inlineReads()}). O_DIRECT files always go through
-     * the ring: a synchronous direct read would hold the thread (a virtual thread's carrier) until the device
-     * answers.
+     * batched with its carrier's other readers ({@link Uring#inlineReads()}). An O_DIRECT read waits for the
+     * device, so it holds its thread (a virtual thread's carrier) until the device answers: a virtual thread's
+     * is batched and waited for on its carrier while the device answers fast ({@link DirectDevice}), else it
+     * goes through the ring, as do a platform thread's.
      */
     int readBlocking(MemorySegment dst, long position) throws IOException {
-        if (isDirect() || !NOWAIT_READS) {
+        if (isDirect()) {
+            return device != null && BATCHED_READS && Thread.currentThread().isVirtual() && device.inline()
+                    ? readDirectInline(dst, position) : callGuarded(new Read(this, dst, position));
+        }
+        if (!NOWAIT_READS) {
             return callGuarded(new Read(this, dst, position));
         }
         long n;
@@ -324,6 +333,22 @@ public final class AsyncFile implements AutoCloseable {
         } catch (ErrnoException e) {
             return (int) n;         // like a short pread: the error shows on the next read
         }
+    }
+
+    /** A direct read batched on the carrier; through the ring if the batch could not take it or it failed. */
+    private int readDirectInline(MemorySegment dst, long position) throws IOException {
+        InlineReads batched = uring.inlineReads();
+        if (batched == null) {
+            return callGuarded(new Read(this, dst, position));
+        }
+        long n;
+        guard.acquire();
+        try {
+            n = batched.readDirect(fd(), dst, position, device);
+        } finally {
+            guard.release();
+        }
+        return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));  // the ring names an error
     }
 
     /** A read through the ring as one object (not an op wrapped in {@link #whileOpen}): the common blocking call. */

@@ -123,11 +123,26 @@ public final class InlineReads implements AutoCloseable {
      * An interrupt does not end the wait, which lasts one batch; the interrupt status is kept.
      */
     public long read(int fd, MemorySegment dst, long position) {
+        return join(new Read(Thread.currentThread(), fd, dst, position, null));
+    }
+
+    /**
+     * A read of an O_DIRECT file for a virtual thread, batched like {@link #read} but waited for: the carrier
+     * holds while {@code device} answers, as with a synchronous read — so the caller asks
+     * {@link DirectDevice#inline()} first, and the batch's wait is recorded on {@code device}. The bytes read
+     * ({@code dst}'s size, or fewer at end of file) or {@code -errno}; {@code -EAGAIN} when these rings are
+     * closed. The kernel is done with {@code dst} when this returns. Only for regular files and block devices,
+     * whose reads end on their own: an interrupt does not end the wait; the interrupt status is kept.
+     */
+    public long readDirect(int fd, MemorySegment dst, long position, DirectDevice device) {
+        return join(new Read(Thread.currentThread(), fd, dst, position, device));
+    }
+
+    private long join(Read read) {
         Slot slot = slotOf(LibC.threadSelf());
         if (slot == null) {
             return -Errno.EAGAIN;                       // closed
         }
-        Read read = new Read(Thread.currentThread(), fd, dst, position);
         slot.pending.push(read);
         boolean interrupted = false;
         while (true) {
@@ -184,16 +199,19 @@ public final class InlineReads implements AutoCloseable {
         final int fd;
         final MemorySegment dst;
         final long position;
+        /** An O_DIRECT read's device, whose wait is recorded; null for a page-cache read (RWF_NOWAIT). */
+        final DirectDevice device;
         long result;
         volatile boolean done;
         /** The read pushed before this one ({@link Pending}); set once, before the push publishes it. */
         Read below;
 
-        Read(Thread thread, int fd, MemorySegment dst, long position) {
+        Read(Thread thread, int fd, MemorySegment dst, long position, DirectDevice device) {
             this.thread = thread;
             this.fd = fd;
             this.dst = dst;
             this.position = position;
+            this.device = device;
         }
 
         void complete(long result) {
@@ -254,6 +272,8 @@ public final class InlineReads implements AutoCloseable {
         final ReentrantLock lock = new ReentrantLock();
         final Pending pending = new Pending();
         private final Read[] batch = new Read[BATCH];
+        /** The batch's direct reads' devices, kept past their reads' completion for {@link #recordWaits}. */
+        private final DirectDevice[] devices = new DirectDevice[BATCH];
         /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
         volatile int lastBatch;
 
@@ -286,10 +306,11 @@ public final class InlineReads implements AutoCloseable {
         private int take(Pending from, int n, int max, boolean closed) {
             for (Read r; n < max && (r = from.pop()) != null; n++) {
                 batch[n] = r;
+                devices[n] = r.device;
                 if (!closed) {
                     int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE);   // the kernel caps it lower
                     ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
-                            .opFlags(LibC.RWF_NOWAIT).userData(n);
+                            .opFlags(r.device == null ? LibC.RWF_NOWAIT : 0).userData(n);
                 }
             }
             return n;
@@ -317,6 +338,7 @@ public final class InlineReads implements AutoCloseable {
          * readers had gone: the ring is closed instead, and the slot answers EAGAIN from then on.
          */
         private void submitAndReap(int n) {
+            long start = System.nanoTime();
             int submitted;
             try {
                 submitted = ring.submitAndWait(n);
@@ -325,18 +347,37 @@ public final class InlineReads implements AutoCloseable {
                 fail(0, n, -e.errno());         // each reader takes its slower path
                 return;
             }
+            long waited = System.nanoTime() - start;   // the kernel's time only: not the readers' wake-ups
             int reaped = ring.cq().drain(this);
             while (reaped < submitted) {
+                start = System.nanoTime();
                 try {
                     ring.submitAndWait(submitted - reaped);
                 } catch (ErrnoException e) {
                     throw new IllegalStateException("io_uring_enter while reaping inline reads: " + e, e);
                 }
+                waited += System.nanoTime() - start;
                 reaped += ring.cq().drain(this);
             }
+            recordWaits(waited, n);
             if (submitted < n) {
                 ring.close();
                 fail(submitted, n, -Errno.EAGAIN);
+            }
+        }
+
+        /** Each direct read's device learns the batch's wait, once per batch (a batch mostly reads one file). */
+        private void recordWaits(long nanos, int n) {
+            DirectDevice last = null;
+            for (int i = 0; i < n; i++) {
+                DirectDevice device = devices[i];
+                if (device != null) {
+                    devices[i] = null;
+                    if (device != last) {
+                        device.waited(nanos, n);
+                        last = device;
+                    }
+                }
             }
         }
 
@@ -344,6 +385,7 @@ public final class InlineReads implements AutoCloseable {
             for (int i = from; i < to; i++) {
                 batch[i].complete(result);
                 batch[i] = null;
+                devices[i] = null;
             }
         }
 

@@ -33,7 +33,7 @@ public final class Uring implements AutoCloseable {
     private boolean closeAwaited;
     /** Made on the first page-cache read of a virtual thread; null until then, or where it cannot be made. */
     private volatile InlineReads inlineReads;
-    private boolean inlineReadsTried;
+    private volatile boolean inlineReadsTried;
 
     Uring(UringBuilder config) throws ErrnoException {
         this.config = config;
@@ -59,12 +59,14 @@ public final class Uring implements AutoCloseable {
      */
     public InlineReads inlineReads() {
         InlineReads reads = inlineReads;
-        if (reads != null || inlineReadsTried) {
+        if (reads != null) {
             return reads;
+        }
+        if (inlineReadsTried) {
+            return inlineReads;         // read again: it was set before the flag
         }
         synchronized (closeLock) {
             if (!inlineReadsTried && !closed) {
-                inlineReadsTried = true;
                 if (loops[0].ring().engineUsed() == Engine.kernel()) {
                     int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
                             Runtime.getRuntime().availableProcessors());
@@ -74,6 +76,7 @@ public final class Uring implements AutoCloseable {
                         // the loops' rings work; reads then take preadv2, as they would anywhere
                     }
                 }
+                inlineReadsTried = true;        // after the slots exist: a reader that sees it sees them
             }
             return inlineReads;
         }

@@ -158,6 +158,49 @@ class AsyncFileTest {
         }
     }
 
+    /**
+     * Virtual threads reading an O_DIRECT file whose device answers at once — a preallocated file, whose unwritten
+     * extents read as zeros without the device — are batched and waited for on their carriers: each read fills its
+     * buffer, the end of file reads 0, and the event loops see only the reads of a device found slow (a busy
+     * machine can make a batch look slow; its first batches are always tried inline).
+     */
+    @Test
+    void directReadsOfAFastDeviceAreWaitedForOnTheCarriers() throws Exception {
+        int size = 1 << 20;
+        int threads = 32;
+        int readsEach = 200;
+        Path path = dir.resolve("preallocated");
+        try (AsyncFile f = files.open(path, O_RDWR | O_CREAT, 0644)) {
+            f.allocate(0, 0, size);
+        }
+        try (AsyncFile f = files.open(path, O_RDONLY | O_DIRECT, 0)) {
+            int block = Math.max(4096, f.directAlignment());
+            long submittedBefore = submitted();
+            java.util.List<CompletableFuture<Integer>> readers = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                readers.add(OnVirtualThread.supply(() -> {
+                    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment buf = f.allocateBuffer(arena, block);
+                        for (int i = 0; i < readsEach; i++) {
+                            buf.fill((byte) 0x5a);
+                            assertThat(f.read(buf, (long) random.nextInt(size / block) * block)).isEqualTo(block);
+                            assertThat(buf.toArray(JAVA_BYTE)).containsOnly(0);
+                        }
+                        assertThat(f.read(buf, size)).as("at the end").isZero();
+                    }
+                    return readsEach;
+                }));
+            }
+            for (CompletableFuture<Integer> r : readers) {
+                assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(readsEach);
+            }
+            assertThat(submitted() - submittedBefore).as("reads that went to an event loop")
+                    .isLessThan(threads * (readsEach + 1L));
+        }
+    }
+
     @Test
     void aClosedFileRefusesRequests() throws Exception {
         Path path = dir.resolve("closed");

@@ -131,6 +131,35 @@ class InlineReadsTest {
     }
 
     /** An interrupt does not cut a read short, and the reader's interrupt status survives it. */
+    /**
+     * A direct read is waited for, not answered EAGAIN: a page the cache dropped is read from the device (the
+     * buffered fd shows it, O_DIRECT or not is the caller's flag), with an interrupt pending too; a bad fd EBADF.
+     */
+    @Test
+    void aDirectReadWaitsForTheDeviceEvenWhenInterrupted() throws Throwable {
+        try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
+             FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            channel.force(true);
+            assertThat((int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED)).isZero();
+            InlineReads reads = uring.inlineReads();
+            DirectDevice device = new DirectDevice();
+            Object[] outcome = OnVirtualThread.supply(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(4096, 4096);
+                    Thread.currentThread().interrupt();
+                    long n = reads.readDirect(fd, dst, 1 << 20, device);
+                    boolean interrupted = Thread.interrupted();
+                    long bad = reads.readDirect(Integer.MAX_VALUE, dst.asSlice(0, 512), 0, device);
+                    return new Object[] {n, interrupted, dst.toArray(JAVA_BYTE), bad};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(outcome[0]).isEqualTo(4096L);
+            assertThat(outcome[1]).as("still interrupted").isEqualTo(true);
+            assertThat((byte[]) outcome[2]).isEqualTo(java.util.Arrays.copyOfRange(data, 1 << 20, (1 << 20) + 4096));
+            assertThat(outcome[3]).as("bad fd").isEqualTo((long) -Errno.EBADF);
+        }
+    }
+
     @Test
     void anInterruptedReaderGetsItsBytesAndKeepsItsStatus() throws Exception {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build()) {

@@ -19,6 +19,6 @@ record Workload(String name, List<String> args, double minSpeed, String target) 
                     "-R1", "-p0"), 0.95, "IOPS >= 0.95 C"));
 
     boolean readsFile() {
-        return !args.contains("-N1") && args.stream().noneMatch(a -> a.startsWith("-L"));
+        return !args.contains("-N1") && args.stream().noneMatch(a -> a.startsWith("-L") && !a.equals("-L0"));
     }
 }

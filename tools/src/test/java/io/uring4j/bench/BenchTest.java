@@ -108,6 +108,14 @@ class BenchTest {
         assertThat(json).doesNotContain("\"ratio\":0.0000", "NaN", "Infinity");
     }
 
+    /** A workload given on the command line spells every option, {@code -N0 -L0} too: it still reads a file. */
+    @Test
+    void givenReadWorkloadReadsAFileAndNopOrLinkModesDoNot() {
+        assertThat(new Workload("read", new BenchOptions().workloadArgs(), 0, "").readsFile()).isTrue();
+        assertThat(new Workload("nop", java.util.List.of("-N1", "-L0"), 0, "").readsFile()).isFalse();
+        assertThat(new Workload("link", java.util.List.of("-N0", "-L100"), 0, "").readsFile()).isFalse();
+    }
+
     @Test
     void unknownApiNamesTheChoices() {
         BenchRun run = BenchRun.of("--api", "mmap");
