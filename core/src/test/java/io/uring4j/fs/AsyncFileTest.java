@@ -196,8 +196,10 @@ class AsyncFileTest {
             for (CompletableFuture<Integer> r : readers) {
                 assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(readsEach);
             }
-            assertThat(submitted() - submittedBefore).as("reads that went to an event loop")
-                    .isLessThan(threads * (readsEach + 1L));
+            if (uring.inlineReads() != null) {      // the portable engine has no carrier rings: all go to its loops
+                assertThat(submitted() - submittedBefore).as("reads that went to an event loop")
+                        .isLessThan(threads * (readsEach + 1L));
+            }
         }
     }
 
