@@ -8,6 +8,7 @@ import io.uring4j.runtime.InlineReads;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
@@ -307,21 +308,14 @@ public final class AsyncFile implements AutoCloseable {
      */
     int readBlocking(MemorySegment dst, long position) throws IOException {
         if (isDirect()) {
-            return device != null && BATCHED_READS && Thread.currentThread().isVirtual() && device.inline()
-                    ? readDirectInline(dst, position) : callGuarded(new Read(this, dst, position));
+            boolean onCarrier = device != null && BATCHED_READS && Thread.currentThread().isVirtual() && device.inline();
+            long n = onCarrier ? readHere(dst, position) : -Errno.EAGAIN;
+            return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));    // the ring names an error
         }
         if (!NOWAIT_READS) {
             return callGuarded(new Read(this, dst, position));
         }
-        long n;
-        guard.acquire();
-        try {
-            InlineReads batched = BATCHED_READS && Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
-            n = batched != null ? batched.read(fd(), dst, position)
-                    : LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
-        } finally {
-            guard.release();
-        }
+        long n = readHere(dst, position);
         if (n == dst.byteSize() || n == 0) {
             return (int) n;         // all of it, or end of file
         }
@@ -335,20 +329,22 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
-    /** A direct read batched on the carrier; through the ring if the batch could not take it or it failed. */
-    private int readDirectInline(MemorySegment dst, long position) throws IOException {
-        InlineReads batched = uring.inlineReads();
-        if (batched == null) {
-            return callGuarded(new Read(this, dst, position));
-        }
-        long n;
+    /**
+     * The read on the calling thread: batched with its carrier's readers (a virtual thread's), else a
+     * preadv2(RWF_NOWAIT); a direct read waits for the device, and answers EAGAIN where it cannot be batched.
+     */
+    private long readHere(MemorySegment dst, long position) throws IOException {
+        InlineReads batched = BATCHED_READS && Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
         guard.acquire();
         try {
-            n = batched.readDirect(fd(), dst, position, device);
+            if (batched != null) {
+                return device != null ? batched.readDirect(fd(), dst, position, device)
+                        : batched.read(fd(), dst, position);
+            }
+            return device != null ? -Errno.EAGAIN : LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
         } finally {
             guard.release();
         }
-        return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));  // the ring names an error
     }
 
     /** A read through the ring as one object (not an op wrapped in {@link #whileOpen}): the common blocking call. */

@@ -271,9 +271,8 @@ public final class InlineReads implements AutoCloseable {
         final IoUring ring;
         final ReentrantLock lock = new ReentrantLock();
         final Pending pending = new Pending();
+        /** The reads submitted, kept until the whole batch is reaped ({@link #recordWaits} reads their devices). */
         private final Read[] batch = new Read[BATCH];
-        /** The batch's direct reads' devices, kept past their reads' completion for {@link #recordWaits}. */
-        private final DirectDevice[] devices = new DirectDevice[BATCH];
         /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
         volatile int lastBatch;
 
@@ -306,7 +305,6 @@ public final class InlineReads implements AutoCloseable {
         private int take(Pending from, int n, int max, boolean closed) {
             for (Read r; n < max && (r = from.pop()) != null; n++) {
                 batch[n] = r;
-                devices[n] = r.device;
                 if (!closed) {
                     int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE);   // the kernel caps it lower
                     ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
@@ -359,24 +357,25 @@ public final class InlineReads implements AutoCloseable {
                 waited += System.nanoTime() - start;
                 reaped += ring.cq().drain(this);
             }
-            recordWaits(waited, n);
+            recordWaits(waited, submitted);
             if (submitted < n) {
                 ring.close();
                 fail(submitted, n, -Errno.EAGAIN);
             }
         }
 
-        /** Each direct read's device learns the batch's wait, once per batch (a batch mostly reads one file). */
+        /**
+         * Each direct read's device learns the batch's wait, once per batch (a batch mostly reads one file); the
+         * batch lets go of its reads.
+         */
         private void recordWaits(long nanos, int n) {
             DirectDevice last = null;
             for (int i = 0; i < n; i++) {
-                DirectDevice device = devices[i];
-                if (device != null) {
-                    devices[i] = null;
-                    if (device != last) {
-                        device.waited(nanos, n);
-                        last = device;
-                    }
+                DirectDevice device = batch[i].device;
+                batch[i] = null;
+                if (device != null && device != last) {
+                    device.waited(nanos, n);
+                    last = device;
                 }
             }
         }
@@ -385,16 +384,12 @@ public final class InlineReads implements AutoCloseable {
             for (int i = from; i < to; i++) {
                 batch[i].complete(result);
                 batch[i] = null;
-                devices[i] = null;
             }
         }
 
         @Override
         public void handle(Cqe cqe) {
-            int i = (int) cqe.userData();
-            Read r = batch[i];
-            batch[i] = null;
-            r.complete(cqe.res());
+            batch[(int) cqe.userData()].complete(cqe.res());
         }
     }
 }
