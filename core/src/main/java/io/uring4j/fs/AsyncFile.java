@@ -50,9 +50,6 @@ public final class AsyncFile implements AutoCloseable {
     /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
     private static final boolean NOWAIT_READS =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
-    /** {@code -During4j.fs.batchedReads=false}: a virtual thread's cached read is a preadv2 of its own. */
-    private static final boolean BATCHED_READS =
-            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.batchedReads"));
 
     private final Uring uring;
     private final FdGuard guard;
@@ -301,14 +298,16 @@ public final class AsyncFile implements AutoCloseable {
      * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
      * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
      * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
-     * batched with its carrier's other readers ({@link Uring#inlineReads()}). An O_DIRECT read waits for the
+     * batched with its carrier's other readers ({@link Uring#inlineReads()}) where system calls are dear
+     * ({@link ReadBatching}). An O_DIRECT read waits for the
      * device, so it holds its thread (a virtual thread's carrier) until the device answers: a virtual thread's
      * is batched and waited for on its carrier while the device answers fast ({@link DirectDevice}), else it
      * goes through the ring, as do a platform thread's.
      */
     int readBlocking(MemorySegment dst, long position) throws IOException {
         if (isDirect()) {
-            boolean onCarrier = device != null && BATCHED_READS && Thread.currentThread().isVirtual() && device.inline();
+            boolean onCarrier = device != null && ReadBatching.DIRECT && Thread.currentThread().isVirtual()
+                    && device.inline();
             long n = onCarrier ? readHere(dst, position) : -Errno.EAGAIN;
             return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));    // the ring names an error
         }
@@ -334,7 +333,8 @@ public final class AsyncFile implements AutoCloseable {
      * preadv2(RWF_NOWAIT); a direct read waits for the device, and answers EAGAIN where it cannot be batched.
      */
     private long readHere(MemorySegment dst, long position) throws IOException {
-        InlineReads batched = BATCHED_READS && Thread.currentThread().isVirtual() ? uring.inlineReads() : null;
+        boolean batch = Thread.currentThread().isVirtual() && (device != null || ReadBatching.cached());
+        InlineReads batched = batch ? uring.inlineReads() : null;
         guard.acquire();
         try {
             if (batched != null) {

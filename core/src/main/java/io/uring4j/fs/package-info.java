@@ -51,13 +51,15 @@
  * non-blocking attempt io_uring itself makes when it issues a read. Data the page cache holds is copied at once,
  * without the hand-over to an event loop and the wake-up back (most of a small read's cost); a miss (EAGAIN)
  * or the uncached rest of a short read goes through the ring, so a caller never gets a short read the JDK would
- * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. A virtual
- * thread's attempt is batched with those of the other virtual threads on its carrier through
+ * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. Where a system
+ * call costs more than parking and unparking a virtual thread ({@link ReadBatching}), a virtual thread's
+ * attempt is batched with those of the other virtual threads on its carrier through
  * {@link io.uring4j.runtime.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
  * that carrier, instead of a {@code preadv2} each — on a VM where a system call costs microseconds, 64 virtual
- * threads read cached 4 KiB blocks 1.6–1.8 × as fast as with the JDK's FileChannel
- * ({@code -During4j.fs.batchedReads=false} gives each read its own {@code preadv2}).
- * {@code -During4j.fs.nowaitReads=false} sends buffered reads through the ring.
+ * threads read cached 4 KiB blocks 1.6–1.8 × as fast as with the JDK's FileChannel; where one costs ~175 ns,
+ * a {@code preadv2} each is on par with the JDK and batching would be 0.9 × ({@code -During4j.fs.batchedReads}
+ * = {@code auto}, {@code true} or {@code false}). {@code -During4j.fs.nowaitReads=false} sends buffered reads
+ * through the ring.
  *
  * <p>An O_DIRECT read must wait for its device. A virtual thread's is batched the same way but waited for on
  * the carrier — what the JDK's FileChannel does with one {@code pread} each — while the device answers fast

@@ -306,7 +306,10 @@ class AsyncFileTest {
         cachedAndPartlyCachedReads("cached");
     }
 
-    /** The same on a virtual thread, whose page-cache reads are batched through {@link Uring#inlineReads()}. */
+    /**
+     * The same on a virtual thread, whose page-cache reads are batched through {@link Uring#inlineReads()} where
+     * system calls are dear ({@link ReadBatching}).
+     */
     @Test
     void onAVirtualThreadToo() throws Exception {
         OnVirtualThread.supply(() -> {

@@ -1,5 +1,6 @@
 package io.uring4j.doctor;
 
+import io.uring4j.fs.ReadBatching;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.Features;
 import io.uring4j.ring.IoUring;
@@ -9,6 +10,7 @@ import io.uring4j.ring.Probe;
 import io.uring4j.ring.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.SyscallCost;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -49,6 +51,10 @@ public final class Doctor {
         line("java", Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
         line("kernel.io_uring_disabled", read("/proc/sys/kernel/io_uring_disabled"));
         line("uring4j.engine", System.getProperty("uring4j.engine", "auto (the default)"));
+        line("system call", SyscallCost.nanos() + " ns (getppid)");
+        line("cached reads", (ReadBatching.cached() ? "batched through io_uring" : "a preadv2 each")
+                + " on virtual threads (batched where a system call costs >= " + ReadBatching.BATCH_FROM_NANOS
+                + " ns; -During4j.fs.batchedReads)");
         IoUring ring;
         try {
             ring = IoUring.builder().entries(8).engine(kernel).build();

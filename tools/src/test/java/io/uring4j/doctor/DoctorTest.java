@@ -26,7 +26,7 @@ class DoctorTest {
         Report r = doctor(Engine.kernel());
         assertThat(r.status()).as(r.text()).isZero();
         assertThat(r.text()).contains("io_uring_setup:", "ok (engine: kernel", "engine (auto):", "kernel: io_uring_setup is allowed",
-                "io_uring is usable.");
+                "system call:", " ns (getppid)", "cached reads:", "on virtual threads", "io_uring is usable.");
     }
 
     @Test
