@@ -34,38 +34,37 @@ abstract sealed class SqeCore permits SqeFileOps {
     }
 
     /**
-     * Zeroes the whole entry (64 or 128 bytes), so no union member of an earlier request leaks into this one.
-     * Unrolled: eight stores with constant offsets compile to eight moves, where a loop kept a bounds check each.
-     */
-    final void clear() {
-        final MemorySegment s = slot;
-        s.set(U64, 0, 0L);
-        s.set(U64, 8, 0L);
-        s.set(U64, 16, 0L);
-        s.set(U64, 24, 0L);
-        s.set(U64, 32, 0L);
-        s.set(U64, 40, 0L);
-        s.set(U64, 48, 0L);
-        s.set(U64, 56, 0L);
-        if (big) {
-            for (long off = SIZE; off < 2 * SIZE; off += 8) {
-                s.set(U64, off, 0L);
-            }
-        }
-    }
-
-    /**
-     * liburing's {@code io_uring_prep_rw}: the prep core. Sets opcode, fd, addr, len and off; everything else
-     * stays as {@link SubmissionQueue#next()} left it (zero) unless set afterwards.
+     * liburing's {@code io_uring_prep_rw}, the prep core every typed prep starts with: writes every field but
+     * user_data — opcode, fd, addr, len and off, and zero for the flags, ioprio, op flags, buffer index,
+     * personality, file index, addr3 and the pad (and the second half of a 128-byte entry) — so nothing of the
+     * slot's earlier request survives ({@link SubmissionQueue#next()} does not zero it). Eight-byte stores, each
+     * field pair in one: a third of the stores that zeroing the slot first and then setting fields took.
      */
     public final Sqe prepRw(byte opcode, int fd, long addr, int len, long off) {
         final MemorySegment s = slot;
-        s.set(U8, OPCODE, opcode);
-        s.set(U32, FD, fd);
+        s.set(U64, OPCODE, opcodeAndFd(opcode, fd));
         s.set(U64, OFF, off);
         s.set(U64, ADDR, addr);
-        s.set(U32, LEN, len);
+        s.set(U64, LEN, lenAndNoOpFlags(len));
+        s.set(U64, BUF_INDEX, 0L);      // buf_index, personality, file_index
+        s.set(U64, ADDR3, 0L);
+        s.set(U64, PAD2, 0L);
+        if (big) {
+            for (long off128 = SIZE; off128 < 2 * SIZE; off128 += 8) {
+                s.set(U64, off128, 0L);
+            }
+        }
         return self();
+    }
+
+    /** Bytes 0–7 as one word: opcode, flags 0, ioprio 0, fd. */
+    private static long opcodeAndFd(byte opcode, int fd) {
+        return LITTLE_ENDIAN ? (opcode & 0xffL) | ((long) fd << 32) : ((long) opcode << 56) | (fd & 0xffff_ffffL);
+    }
+
+    /** Bytes 24–31 as one word: len, op flags 0. */
+    private static long lenAndNoOpFlags(int len) {
+        return LITTLE_ENDIAN ? len & 0xffff_ffffL : (long) len << 32;
     }
 
     /** The address of native memory handed to the kernel; heap memory is refused, its address is not stable. */

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Byte offsets of {@code struct io_uring_sqe} (64 bytes; 128 with SQE128). The unions are written through
@@ -34,6 +35,9 @@ final class SqeLayout {
     static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED;
     static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    /** Byte order of the fields (the kernel's, the CPU's): which end of a word two packed fields take. */
+    static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private SqeLayout() {
     }

@@ -61,9 +61,14 @@ public final class SubmissionQueue {
     }
 
     /**
-     * The next free SQE, zeroed, or {@code null} when the queue is full (never blocks; submit to make room).
+     * The next free SQE, or {@code null} when the queue is full (never blocks; submit to make room). As with
+     * liburing's {@code io_uring_get_sqe}, the slot still holds an earlier request: start with a prep method,
+     * which writes every field but user_data, and set single fields after it.
      */
     public Sqe next() {
+        if (!ring.scope().isAlive()) {
+            throw new IllegalStateException("io_uring is closed: its SQEs are unmapped");
+        }
         final int tail = sqeTail;
         if (tail - cachedHead >= entries) {
             cachedHead = loadHead();
@@ -73,7 +78,6 @@ public final class SubmissionQueue {
         }
         final Sqe sqe = sqes[tail & mask];
         sqeTail = tail + 1;
-        sqe.clear();
         return sqe;
     }
 

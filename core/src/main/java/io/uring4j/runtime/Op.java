@@ -19,7 +19,8 @@ public interface Op {
     int SCRATCH_BYTES = 64;
 
     /**
-     * Fills {@code sqe} (already zeroed and carrying the request's user_data — do not overwrite it).
+     * Fills {@code sqe}, which carries the request's user_data (do not overwrite it): a prep method first, which
+     * writes every other field, then any single fields.
      *
      * @param scratch {@link #SCRATCH_BYTES} bytes of native memory owned by this request until its final CQE
      */

@@ -2,6 +2,8 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
 
@@ -49,19 +51,31 @@ class SqFullTest {
         }
     }
 
-    /** Every SQE handed out is zeroed, even when its slot held a request before: no field leaks into the next. */
-    @Test
-    void aReusedSlotComesBackZeroed() throws Exception {
-        try (IoUring ring = IoUring.open(1)) {
+    /**
+     * A prep writes every field but user_data, as liburing's io_uring_prep_rw does: nothing of a slot's earlier
+     * request reaches the next one, though {@code next()} hands the slot out as it was — in 64- and 128-byte
+     * entries alike.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aPrepLeavesNothingOfTheSlotsEarlierRequest(boolean sqe128) throws Exception {
+        IoUringBuilder builder = IoUring.builder().entries(1);
+        try (IoUring ring = (sqe128 ? builder.sqe128() : builder).build()) {
             Sqe first = ring.sq().next();
-            assertThat(first.raw().toArray(JAVA_BYTE)).containsOnly((byte) 0);
-            first.prepNop().userData(99).addr(0xdead).off(0xbeef).addr3(0xcafe);   // fields a NOP ignores
+            first.prepNop().userData(99).flags(SqeFlags.IO_LINK).ioprio(3).addr(0xdead).off(0xbeef).addr3(0xcafe)
+                    .bufIndex(7);                       // whatever the kernel makes of these: the slot is dirty
+            first.raw().asSlice(SqeLayout.SIZE).fill((byte) 0x5a);   // the second half of a 128-byte entry
             ring.submitAndWait(1);
-            assertThat(drainReady(ring)).singleElement().satisfies(c -> assertThat(c.res()).isZero());
+            assertThat(drainReady(ring)).hasSize(1);
 
             Sqe again = ring.sq().next();
             assertThat(again.index()).isEqualTo(first.index());
-            assertThat(again.raw().toArray(JAVA_BYTE)).containsOnly((byte) 0);
+            assertThat(again.userData()).as("user_data is the caller's to set").isEqualTo(99);
+            again.prepNop();
+            byte[] expected = new byte[(int) again.raw().byteSize()];
+            expected[4] = expected[5] = expected[6] = expected[7] = -1;     // fd -1
+            expected[32] = 99;                                              // user_data, untouched
+            assertThat(again.raw().toArray(JAVA_BYTE)).isEqualTo(expected);
         }
     }
 

@@ -97,7 +97,7 @@ public class RingHotPathBench {
         }
     }
 
-    /** {@code sq.next().prepNop().userData(i)}: take a slot, zero it, fill it. Per SQE. */
+    /** {@code sq.next().prepNop().userData(i)}: take a slot and write all of it. Per SQE. */
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public void prepareSqe(EmptySq r) {
