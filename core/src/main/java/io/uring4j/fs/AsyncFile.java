@@ -308,13 +308,15 @@ public final class AsyncFile implements AutoCloseable {
         if (isDirect()) {
             boolean onCarrier = device != null && ReadBatching.DIRECT && Thread.currentThread().isVirtual()
                     && device.inline();
-            long n = onCarrier ? readHere(dst, position) : -Errno.EAGAIN;
+            InlineReads batcher = onCarrier ? uring.inlineReads() : null;
+            long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
             return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));    // the ring names an error
         }
         if (!NOWAIT_READS) {
             return callGuarded(new Read(this, dst, position));
         }
-        long n = readHere(dst, position);
+        boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
+        long n = readHere(batch ? uring.inlineReads() : null, dst, position);
         if (n == dst.byteSize() || n == 0) {
             return (int) n;         // all of it, or end of file
         }
@@ -329,19 +331,16 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * The read on the calling thread: batched with its carrier's readers (a virtual thread's), else a
-     * preadv2(RWF_NOWAIT); a direct read waits for the device, and answers EAGAIN where it cannot be batched.
+     * The read on the calling thread, while the descriptor is guarded: through {@code batcher} with its carrier's
+     * other readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT).
      */
-    private long readHere(MemorySegment dst, long position) throws IOException {
-        boolean batch = Thread.currentThread().isVirtual() && (device != null || ReadBatching.cached());
-        InlineReads batched = batch ? uring.inlineReads() : null;
+    private long readHere(InlineReads batcher, MemorySegment dst, long position) throws IOException {
         guard.acquire();
         try {
-            if (batched != null) {
-                return device != null ? batched.readDirect(fd(), dst, position, device)
-                        : batched.read(fd(), dst, position);
+            if (batcher == null) {
+                return LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
             }
-            return device != null ? -Errno.EAGAIN : LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
+            return device != null ? batcher.readDirect(fd(), dst, position, device) : batcher.read(fd(), dst, position);
         } finally {
             guard.release();
         }

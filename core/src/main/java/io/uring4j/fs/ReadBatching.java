@@ -3,7 +3,6 @@ package io.uring4j.fs;
 import io.uring4j.runtime.InlineReads;
 import io.uring4j.sys.SyscallCost;
 
-import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
@@ -41,7 +40,7 @@ public final class ReadBatching {
     /** The decision for page-cache reads under {@code setting}; {@code syscallNanos} is asked only for auto. */
     static boolean batchCached(String setting, LongSupplier syscallNanos) {
         if ("true".equalsIgnoreCase(setting) || "false".equalsIgnoreCase(setting)) {
-            return Boolean.parseBoolean(setting.toLowerCase(Locale.ROOT));
+            return Boolean.parseBoolean(setting);       // case-insensitive itself
         }
         return syscallNanos.getAsLong() >= BATCH_FROM_NANOS;
     }

@@ -17,8 +17,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Reads of the page cache for virtual threads, batched through io_uring on the callers' own carriers: what
- * {@code preadv2(RWF_NOWAIT)} does, at a fraction of a system call per read.
+ * Reads of virtual threads, batched through io_uring on the callers' own carriers: page-cache reads — what
+ * {@code preadv2(RWF_NOWAIT)} does, at a fraction of a system call per read — and O_DIRECT reads of a device that
+ * answers fast ({@link #readDirect}).
  *
  * <p>Each carrier thread has a slot: a ring, a queue of reads and a lock. The carrier is told by
  * {@code pthread_self()}, which a virtual thread's downcall answers for the carrier it runs on (the JDK does not
@@ -26,10 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * joins its carrier's queue; a thread that finds the slot free becomes its combiner: it yields once, so the other
  * virtual threads of its carrier queue their reads behind it and park, then submits the whole queue in one
  * {@code io_uring_enter}, reaps the CQEs and unparks their threads — pushes onto its own carrier's queue, no
- * wake-up of another thread. Every read carries {@code RWF_NOWAIT}, so the kernel completes it during the
- * submission (data the page cache holds) or answers {@code EAGAIN} at once: the enter never waits for a device,
- * a carrier is never held, and a buffer is never touched after its reader has returned. A miss goes, as with
- * {@code preadv2}, to the caller's slower path.
+ * wake-up of another thread. A page-cache read carries {@code RWF_NOWAIT}, so the kernel completes it during the
+ * submission (data the page cache holds) or answers {@code EAGAIN} at once; a miss goes, as with {@code preadv2},
+ * to the caller's slower path. A direct read is waited for, as a synchronous read would be, so its batch holds the
+ * carrier for the device's time — {@link DirectDevice} keeps slow devices off this path. Either way every CQE of
+ * a batch is reaped before any of its readers returns: a buffer is never touched after its reader has gone.
  *
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
  * completes its work); it turns a syscall-bound read (about 2 µs on a VM that traps system calls) into a copy.
