@@ -331,7 +331,7 @@ class AsyncFileTest {
             assertThat(submitted()).as("a page-cache hit needs no request").isEqualTo(before);
 
             for (long dropFrom : new long[] {data.length / 2, 0}) {
-                f.advise(dropFrom, 0, Advice.DONT_NEED);
+                dropFromPageCache(f.fd(), dropFrom);
                 buf.fill((byte) 0);
                 long requests = submitted();
                 assertThat(f.read(buf, 0)).as("dropped from " + dropFrom).isEqualTo(data.length);

@@ -6,20 +6,60 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Test plumbing for the file layer: FIFOs, data patterns, and waiting for a thread to block. */
+/** Test plumbing for the file layer: FIFOs, data patterns, dropping pages from the cache, and waiting for a thread to block. */
 public final class FsTestKit {
     private static final MethodHandle MKFIFO = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().find("mkfifo").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
 
+    private static final int POSIX_FADV_DONTNEED = 4;
+    private static final MethodHandle FADVISE = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("posix_fadvise").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final int DROP_ATTEMPTS = 1000;
+
     private FsTestKit() {
+    }
+
+    /**
+     * Drops {@code fd}'s clean pages from {@code from} to the end of the file out of the page cache, and makes sure
+     * the page at {@code from} went. POSIX_FADV_DONTNEED skips a page that someone holds for a moment (the kernel's
+     * reclaim scanners sample pages so), so it is repeated until mincore — a mapping of that page never touched,
+     * which does not read it in as a probing read would (readahead) — reports it gone.
+     */
+    public static void dropFromPageCache(int fd, long from) throws IOException, InterruptedException {
+        long page = from & -4096L;
+        try (FileChannel file = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ);
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment mapped = file.map(FileChannel.MapMode.READ_ONLY, page, 4096, arena);
+            for (int attempt = 0; attempt < DROP_ATTEMPTS; attempt++) {
+                assertThat(fadviseDontNeed(fd, from)).as("posix_fadvise DONTNEED").isZero();
+                if (!mapped.isLoaded()) {
+                    return;
+                }
+                Thread.sleep(1);
+            }
+        }
+        throw new AssertionError("the page at " + page + " stays cached after " + DROP_ATTEMPTS + " DONTNEEDs");
+    }
+
+    /** posix_fadvise(fd, from, to the end, DONTNEED): 0 or an error number (it sets no errno). */
+    private static int fadviseDontNeed(int fd, long from) {
+        try {
+            return (int) FADVISE.invokeExact(fd, from, 0L, POSIX_FADV_DONTNEED);
+        } catch (Throwable t) {
+            throw new AssertionError("posix_fadvise downcall", t);
+        }
     }
 
     /** Creates a FIFO at {@code path}. */

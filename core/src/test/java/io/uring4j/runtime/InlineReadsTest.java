@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.fs.FsTestKit;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.SetupFlags;
@@ -13,10 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,18 +28,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Page-cache reads batched on the virtual threads' own carriers: each reader gets its own bytes, or -errno. */
 class InlineReadsTest {
     private static final int O_RDONLY = 0;
-    private static final int POSIX_FADV_DONTNEED = 4;
-    private static final MethodHandle FADVISE = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("posix_fadvise").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
 
     @TempDir
     Path dir;
@@ -117,7 +109,7 @@ class InlineReadsTest {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
              FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
             channel.force(true);                                        // clean pages, which DONTNEED drops
-            assertThat((int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED)).isZero();
+            FsTestKit.dropFromPageCache(fd, 1 << 20);
             InlineReads reads = uring.inlineReads();
             long[] results = OnVirtualThread.supply(() -> {
                 try (Arena arena = Arena.ofConfined()) {
@@ -140,7 +132,7 @@ class InlineReadsTest {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
              FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
             channel.force(true);
-            assertThat((int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_DONTNEED)).isZero();
+            FsTestKit.dropFromPageCache(fd, 1 << 20);
             InlineReads reads = uring.inlineReads();
             DirectDevice device = new DirectDevice();
             Object[] outcome = OnVirtualThread.supply(() -> {
