@@ -331,14 +331,30 @@ class AsyncFileTest {
             assertThat(submitted()).as("a page-cache hit needs no request").isEqualTo(before);
 
             for (long dropFrom : new long[] {data.length / 2, 0}) {
-                dropFromPageCache(f.fd(), dropFrom);
-                buf.fill((byte) 0);
-                long requests = submitted();
-                assertThat(f.read(buf, 0)).as("dropped from " + dropFrom).isEqualTo(data.length);
-                assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
-                assertThat(submitted()).as("the dropped pages were read through the ring").isGreaterThan(requests);
+                assertThat(aReadAfterDroppingGoesThroughTheRing(f, buf, data, dropFrom))
+                        .as("the dropped pages were read through the ring").isTrue();
             }
         }
+    }
+
+    /**
+     * Drops the pages from {@code dropFrom} on and reads the whole file, which must come back whole: true once such
+     * a read made a request. The RWF_NOWAIT attempt starts readahead of what it misses, and on a fast disk that
+     * can finish before the attempt looks again and serve everything itself; then it is dropped and read again.
+     */
+    private static boolean aReadAfterDroppingGoesThroughTheRing(AsyncFile f, MemorySegment buf, byte[] data,
+            long dropFrom) throws Exception {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            dropFromPageCache(f.fd(), dropFrom);
+            buf.fill((byte) 0);
+            long requests = submitted();
+            assertThat(f.read(buf, 0)).as("dropped from " + dropFrom).isEqualTo(data.length);
+            assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+            if (submitted() > requests) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long submitted() {
