@@ -1,6 +1,5 @@
 package io.uring4j.fs;
 
-import io.uring4j.ring.Sqe;
 import io.uring4j.runtime.DirectDevice;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
@@ -17,6 +16,7 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -264,19 +264,16 @@ public final class AsyncFile implements AutoCloseable {
     // ---- plumbing ------------------------------------------------------------------------------------------
 
     /**
-     * Blocking style: the fd is in use until the call returns, which is after the request's CQE. For callers in
-     * this package that have done their own argument checks (the channels follow the JDK's).
+     * Blocking style: the fd is in use from the request's preparation to its CQE, so a close does not wait for a
+     * request that is still waiting for a slot (it fails with {@link AsynchronousCloseException} once prepared).
+     * For callers in this package that have done their own argument checks (the channels follow the JDK's).
      */
     int call(Op op) throws IOException {
-        return callGuarded(whileOpen(op));
-    }
-
-    /** {@link #call} of an op that checks {@link FdGuard#isClosing()} itself when prepared. */
-    private int callGuarded(Op guarded) throws IOException {
-        guard.acquire();
+        if (guard.isClosing()) {
+            throw new ClosedChannelException();
+        }
         try {
-            EventLoop loop = uring.loop();
-            return bounded ? loop.callBounded(guarded) : loop.call(guarded);
+            return uring.loop().call(op, guard, bounded);
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
@@ -288,8 +285,6 @@ public final class AsyncFile implements AutoCloseable {
             throw e;
         } catch (RejectedExecutionException e) {
             throw Await.runtimeClosed(e);
-        } finally {
-            guard.release();
         }
     }
 
@@ -310,10 +305,10 @@ public final class AsyncFile implements AutoCloseable {
                     && device.inline();
             InlineReads batcher = onCarrier ? uring.inlineReads() : null;
             long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
-            return n >= 0 ? (int) n : callGuarded(new Read(this, dst, position));    // the ring names an error
+            return n >= 0 ? (int) n : call(Ops.read(fd(), dst, position));    // the ring names an error
         }
         if (!NOWAIT_READS) {
-            return callGuarded(new Read(this, dst, position));
+            return call(Ops.read(fd(), dst, position));
         }
         boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
         long n = readHere(batch ? uring.inlineReads() : null, dst, position);
@@ -343,29 +338,6 @@ public final class AsyncFile implements AutoCloseable {
             return device != null ? batcher.readDirect(fd(), dst, position, device) : batcher.read(fd(), dst, position);
         } finally {
             guard.release();
-        }
-    }
-
-    /** A read through the ring as one object (not an op wrapped in {@link #whileOpen}): the common blocking call. */
-    private record Read(AsyncFile file, MemorySegment dst, long position) implements Op {
-        @Override
-        public void prepare(Sqe sqe, MemorySegment scratch) {
-            file.requireNotClosing();
-            sqe.prepRead(file.fd(), dst, position);
-        }
-    }
-
-    /** An op that is not issued once the file is closing: a close may have cancelled everything already. */
-    private Op whileOpen(Op op) {
-        return (sqe, scratch) -> {
-            requireNotClosing();
-            op.prepare(sqe, scratch);
-        };
-    }
-
-    private void requireNotClosing() {
-        if (guard.isClosing()) {
-            throw new FileRequest.ClosingException();
         }
     }
 

@@ -16,7 +16,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The future style for a request on a guarded fd: the future, the op and the handler in one object. It differs
- * from the runtime's own future in what completion means: the fd's user count is released on the final CQE
+ * from the runtime's own future in what completion means: the request becomes a user of the fd when it is
+ * prepared (so a close does not wait for it while it waits for a slot) and stops being one on the final CQE
  * (or when the request never reached the kernel), not when the future completes — a caller's
  * {@link #cancel} completes the future at once, while the kernel may still be about to look the fd up. For the
  * same reason memory a request borrowed is given back in {@link Outcome#done}, at the CQE.
@@ -47,6 +48,8 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
     private final Op op;
     private final Outcome<T> outcome;
     private byte opcode;
+    /** Loop thread: the request is a user of the fd. */
+    private boolean guarding;
     /** 0 until the SQE is written (runtime user_data is never 0). */
     private volatile long userData;
     private volatile boolean cancelRequested;
@@ -60,9 +63,8 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
 
     /** Submits {@code op} as a user of {@code guard}'s fd. */
     static <T> CompletableFuture<T> submit(FdGuard guard, EventLoop loop, Op op, Outcome<T> outcome) {
-        try {
-            guard.acquire();
-        } catch (ClosedChannelException e) {
+        if (guard.isClosing()) {
+            ClosedChannelException e = new ClosedChannelException();
             outcome.done(e);
             return CompletableFuture.failedFuture(e);
         }
@@ -70,7 +72,6 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
         try {
             loop.submit(request, request);
         } catch (RejectedExecutionException e) {
-            guard.release();
             outcome.done(e);
             return CompletableFuture.failedFuture(Await.runtimeClosed(e));
         }
@@ -79,9 +80,12 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
-        if (guard.isClosing()) {
+        try {
+            guard.acquire();
+        } catch (ClosedChannelException e) {
             throw new ClosingException();
         }
+        guarding = true;
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
@@ -92,7 +96,7 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
 
     @Override
     public void complete(int cqeResult, int flags) {
-        guard.release();
+        releaseGuard();
         int res = op.result(cqeResult);
         T value = null;
         Throwable failure = null;
@@ -116,10 +120,17 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
 
     @Override
     public void failed(Throwable cause) {
-        guard.release();
+        releaseGuard();
         outcome.done(cause);
         completeExceptionally(cause instanceof ClosingException || guard.isClosing()
                 ? new AsynchronousCloseException() : outcome.error(cause));
+    }
+
+    private void releaseGuard() {
+        if (guarding) {
+            guarding = false;
+            guard.release();
+        }
     }
 
     @Override
@@ -140,7 +151,7 @@ final class FileRequest<T> extends CompletableFuture<T> implements Op, Completio
     }
 
     /** Thrown from prepare when the file closed before the request reached the kernel: the SQE is not issued. */
-    static final class ClosingException extends RuntimeException {
+    private static final class ClosingException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         ClosingException() {

@@ -6,19 +6,29 @@ import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The blocking style: the calling thread parks until the request's CQE. Virtual threads unmount while parked,
  * so no carrier is held. An interrupt cancels the request (ASYNC_CANCEL) and the call still waits for the CQE
  * — the kernel may be writing into the caller's buffer until then — before it throws
- * {@link InterruptedIOException} with the interrupt status set again. Virtual waiters whose CQEs were reaped in
- * one batch are woken together: the loop unparks the first, which unparks the rest from its carrier.
+ * {@link InterruptedIOException} with the interrupt status set again; a request still waiting for a slot is
+ * withdrawn instead and never reaches the kernel. Virtual waiters whose CQEs were reaped in one batch are woken
+ * together: the loop unparks the first, which unparks the rest from its carrier.
+ *
+ * <p>With an {@link FdGuard} the request becomes a user of the fd when it is prepared and stops being one at
+ * its final CQE, both on the loop thread.
  */
 final class BlockingCall implements EventLoop.SelfSubmitting {
     private final Op op;
     private final EventLoop loop;
+    /** The fd the request names, or null. */
+    private final FdGuard guard;
+    /** Loop thread: the request is a user of {@link #guard}'s fd. */
+    private boolean guarding;
     /** The request completes without an outside event ({@link EventLoop#callBounded}). */
     final boolean bounded;
     private final Thread waiter = Thread.currentThread();
@@ -37,17 +47,31 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     /** Set (before {@code done}) on the head of a batch: the rest, which this waiter unparks once it runs. */
     private BlockingCall wakeRest;
 
-    BlockingCall(Op op, EventLoop loop, boolean bounded) {
+    BlockingCall(Op op, EventLoop loop, boolean bounded, FdGuard guard) {
         this.op = op;
         this.loop = loop;
         this.bounded = bounded;
+        this.guard = guard;
     }
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
+        if (guard != null) {
+            try {
+                guard.acquire();
+            } catch (ClosedChannelException e) {
+                throw new UncheckedIOException(e);
+            }
+            guarding = true;
+        }
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
+    }
+
+    @Override
+    public long userData() {
+        return userData;
     }
 
     @Override
@@ -56,6 +80,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
             held = res;
             return;
         }
+        releaseGuard();
         if (!done) {
             result = op.result(ZeroCopy.reported(res, flags, held));
             if (virtualWaiter) {
@@ -94,9 +119,26 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         }
     }
 
+    /** Loop thread, while the call waits for a slot: fails it if it is on {@code closed}'s fd. */
+    boolean refuseIfOn(FdGuard closed) {
+        if (guard != closed) {
+            return false;
+        }
+        failed(new ClosedChannelException());
+        return true;
+    }
+
+    private void releaseGuard() {
+        if (guarding) {
+            guarding = false;
+            guard.release();
+        }
+    }
+
     @Override
     public void failed(Throwable cause) {
-        failure = cause;
+        releaseGuard();
+        failure = cause instanceof UncheckedIOException unchecked ? unchecked.getCause() : cause;
         done = true;
         LockSupport.unpark(waiter);
     }
@@ -112,12 +154,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
             LockSupport.park(this);
             if (Thread.interrupted() && !interrupted) {
                 interrupted = true;
-                // Runs after the submit task (same queue, FIFO), so the user_data is known by then.
-                try {
-                    loop.execute(() -> loop.cancel(userData));
-                } catch (java.util.concurrent.RejectedExecutionException closing) {
-                    // the runtime is closing and cancels everything itself
-                }
+                loop.cancelSelf(this);
             }
         }
         wakeRest();

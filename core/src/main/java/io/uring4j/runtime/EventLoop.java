@@ -19,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -101,8 +102,13 @@ public final class EventLoop implements Executor {
     private final Thread thread;
     /** Runnables, and {@link SelfSubmitting} requests handed over as they are (no wrapper to allocate). */
     private final ConcurrentLinkedQueue<Object> tasks = new ConcurrentLinkedQueue<>();
-    /** Submissions that found the table full: retried after the next reap. Loop thread only. */
-    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    /**
+     * Submissions that found the table full, retried after the next reap: {@link SelfSubmitting} requests and
+     * chains as they are (so that a cancel can take them out), other submissions as Runnables. Loop thread only.
+     */
+    private final ArrayDeque<Object> deferred = new ArrayDeque<>();
+    /** Whether {@link #deferred} holds anything: lets a closing fd skip a hand-over to a loop with no waiters. */
+    private volatile boolean slotWaiters;
     private final CountDownLatch started = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CqeHandler dispatcher = this::dispatch;
@@ -201,15 +207,43 @@ public final class EventLoop implements Executor {
 
     /** A request that is its own op and handler (the future and blocking styles). */
     interface SelfSubmitting extends Op, CompletionHandler {
+        /** The user_data its SQE carries; 0 until it is prepared (loop thread). */
+        long userData();
     }
 
     /** {@link #submit} for a request that is its own handler: handed over without a task object around it. */
     void submitSelf(SelfSubmitting request) {
         checkAccepting();
         if (inLoop()) {
-            submitNow(request, request);
+            submitSelfNow(request);
         } else {
             enqueue(request);
+        }
+    }
+
+    /**
+     * Any thread: cancels {@code request}, submitted earlier with {@link #submitSelf}. On the loop this runs after
+     * the submission (one FIFO queue), so the request is in flight — cancelled in the kernel, and it completes
+     * through its handler as usual — or still waiting for a slot: then it never reaches the kernel and completes
+     * at once with -ECANCELED. Never waits for a slot itself.
+     */
+    void cancelSelf(SelfSubmitting request) {
+        if (!inLoop()) {
+            try {
+                handOver(() -> cancelSelf(request));
+            } catch (RejectedExecutionException closing) {
+                // the runtime is closing and cancels everything itself
+            }
+            return;
+        }
+        if (deferred.remove(request)) {
+            request.complete(-Errno.ECANCELED, 0);
+            flushWakes();
+            return;
+        }
+        long userData = request.userData();
+        if (userData != 0 && table.lookup(userData) != null) {
+            cancel(userData);
         }
     }
 
@@ -219,7 +253,7 @@ public final class EventLoop implements Executor {
      * its completion, and throws {@link java.io.InterruptedIOException}.
      */
     public int call(Op op) throws IOException {
-        return new BlockingCall(op, this, false).call();
+        return new BlockingCall(op, this, false, null).call();
     }
 
     /**
@@ -228,7 +262,17 @@ public final class EventLoop implements Executor {
      * hand-overs wait for that wake-up instead of writing the loop's eventfd.
      */
     public int callBounded(Op op) throws IOException {
-        return new BlockingCall(op, this, true).call();
+        return new BlockingCall(op, this, true, null).call();
+    }
+
+    /**
+     * {@link #call} (or with {@code bounded}, {@link #callBounded}) of a request on {@code guard}'s fd. The request
+     * becomes a user of the fd when it is prepared — as the kernel looks a file up when it issues the request —
+     * not while it waits for a slot: a close then never waits for requests that have not reached the kernel,
+     * and they fail with {@link java.nio.channels.ClosedChannelException} once prepared.
+     */
+    public int call(Op op, FdGuard guard, boolean bounded) throws IOException {
+        return new BlockingCall(op, this, bounded, Objects.requireNonNull(guard, "guard")).call();
     }
 
     /** Starts a chain of linked requests; add steps, then submit. */
@@ -241,7 +285,7 @@ public final class EventLoop implements Executor {
         if (inLoop()) {
             submitChainNow(chain);
         } else {
-            handOver(() -> submitChainNow(chain));
+            enqueue(chain);
         }
     }
 
@@ -257,9 +301,9 @@ public final class EventLoop implements Executor {
                     + " steps does not fit this loop (SQ " + ring.sq().entries() + ", slots " + table.size() + ")"));
             return;
         }
-        if (table.size() - table.inFlight() < n) {
+        if (!table.hasRoom(n)) {
             stats.tableFull++;
-            deferred.add(() -> submitChainNow(chain));
+            defer(chain);
             return;
         }
         if (ring.sq().spaceLeft() < n) {
@@ -283,9 +327,18 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Cancels the steps of {@code chain} that have not completed. */
+    /**
+     * Cancels the steps of {@code chain} that have not completed; a chain still waiting for slots never reaches
+     * the kernel, and every step reports -ECANCELED.
+     */
     void cancelChain(Chain.ChainFuture chain) {
         Runnable task = () -> {
+            if (deferred.remove(chain)) {
+                for (int i = 0; i < chain.ops.length; i++) {
+                    chain.step(i).complete(-Errno.ECANCELED, 0);
+                }
+                return;
+            }
             for (int i = 0; i < chain.ops.length; i++) {
                 if (!chain.done[i] && chain.userData[i] != 0) {
                     cancel(chain.userData[i]);
@@ -379,17 +432,47 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Loop thread: binds a slot to the op and writes its SQE. */
+    /**
+     * Submits a control request: one that must reach the kernel even while every ordinary slot is in flight (a
+     * close's cancellation). It may take the slots the table keeps for such requests.
+     */
+    void submitControl(Op op, CompletionHandler handler) {
+        checkAccepting();
+        if (inLoop()) {
+            if (!issue(op, handler, true)) {
+                defer((Runnable) () -> submitControl(op, handler));
+            }
+        } else {
+            handOver(() -> submitControl(op, handler));
+        }
+    }
+
+    /** Loop thread: submits now, or queues the request until a slot frees. */
     private void submitNow(Op op, CompletionHandler handler) {
+        if (!issue(op, handler, false)) {
+            defer((Runnable) () -> submitNow(op, handler));
+        }
+    }
+
+    private void submitSelfNow(SelfSubmitting request) {
+        if (!issue(request, request, false)) {
+            defer(request);
+        }
+    }
+
+    /**
+     * Loop thread: binds a slot to the op and writes its SQE; false (nothing done) when no slot is free. A
+     * closing runtime fails the handler instead.
+     */
+    private boolean issue(Op op, CompletionHandler handler, boolean control) {
         if (closing) {
             handler.failed(new RejectedExecutionException("uring4j runtime is closed: request not submitted"));
-            return;
+            return true;
         }
-        RequestTable.Request r = table.acquire(handler, op);
+        RequestTable.Request r = control ? table.acquireControl(handler, op) : table.acquire(handler, op);
         if (r == null) {
             stats.tableFull++;
-            deferred.add(() -> submitNow(op, handler));
-            return;
+            return false;
         }
         Sqe sqe = nextSqe();
         sqe.userData(r.userData());
@@ -402,10 +485,11 @@ public final class EventLoop implements Executor {
             sqe.prepNop().userData(INTERNAL_CANCEL);   // the slot is taken: turn it into a harmless NOP
             table.release(r);
             handler.failed(e);
-            return;
+            return true;
         }
         r.opcode = sqe.opcode();
         stats.submitted++;
+        return true;
     }
 
     /** An SQE for an internal request; flushes the SQ to the kernel when it is full. */
@@ -496,6 +580,7 @@ public final class EventLoop implements Executor {
         long closeDeadline = 0;
         while (true) {
             runTasks();
+            retryDeferred();
             if (!wakeupArmed && !closing) {
                 armWakeup();
             }
@@ -513,7 +598,7 @@ public final class EventLoop implements Executor {
                     return;
                 }
             }
-            boolean block = tasks.isEmpty() && deferred.isEmpty() && cq.ready() == 0;
+            boolean block = tasks.isEmpty() && cq.ready() == 0;
             if (block && config.spinNanos() > 0 && ring.sq().ready() == 0) {
                 block = spin(cq);       // only with nothing to submit: spinning must never delay a submission
             }
@@ -549,11 +634,53 @@ public final class EventLoop implements Executor {
             lastReaped = cq.drain(dispatcher);
             stats.reaped += lastReaped;
             flushWakes();
-            if (!deferred.isEmpty()) {
-                for (int n = deferred.size(); n > 0 && table.inFlight() < table.size(); n--) {
-                    deferred.poll().run();
-                }
+            retryDeferred();
+        }
+    }
+
+    /**
+     * Submissions that waited for a slot, in order, while slots are free (one that still finds none goes back to
+     * the end). Only a completion or a failed preparation frees a slot, so a loop with nothing else to do sleeps
+     * while they wait: a full table is no reason to spin.
+     */
+    private void retryDeferred() {
+        if (deferred.isEmpty()) {
+            if (slotWaiters) {
+                slotWaiters = false;        // a cancel took the last one out
             }
+            return;
+        }
+        for (int n = deferred.size(); n > 0 && table.anyFree(); n--) {
+            runTask(deferred.poll());
+        }
+        slotWaiters = !deferred.isEmpty();
+    }
+
+    /** Loop thread: queues a submission that found no slot. */
+    private void defer(Object submission) {
+        deferred.add(submission);
+        slotWaiters = true;
+    }
+
+    /**
+     * Any thread: fails the blocking calls on {@code guard}'s fd that still wait for a slot, with
+     * {@link java.nio.channels.ClosedChannelException} — as they would be once prepared, but now: a close wakes
+     * the threads blocked on the fd, whatever else holds the slots.
+     */
+    void refuseSlotWaiters(FdGuard guard) {
+        if (!slotWaiters) {
+            return;
+        }
+        if (!inLoop()) {
+            try {
+                handOver(() -> refuseSlotWaiters(guard));
+            } catch (RejectedExecutionException closing) {
+                // the runtime is closing and fails everything itself
+            }
+            return;
+        }
+        if (deferred.removeIf(task -> task instanceof BlockingCall call && call.refuseIfOn(guard))) {
+            slotWaiters = !deferred.isEmpty();
         }
     }
 
@@ -607,10 +734,10 @@ public final class EventLoop implements Executor {
     }
 
     private void runTask(Object task) {
-        if (task instanceof SelfSubmitting request) {
-            submitNow(request, request);
-        } else {
-            ((Runnable) task).run();
+        switch (task) {
+            case SelfSubmitting request -> submitSelfNow(request);
+            case Chain.ChainFuture chain -> submitChainNow(chain);
+            default -> ((Runnable) task).run();
         }
     }
 
@@ -634,8 +761,8 @@ public final class EventLoop implements Executor {
             RuntimeEvents.closeWithWork(id, table.inFlight());
         }
         prepareInternal().prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL).userData(INTERNAL_CANCEL);
-        for (Runnable r; (r = deferred.poll()) != null; ) {
-            r.run();          // each fails its handler: closing is set
+        for (Object r; (r = deferred.poll()) != null; ) {
+            runTask(r);       // each fails its handler: closing is set
         }
         for (Object r; (r = tasks.poll()) != null; ) {
             runTask(r);

@@ -17,9 +17,11 @@ import java.util.concurrent.atomic.LongAdder;
  * NativeThreadSet and a dup2 pre-close.)
  *
  * <p>{@link #close()} refuses new users, cancels the requests in flight on every loop (a cancel by fd is itself
- * a user, so its fd lookup is safe too), and closes the fd when the count drops to zero — at once if idle,
- * otherwise on the thread that releases last. Requests still waiting to be prepared see {@link #isClosing()}
- * and fail without reaching the kernel.
+ * a user, so its fd lookup is safe too; it takes one of the slots kept for control requests, so it never waits
+ * behind the requests it cancels), and closes the fd when the count drops to zero — at once if idle, otherwise on
+ * the thread that releases last. Requests still waiting to be prepared see {@link #isClosing()} and fail without
+ * reaching the kernel; those that become users only when prepared ({@link EventLoop#call(Op, FdGuard, boolean)})
+ * do not hold a close up while they wait for a slot.
  *
  * <p>The users are counted as the kernel counts references with percpu_ref: striped ({@link LongAdder}), so
  * that an acquire or release — twice per request, from every thread doing I/O on the fd — touches a counter of
@@ -102,6 +104,9 @@ public final class FdGuard {
             users.add(loops.length);
             closing = true;
         }
+        for (EventLoop loop : loops) {
+            loop.refuseSlotWaiters(this);
+        }
         if (users.sum() == loops.length) {      // idle: no request names the fd, so no cancel is needed
             for (int i = 0; i < loops.length; i++) {
                 release();
@@ -110,7 +115,7 @@ public final class FdGuard {
         }
         for (EventLoop loop : loops) {
             try {
-                loop.submit(Ops.cancelFd(fd), releaseOnCompletion);
+                loop.submitControl(Ops.cancelFd(fd), releaseOnCompletion);     // never waits for a slot
             } catch (RejectedExecutionException runtimeClosed) {
                 release();                      // a closed runtime has cancelled everything itself
             }

@@ -10,8 +10,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The future style: a {@link CompletableFuture} that is also the request's op and handler, so one object per
  * request is all it costs. Completes with the CQE result, or exceptionally with an {@link ErrnoException} naming
- * the opcode and errno. {@link #cancel} also cancels the request in the kernel; the op's memory stays owned by
- * the request until its CQE arrives regardless.
+ * the opcode and errno. {@link #cancel} also cancels the request in the kernel (or withdraws it while it waits for
+ * a slot); the op's memory stays owned by the request until its CQE arrives regardless.
  */
 final class OpFuture extends CompletableFuture<Integer> implements EventLoop.SelfSubmitting {
     private final EventLoop loop;
@@ -20,8 +20,7 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
     /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
     private int held;
     /** 0 until the SQE is written (user_data 0 is never a runtime request: generations start at 1). */
-    private volatile long userData;
-    private volatile boolean cancelRequested;
+    private long userData;
 
     OpFuture(EventLoop loop, Op op) {
         this.loop = loop;
@@ -33,9 +32,11 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
-        if (cancelRequested) {
-            loop.cancel(userData);
-        }
+    }
+
+    @Override
+    public long userData() {
+        return userData;
     }
 
     @Override
@@ -61,11 +62,7 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
     public boolean cancel(boolean mayInterruptIfRunning) {
         boolean cancelled = super.cancel(mayInterruptIfRunning);
         if (cancelled) {
-            cancelRequested = true;
-            long ud = userData;
-            if (ud != 0) {
-                loop.cancel(ud);
-            }
+            loop.cancelSelf(this);
         }
         return cancelled;
     }

@@ -11,31 +11,59 @@ import java.lang.foreign.MemorySegment;
  * instead of being delivered to the wrong request. Negative user_data values (bit 63) are reserved for the
  * loop's internal requests and never produced here.
  *
+ * <p>A few slots beyond the table's size are kept for control requests ({@link #acquireControl}): a close's
+ * cancellation must reach the kernel even when every ordinary slot is taken by a request it is there to cancel.
+ *
  * <p>Per request: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, two
  * references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch, all allocated once.
  * Only the loop thread touches the table, so nothing here is synchronized.
  */
 final class RequestTable {
+    /** Slots beyond {@link #size()} that only control requests take. */
+    static final int CONTROL_SLOTS = 8;
+
     private final Request[] slots;
     private final int[] free;
+    private final int size;
     private int freeCount;
 
     RequestTable(int size, Arena arena) {
-        MemorySegment scratch = arena.allocate((long) size * Op.SCRATCH_BYTES, 64);
-        slots = new Request[size];
-        free = new int[size];
-        for (int i = 0; i < size; i++) {
+        int total = size + CONTROL_SLOTS;
+        MemorySegment scratch = arena.allocate((long) total * Op.SCRATCH_BYTES, 64);
+        this.size = size;
+        slots = new Request[total];
+        free = new int[total];
+        for (int i = 0; i < total; i++) {
             slots[i] = new Request(i, scratch.asSlice((long) i * Op.SCRATCH_BYTES, Op.SCRATCH_BYTES));
-            free[i] = size - 1 - i;         // hand out low indexes first
+            free[i] = total - 1 - i;         // hand out low indexes first
         }
-        freeCount = size;
+        freeCount = total;
     }
 
-    /** A free slot bound to {@code handler} and {@code owner}, or {@code null} when every slot is in flight. */
+    /**
+     * A free slot bound to {@code handler} and {@code owner}, or {@code null} when {@link #size()} requests are
+     * in flight.
+     */
     Request acquire(CompletionHandler handler, Object owner) {
-        if (freeCount == 0) {
-            return null;
-        }
+        return freeCount > CONTROL_SLOTS ? take(handler, owner) : null;
+    }
+
+    /** {@link #acquire} for a control request, which may also take the reserved slots. */
+    Request acquireControl(CompletionHandler handler, Object owner) {
+        return freeCount > 0 ? take(handler, owner) : null;
+    }
+
+    /** Whether any slot is free, a reserved one included. */
+    boolean anyFree() {
+        return freeCount > 0;
+    }
+
+    /** Whether {@code n} ordinary requests can be acquired now. */
+    boolean hasRoom(int n) {
+        return freeCount - CONTROL_SLOTS >= n;
+    }
+
+    private Request take(CompletionHandler handler, Object owner) {
         Request r = slots[free[--freeCount]];
         r.generation = r.generation == Integer.MAX_VALUE ? 1 : r.generation + 1;
         r.handler = handler;
@@ -63,12 +91,14 @@ final class RequestTable {
         return r.generation == generation && r.handler != null ? r : null;
     }
 
+    /** Requests in flight, control requests included. */
     int inFlight() {
         return slots.length - freeCount;
     }
 
+    /** How many ordinary requests may be in flight at once (the builder's maxInFlight). */
     int size() {
-        return slots.length;
+        return size;
     }
 
     /** Calls {@code action} for every request in flight (close uses it to fail what never completes). */
