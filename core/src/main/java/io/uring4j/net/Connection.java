@@ -26,8 +26,10 @@ import java.net.InetSocketAddress;
  * {@link #write} copies into the connection's {@link OutboundBuffer}; after each callback the pending bytes go
  * out in one SEND, and at most one SEND is in flight: what is written meanwhile is batched into the next one.
  * When more than the high-water mark is pending (the peer reads slowly), the receive is cancelled — reading
- * stops — until the output has drained; so a connection holds at most the high-water mark plus what its last
- * receives delivered.
+ * stops — until the output has drained. What the receive had delivered before its cancel took effect is kept
+ * aside ({@link InputBacklog}) and handed to the handler once the output has drained, a buffer's worth at a time
+ * and pausing again as needed: so a connection holds at most the high-water mark plus the answers to one buffer
+ * of input, however much a peer that never reads sends. Output memory shrinks back once drained.
  *
  * <h2>Closing</h2>
  * {@link #close()} sends what is pending, then shuts the socket down and closes it; errors close at once. The
@@ -51,6 +53,10 @@ public final class Connection {
     private boolean recvCancelling;
     private long recvUserData;
     private boolean paused;
+    /** Input delivered while paused, handed on in order before the receive is armed again; null when none. */
+    private InputBacklog backlog;
+    /** The peer's EOF came behind a backlog: the handler hears of it once the backlog is handed on. */
+    private boolean eofBehindBacklog;
     private boolean inputClosed;
     private boolean closeRequested;
     private boolean outputShutdownRequested;
@@ -204,7 +210,11 @@ public final class Connection {
             if (result > 0) {
                 int bid = CqeFlags.bufferId(flags);
                 try {
-                    if (!closed && !closeRequested) {
+                    if (closed || closeRequested) {
+                        // dropped: the connection is going away
+                    } else if (paused || backlog != null) {
+                        keepForLater(net.buffers().buffer(bid), result);
+                    } else {
                         handler.onData(this, net.buffers().buffer(bid), result);
                     }
                 } finally {
@@ -213,7 +223,11 @@ public final class Connection {
             } else if (result == 0) {
                 if (!inputClosed && !closed) {
                     inputClosed = true;
-                    handler.onInputClosed(this);
+                    if (backlog != null) {
+                        eofBehindBacklog = true;
+                    } else {
+                        handler.onInputClosed(this);
+                    }
                 }
             } else if (result == -Errno.ENOBUFS) {
                 net.enobufs++;                       // re-armed below: the data waits in the socket
@@ -254,8 +268,50 @@ public final class Connection {
             } finally {
                 callbackDepth--;
             }
+            replayBacklog();
         }
         afterCallback();
+    }
+
+    private void keepForLater(MemorySegment data, int length) {
+        if (backlog == null) {
+            backlog = new InputBacklog(net.config().recvBufferSize());
+        }
+        backlog.append(data, length);
+    }
+
+    /** Hands the kept input on, a receive buffer's worth at a time, until it is gone or output piles up again. */
+    private void replayBacklog() {
+        while (backlog != null && !closed && !closeRequested) {
+            if (out.pending() > net.config().writeHighWater()) {
+                paused = true;                  // no receive is armed while a backlog is left: nothing to cancel
+                net.backPressurePauses++;
+                return;
+            }
+            MemorySegment chunk = backlog.front(net.config().recvBufferSize());
+            callbackDepth++;
+            try {
+                handler.onData(this, chunk, (int) chunk.byteSize());
+            } catch (Throwable t) {
+                abort(failure("onData", t));
+            } finally {
+                callbackDepth--;
+            }
+            if (backlog != null && backlog.consume(chunk.byteSize())) {
+                backlog = null;
+            }
+        }
+        if (backlog == null && eofBehindBacklog && !closed) {
+            eofBehindBacklog = false;
+            callbackDepth++;
+            try {
+                handler.onInputClosed(this);
+            } catch (Throwable t) {
+                abort(failure("onInputClosed", t));
+            } finally {
+                callbackDepth--;
+            }
+        }
     }
 
     /** After every callback: send what was written, re-arm the receive, finish a close, free what is done. */
@@ -276,12 +332,16 @@ public final class Connection {
         if (closed && !released && !recvArmed && !out.sending()) {
             released = true;
             out.free();
+            if (backlog != null) {
+                backlog.free();
+                backlog = null;
+            }
             net.released(this);
         }
     }
 
     private void armRecv() {
-        if (!recvArmed && !paused && !inputClosed && !closeRequested && !closed) {
+        if (!recvArmed && !paused && backlog == null && !inputClosed && !closeRequested && !closed) {
             recvArmed = true;
             net.loop().submit(recvOp, recvHandler);
         }

@@ -15,6 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * are moved to the front instead (compaction), and the segment grows only if that is not enough.
  */
 final class OutboundBuffer {
+    private final int initialCapacity;
     private Arena arena;
     private MemorySegment segment;
     /** The segment an in-flight send points into, when it is no longer the current one. */
@@ -24,6 +25,7 @@ final class OutboundBuffer {
     private boolean sending;
 
     OutboundBuffer(int initialCapacity) {
+        this.initialCapacity = initialCapacity;
         arena = Arena.ofConfined();
         segment = arena.allocate(initialCapacity, 64);
     }
@@ -95,7 +97,17 @@ final class OutboundBuffer {
         if (start == end) {
             start = 0;
             end = 0;
+            if (segment.byteSize() > 4L * initialCapacity) {
+                shrink();
+            }
         }
+    }
+
+    /** Drained after a burst: back to the first size, so that an idle connection does not keep its peak. */
+    private void shrink() {
+        arena.close();
+        arena = Arena.ofConfined();
+        segment = arena.allocate(initialCapacity, 64);
     }
 
     boolean sending() {

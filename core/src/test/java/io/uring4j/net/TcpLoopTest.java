@@ -42,6 +42,48 @@ class TcpLoopTest {
         }
     }
 
+    /**
+     * A peer that sends requests and never reads the answers: the server stops reading it, and what its receive
+     * had already delivered is answered only as the output drains. So the output the connection holds stays
+     * within the high-water mark plus the answers to one receive buffer, and another connection is served.
+     */
+    @Test
+    void aPeerThatNeverReadsHoldsBoundedOutputAndOthersAreStillServed() throws Exception {
+        int answerPerByte = 64;
+        int bufferSize = 4096;
+        long highWater = 64 * 1024;
+        Tcp.Config config = Tcp.Config.defaults().withRecvBuffers(256, bufferSize).withWriteHighWater(highWater);
+        AtomicLong mostPending = new AtomicLong();
+        MemorySegment answer = MemorySegment.ofArray(new byte[answerPerByte * bufferSize]);
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, config)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> (connection, data, length) -> {
+                connection.write(answer, 0, (long) answerPerByte * length);
+                mostPending.accumulateAndGet(connection.pendingBytes(), Math::max);
+            });
+            try (SocketChannel abuser = SocketChannel.open(server.localAddress())) {
+                abuser.configureBlocking(false);
+                ByteBuffer requests = ByteBuffer.allocateDirect(1 << 16);
+                long sent = 0;
+                for (int idle = 0; idle < 200 && sent < (64L << 20); ) {
+                    requests.clear();
+                    int n = abuser.write(requests);
+                    sent += n;
+                    idle = n == 0 ? idle + 1 : 0;
+                    if (n == 0) {
+                        Thread.sleep(1);
+                    }
+                }
+                assertThat(sent).as("the peer's requests went out until the server stopped reading").isPositive();
+                assertThat(mostPending.get()).as("output held for the peer that never reads")
+                        .isLessThanOrEqualTo(highWater + (long) answerPerByte * bufferSize);
+                try (SocketChannel canary = SocketChannel.open(server.localAddress())) {
+                    Clients.writeFully(canary, ByteBuffer.wrap(new byte[] {1}));
+                    assertThat(Clients.readFully(canary, answerPerByte)).hasSize(answerPerByte);
+                }
+            }
+        }
+    }
+
     @Test
     void batchedSleepsLoseNothingAndDoNotDelayLightLoad() throws Exception {
         Duration delay = Duration.ofMillis(300);
