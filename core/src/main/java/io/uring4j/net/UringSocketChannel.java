@@ -114,8 +114,8 @@ public final class UringSocketChannel extends SocketChannel {
     }
 
     @Override
-    public boolean connect(SocketAddress address) throws IOException {
-        Objects.requireNonNull(address);
+    public boolean connect(SocketAddress remoteAddress) throws IOException {
+        SocketAddress address = ChannelSockets.peer(Objects.requireNonNull(remoteAddress));
         // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
         // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
         MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
