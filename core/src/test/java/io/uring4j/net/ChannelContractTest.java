@@ -120,7 +120,7 @@ class ChannelContractTest {
                 assertThat(java.util.Arrays.copyOf(in.array(), big.length)).isEqualTo(big);
                 assertThat(new String(in.array(), big.length, 5)).isEqualTo("tail!");
                 assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[1])))
-                        .as("write after shutdownOutput").isInstanceOf(ClosedChannelException.class);
+                        .as("write after shutdownOutput").isExactlyInstanceOf(AsynchronousCloseException.class);
             }
         }
     }
@@ -170,6 +170,67 @@ class ChannelContractTest {
         assertThat(actual).isEqualTo(expected);
         assertThat(actual).hasToString(expected.toString());
         assertThat(((InetSocketAddress) actual).getAddress().getClass()).isEqualTo(expected.getAddress().getClass());
+    }
+
+    /**
+     * The JDK's SocketChannelImpl ends a write that wrote nothing with AsynchronousCloseException once the output
+     * is shut down, whatever the buffers (empty ones too) and the thread; the channel stays open.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void writeAfterShutdownOutputIsAsynchronousClose(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                c.shutdownOutput();
+                c.shutdownOutput();                     // a second time is no error
+                assertWriteIsAsynchronousClose(c);
+                CompletableFuture<Void> onVirtual = CompletableFuture.runAsync(() -> assertWriteIsAsynchronousClose(c),
+                        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+                onVirtual.get(10, TimeUnit.SECONDS);
+                assertThat(c.isOpen()).isTrue();
+                assertThat(s.read(ByteBuffer.allocate(1))).as("the peer sees end of stream").isEqualTo(-1);
+            }
+        }
+    }
+
+    private static void assertWriteIsAsynchronousClose(SocketChannel c) {
+        assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[10]))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(ByteBuffer.allocateDirect(10))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(ByteBuffer.allocate(0))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(new ByteBuffer[] {ByteBuffer.allocate(0), ByteBuffer.allocate(3)}))
+                .isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(new ByteBuffer[0])).isExactlyInstanceOf(AsynchronousCloseException.class);
+    }
+
+    /**
+     * A write blocked on a full socket buffer when another thread shuts the output down: the JDK ends it with
+     * AsynchronousCloseException too (or returns what it wrote; the caller's next write then throws).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void shutdownOutputEndsABlockedWrite(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+                    try {
+                        while (true) {                  // the peer never reads: this blocks once the buffers fill
+                            c.write(chunk.clear());
+                        }
+                    } catch (Throwable e) {
+                        failure.complete(e);
+                    }
+                });
+                Thread.sleep(200);                      // most likely blocked by now; if not, the next write throws
+                c.shutdownOutput();
+                assertThat(failure.get(10, TimeUnit.SECONDS)).isExactlyInstanceOf(AsynchronousCloseException.class);
+                assertThat(c.isOpen()).isTrue();
+                assertThat(s.isOpen()).isTrue();
+            }
+        }
     }
 
     private static int readVia(SocketChannel s, ByteBuffer direct, ByteBuffer into) throws IOException {
