@@ -1,5 +1,7 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InterruptedCalls;
@@ -357,7 +359,29 @@ public final class UringSocketChannel extends SocketChannel {
                 outputShut = true;
             }
         }
+        cancelWaitingSends();
         return this;
+    }
+
+    /**
+     * Ends a send waiting for buffer space, as the JDK's shutdownOutput wakes its writer. The kernel retries a
+     * TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix socket as writable after
+     * one, so an engine that waits with epoll (the portable one) would wait for the peer to read. The cancel
+     * holds the fd: it names the fd by number. Best effort — what it cannot cancel has ended or will fail.
+     */
+    private void cancelWaitingSends() {
+        try {
+            guard.acquire();
+        } catch (ClosedChannelException closing) {
+            return;
+        }
+        try {
+            loop.submitAsync((sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
+                            .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL))
+                    .whenComplete((cancelled, failure) -> guard.release());
+        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
+            guard.release();
+        }
     }
 
     /**
