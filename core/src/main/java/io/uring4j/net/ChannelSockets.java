@@ -10,6 +10,8 @@ import io.uring4j.sys.Sockets;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
@@ -89,6 +91,15 @@ final class ChannelSockets {
             }
             return SocketAddresses.readAny(sa, len);
         }
+    }
+
+    /** Where a connect to {@code address} goes: as in the JDK, a wildcard address is the loopback of its family. */
+    static SocketAddress peer(SocketAddress address) {
+        if (!(address instanceof InetSocketAddress inet) || inet.isUnresolved() || !inet.getAddress().isAnyLocalAddress()) {
+            return address;
+        }
+        String loopback = inet.getAddress() instanceof Inet4Address ? "127.0.0.1" : "::1";
+        return new InetSocketAddress(InetAddress.ofLiteral(loopback), inet.getPort());
     }
 
     static InetSocketAddress check(SocketAddress address) {

@@ -55,7 +55,8 @@ final class SocketAddresses {
 
     /**
      * Writes {@code address} for an AF_INET6 socket: an IPv4 address becomes IPv4-mapped ({@code ::ffff:a.b.c.d}),
-     * as the JDK's dual-stack sockets do. Returns the length (28).
+     * as the JDK's dual-stack sockets do, except 0.0.0.0, which becomes {@code ::} as in the JDK: a socket bound
+     * to the wildcard takes IPv6 peers too (a mapped 0.0.0.0 would take IPv4 only). Returns the length (28).
      */
     static int writeForV6Socket(InetSocketAddress address, MemorySegment into) {
         if (address.getAddress() instanceof Inet6Address) {
@@ -67,6 +68,9 @@ final class SocketAddresses {
         into.asSlice(0, SOCKADDR_IN6_SIZE).fill((byte) 0);
         into.set(JAVA_SHORT_UNALIGNED, 0, (short) Sockets.AF_INET6);
         into.set(NET_U16, 2, (short) address.getPort());
+        if (address.getAddress().isAnyLocalAddress()) {
+            return SOCKADDR_IN6_SIZE;
+        }
         into.set(JAVA_BYTE, 18, (byte) 0xff);
         into.set(JAVA_BYTE, 19, (byte) 0xff);
         MemorySegment.copy(address.getAddress().getAddress(), 0, into, JAVA_BYTE, 20, 4);
@@ -107,7 +111,11 @@ final class SocketAddresses {
         return address.getAddress() instanceof Inet4Address ? Sockets.AF_INET : Sockets.AF_INET6;
     }
 
-    /** Reads a sockaddr_in or sockaddr_in6; {@code null} for another family (a Unix socket's peer, say). */
+    /**
+     * Reads a sockaddr_in or sockaddr_in6; {@code null} for another family (a Unix socket's peer, say). As the JDK
+     * decodes them: an IPv4-mapped address (an IPv4 endpoint of a dual-stack socket) is an {@link Inet4Address},
+     * and a scope id of 0 is no scope (not {@code %0}).
+     */
     static InetSocketAddress read(MemorySegment sockaddr) {
         int family = Sockets.family(sockaddr);
         int port = Sockets.port(sockaddr);
@@ -118,7 +126,11 @@ final class SocketAddresses {
             if (family == Sockets.AF_INET6) {
                 byte[] raw = sockaddr.asSlice(8, 16).toArray(JAVA_BYTE);
                 int scope = sockaddr.get(JAVA_INT_UNALIGNED, 24);
-                return new InetSocketAddress(Inet6Address.getByAddress(null, raw, scope), port);
+                InetAddress ip = InetAddress.getByAddress(raw);           // unmaps ::ffff:a.b.c.d
+                if (scope != 0 && ip instanceof Inet6Address) {
+                    ip = Inet6Address.getByAddress(null, raw, scope);
+                }
+                return new InetSocketAddress(ip, port);
             }
             return null;
         } catch (UnknownHostException impossible) {     // only thrown for a wrong-length array

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * same requests for the callback style. Every request goes to one event loop, chosen when the socket is opened.
  *
  * <p>socket, bind and connect are system calls: none of them blocks for a datagram socket. An AF_INET6 socket
- * can send to IPv4 destinations too (Linux takes a sockaddr_in on it); IPv4 senders then appear IPv4-mapped.
+ * can send to IPv4 destinations too (Linux takes a sockaddr_in on it); IPv4 senders are reported as IPv4 addresses.
  * {@link #close()} from another thread ends a blocked receive with {@code SocketException("Socket closed")},
  * whose cause names the request and its errno.
  */

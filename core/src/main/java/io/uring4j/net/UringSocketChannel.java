@@ -1,5 +1,7 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InterruptedCalls;
@@ -21,6 +23,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
@@ -66,6 +69,7 @@ public final class UringSocketChannel extends SocketChannel {
     private volatile boolean bound;
     private volatile boolean inputShut;
     private volatile boolean outputShut;
+    private final Object shutdownLock = new Object();
 
     UringSocketChannel(EventLoop loop, int fd, boolean unix, SocketAddress remote) {
         super(SelectorProvider.provider());
@@ -114,8 +118,8 @@ public final class UringSocketChannel extends SocketChannel {
     }
 
     @Override
-    public boolean connect(SocketAddress address) throws IOException {
-        Objects.requireNonNull(address);
+    public boolean connect(SocketAddress remoteAddress) throws IOException {
+        SocketAddress address = ChannelSockets.peer(Objects.requireNonNull(remoteAddress));
         // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
         // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
         MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
@@ -212,27 +216,8 @@ public final class UringSocketChannel extends SocketChannel {
         Objects.requireNonNull(src);
         writeLock.lock();
         try {
-            ensureConnected();
-            if (outputShut) {
-                throw new ClosedChannelException();
-            }
-            int total = src.remaining();
-            while (src.hasRemaining()) {
-                MemorySegment from;
-                if (src.isDirect()) {
-                    from = MemorySegment.ofBuffer(src);
-                } else {
-                    if (writeStaging == null) {
-                        writeStaging = staging.allocate(STAGING);
-                    }
-                    int chunk = Math.min(src.remaining(), STAGING);
-                    from = writeStaging.asSlice(0, chunk);
-                    MemorySegment.copy(MemorySegment.ofBuffer(src), 0, from, 0, chunk);
-                }
-                int n = io(NetOps.send(fd, from), "send");
-                src.position(src.position() + n);
-            }
-            return total;
+            ensureWritable();
+            return send(src);
         } finally {
             writeLock.unlock();
         }
@@ -241,9 +226,68 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        long total = 0;
-        for (int i = offset; i < offset + length; i++) {
-            total += write(srcs[i]);
+        writeLock.lock();
+        try {
+            ensureWritable();
+            long total = 0;
+            for (int i = offset; i < offset + length; i++) {
+                try {
+                    total += send(srcs[i]);
+                } catch (AsynchronousCloseException shut) {
+                    if (total > 0 && isOpen()) {
+                        return total;               // output shut down meanwhile: what was written stands
+                    }
+                    throw shut;
+                }
+            }
+            return total;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * As the JDK's: a write once the output is shut down fails with AsynchronousCloseException (its
+     * ClosedChannelException turned so when the write wrote nothing), even for empty buffers.
+     */
+    private void ensureWritable() throws IOException {
+        ensureConnected();
+        if (outputShut) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    /**
+     * Sends all of {@code src}, unless the output is shut down meanwhile: then, as the JDK's, what was written
+     * stands and is returned, and a send that wrote nothing throws AsynchronousCloseException.
+     */
+    private int send(ByteBuffer src) throws IOException {
+        int total = src.remaining();
+        while (src.hasRemaining()) {
+            MemorySegment from;
+            if (src.isDirect()) {
+                from = MemorySegment.ofBuffer(src);
+            } else {
+                if (writeStaging == null) {
+                    writeStaging = staging.allocate(STAGING);
+                }
+                int chunk = Math.min(src.remaining(), STAGING);
+                from = writeStaging.asSlice(0, chunk);
+                MemorySegment.copy(MemorySegment.ofBuffer(src), 0, from, 0, chunk);
+            }
+            int n;
+            try {
+                n = io(NetOps.send(fd, from), "send");
+            } catch (IOException e) {
+                if (!isOpen() || !outputShutDown()) {
+                    throw e;
+                }
+                if (src.remaining() < total) {
+                    return total - src.remaining();
+                }
+                throw (AsynchronousCloseException) new AsynchronousCloseException().initCause(e);
+            }
+            src.position(src.position() + n);
         }
         return total;
     }
@@ -306,14 +350,48 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         ensureConnected();
-        if (!outputShut) {
-            int ret = Sockets.shutdown(fd, Sockets.SHUT_WR);
-            if (ret < 0) {
-                throw NetErrors.of("shutdown", ret);
+        synchronized (shutdownLock) {
+            if (!outputShut) {
+                int ret = Sockets.shutdown(fd, Sockets.SHUT_WR);
+                if (ret < 0) {
+                    throw NetErrors.of("shutdown", ret);
+                }
+                outputShut = true;
             }
-            outputShut = true;
         }
+        cancelWaitingSends();
         return this;
+    }
+
+    /**
+     * Ends a send waiting for buffer space, as the JDK's shutdownOutput wakes its writer. The kernel retries a
+     * TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix socket as writable after
+     * one, so an engine that waits with epoll (the portable one) would wait for the peer to read. The cancel
+     * holds the fd: it names the fd by number. Best effort — what it cannot cancel has ended or will fail.
+     */
+    private void cancelWaitingSends() {
+        try {
+            guard.acquire();
+        } catch (ClosedChannelException closing) {
+            return;
+        }
+        try {
+            loop.submitAsync((sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
+                            .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL))
+                    .whenComplete((cancelled, failure) -> guard.release());
+        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
+            guard.release();
+        }
+    }
+
+    /**
+     * Whether the output is shut down, once a shutdown under way has finished: the send it fails (EPIPE) may end
+     * before {@link #shutdownOutput} has set the flag.
+     */
+    private boolean outputShutDown() {
+        synchronized (shutdownLock) {
+            return outputShut;
+        }
     }
 
     /** Not supported: the adaptor's stream and timeout semantics are not implemented. Use the channel itself. */

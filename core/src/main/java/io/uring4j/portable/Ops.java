@@ -77,6 +77,15 @@ final class Ops {
         };
     }
 
+    /**
+     * Blocking work other than reads and writes, which the kernel does in one issue — on its io-wq, where it
+     * forces most of it, or inline — with no nonblocking attempt that could leave it waiting: a splice from an
+     * empty pipe blocks inside that issue.
+     */
+    static boolean doneInFirstIssue(int opcode) {
+        return blocks(opcode) && !isReadWrite(opcode);
+    }
+
     /** Whether a result short of {@link Request#wanted} fails a link (reads, writes, transfers), as in the kernel. */
     static boolean failsShort(int opcode) {
         return isReadWrite(opcode) || isSocket(opcode) || Splice.isSplice(opcode);

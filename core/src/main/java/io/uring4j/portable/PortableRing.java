@@ -769,9 +769,14 @@ final class PortableRing {
         }
     }
 
+    /**
+     * Starts {@code r}'s LINK_TIMEOUT, as it starts to run. The kernel starts it once the request's first issue
+     * has returned: work done in that one issue ({@link Ops#doneInFirstIssue}) is never bounded by it, so its
+     * timeout is not started at all and ends -ECANCELED with the request.
+     */
     private void armLinkTimeout(Request r) {
         Request lt = r.linkTimeout;
-        if (lt == null || r.opcode == Opcode.LINK_TIMEOUT) {
+        if (lt == null || r.opcode == Opcode.LINK_TIMEOUT || Ops.doneInFirstIssue(r.opcode)) {
             return;
         }
         lock.lock();

@@ -50,7 +50,9 @@
  *   <li><b>Links.</b> When a request completes, its successor runs right there, on the same thread ({@code nxt}
  *       propagation); only blocking work found on a non-worker thread is queued. A failure or a short read or
  *       write cancels the rest with -ECANCELED unless the request was IO_HARDLINK; a prep failure cancels the
- *       whole chain. LINK_TIMEOUT is armed when its request is issued.
+ *       whole chain. LINK_TIMEOUT is armed when its request is issued — except for work the kernel does in one
+ *       issue (a splice, a statx, a path operation: not reads and writes), whose timeout the kernel starts
+ *       only once that issue has returned, so it never bounds it; it ends -ECANCELED with the request.
  *       {@code -During4j.portable.links=requeue} sends each successor back through the io-wq's queue instead,
  *       and {@code -During4j.portable.wait=condvar} makes waiters sleep on a condition variable every post
  *       signals: the designs these replace, kept to measure them ({@code ./uring4j bench --compare-portable}:
@@ -88,8 +90,9 @@
  * <h2>Differences from the kernel (so far)</h2>
  * <ul>
  *   <li>A request inside its system call (a regular-file read, an open) cannot be cancelled: a cancel of it
- *       answers -EALREADY once it has finished, and a LINK_TIMEOUT that fires lets it finish with its own
- *       result. A cancel of a request that is being tried right now (by a worker or the poller) waits for its
+ *       answers -EALREADY once it has finished, and a LINK_TIMEOUT that fires on a read or write lets it finish
+ *       with its own result and posts -ETIME (the kernel's cancel answers -EALREADY and signals its worker).
+ *       A cancel of a request that is being tried right now (by a worker or the poller) waits for its
  *       outcome: 0 if it stopped instead of arming its wait, else -EALREADY. With ALL/ANY such a request is
  *       counted, as the kernel counts its running io-wq work, and ends with its own result or -ECANCELED. A
  *       synchronous cancel (REGISTER_SYNC_CANCEL) of a running request looks again after sleeps of 20 µs

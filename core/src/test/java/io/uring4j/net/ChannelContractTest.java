@@ -5,12 +5,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
@@ -67,8 +69,12 @@ class ChannelContractTest {
             path.getParent().toFile().deleteOnExit();
             return s.bind(UnixDomainSocketAddress.of(path));
         }
+        return server(impl, ANY_PORT);
+    }
+
+    private static ServerSocketChannel server(String impl, InetSocketAddress local) throws IOException {
         ServerSocketChannel s = impl.equals("jdk") ? ServerSocketChannel.open() : UringServerSocketChannel.open(uring);
-        return s.bind(ANY_PORT);
+        return s.bind(local);
     }
 
     /** A connected pair: [client, accepted]. */
@@ -114,7 +120,115 @@ class ChannelContractTest {
                 assertThat(java.util.Arrays.copyOf(in.array(), big.length)).isEqualTo(big);
                 assertThat(new String(in.array(), big.length, 5)).isEqualTo("tail!");
                 assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[1])))
-                        .as("write after shutdownOutput").isInstanceOf(ClosedChannelException.class);
+                        .as("write after shutdownOutput").isExactlyInstanceOf(AsynchronousCloseException.class);
+            }
+        }
+    }
+
+    /**
+     * Endpoints as the JDK reports them from its dual-stack sockets: an IPv4 address as an {@code Inet4Address}
+     * (never IPv4-mapped), an IPv6 one without a scope of 0, and a server bound to 0.0.0.0 as the IPv6 wildcard
+     * it really listens on. The strings are compared too: {@code ::1} and {@code ::1%0} are equal addresses.
+     */
+    @ParameterizedTest
+    @CsvSource({"jdk, 127.0.0.1, 127.0.0.1, 127.0.0.1", "uring, 127.0.0.1, 127.0.0.1, 127.0.0.1",
+            "jdk, ::1, ::1, ::1", "uring, ::1, ::1, ::1",
+            "jdk, 0.0.0.0, ::, 127.0.0.1", "uring, 0.0.0.0, ::, 127.0.0.1",
+            "jdk, ::, ::, ::1", "uring, ::, ::, ::1"})
+    void endpointsAreReportedAsTheJdkReportsThem(String impl, String bindTo, String listening, String connectTo)
+            throws Exception {
+        try (ServerSocketChannel server = server(impl, new InetSocketAddress(bindTo, 0))) {
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            assertEndpoint(server.getLocalAddress(), listening, port);
+            try (SocketChannel c = client(impl)) {
+                c.connect(new InetSocketAddress(connectTo, port));
+                try (SocketChannel s = server.accept()) {
+                    int clientPort = ((InetSocketAddress) c.getLocalAddress()).getPort();
+                    assertEndpoint(c.getLocalAddress(), connectTo, clientPort);
+                    assertEndpoint(c.getRemoteAddress(), connectTo, port);
+                    assertEndpoint(s.getLocalAddress(), connectTo, port);
+                    assertEndpoint(s.getRemoteAddress(), connectTo, clientPort);
+                }
+            }
+        }
+    }
+
+    /** As the JDK's: a connect to a wildcard address reaches the loopback address of its family. */
+    @ParameterizedTest
+    @CsvSource({"jdk, 127.0.0.1, 0.0.0.0", "uring, 127.0.0.1, 0.0.0.0", "jdk, ::1, ::", "uring, ::1, ::"})
+    void aConnectToTheWildcardReachesLoopback(String impl, String loopback, String wildcard) throws Exception {
+        try (ServerSocketChannel server = server(impl, new InetSocketAddress(loopback, 0)); SocketChannel c = client(impl)) {
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            c.connect(new InetSocketAddress(wildcard, port));
+            server.accept().close();
+            assertEndpoint(c.getRemoteAddress(), loopback, port);
+        }
+    }
+
+    private static void assertEndpoint(SocketAddress actual, String host, int port) throws Exception {
+        InetSocketAddress expected = new InetSocketAddress(InetAddress.getByName(host), port);
+        assertThat(actual).isEqualTo(expected);
+        assertThat(actual).hasToString(expected.toString());
+        assertThat(((InetSocketAddress) actual).getAddress().getClass()).isEqualTo(expected.getAddress().getClass());
+    }
+
+    /**
+     * The JDK's SocketChannelImpl ends a write that wrote nothing with AsynchronousCloseException once the output
+     * is shut down, whatever the buffers (empty ones too) and the thread; the channel stays open.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void writeAfterShutdownOutputIsAsynchronousClose(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                c.shutdownOutput();
+                c.shutdownOutput();                     // a second time is no error
+                assertWriteIsAsynchronousClose(c);
+                CompletableFuture<Void> onVirtual = CompletableFuture.runAsync(() -> assertWriteIsAsynchronousClose(c),
+                        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+                onVirtual.get(10, TimeUnit.SECONDS);
+                assertThat(c.isOpen()).isTrue();
+                assertThat(s.read(ByteBuffer.allocate(1))).as("the peer sees end of stream").isEqualTo(-1);
+            }
+        }
+    }
+
+    private static void assertWriteIsAsynchronousClose(SocketChannel c) {
+        assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[10]))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(ByteBuffer.allocateDirect(10))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(ByteBuffer.allocate(0))).isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(new ByteBuffer[] {ByteBuffer.allocate(0), ByteBuffer.allocate(3)}))
+                .isExactlyInstanceOf(AsynchronousCloseException.class);
+        assertThatThrownBy(() -> c.write(new ByteBuffer[0])).isExactlyInstanceOf(AsynchronousCloseException.class);
+    }
+
+    /**
+     * A write blocked on a full socket buffer when another thread shuts the output down: the JDK ends it with
+     * AsynchronousCloseException too (or returns what it wrote; the caller's next write then throws).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring", "jdk-unix", "uring-unix"})
+    void shutdownOutputEndsABlockedWrite(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+                    try {
+                        while (true) {                  // the peer never reads: this blocks once the buffers fill
+                            c.write(chunk.clear());
+                        }
+                    } catch (Throwable e) {
+                        failure.complete(e);
+                    }
+                });
+                Thread.sleep(200);                      // most likely blocked by now; if not, the next write throws
+                c.shutdownOutput();
+                assertThat(failure.get(10, TimeUnit.SECONDS)).isExactlyInstanceOf(AsynchronousCloseException.class);
+                assertThat(c.isOpen()).isTrue();
+                assertThat(s.isOpen()).isTrue();
             }
         }
     }

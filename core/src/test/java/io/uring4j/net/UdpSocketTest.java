@@ -72,6 +72,7 @@ class UdpSocketTest {
             assertThat(d.length()).isEqualTo(4);
             assertThat(d.sender()).isEqualTo(a.localAddress());
             assertThat(d.sender().getAddress()).isEqualTo(any.getAddress());
+            assertThat(d.sender()).as("no %0 scope").hasToString(new InetSocketAddress(any.getAddress(), a.localAddress().getPort()).toString());
             assertThat(d.truncated()).isFalse();
             assertThat(text(in, 4)).isEqualTo("ping");
 
@@ -214,4 +215,15 @@ class UdpSocketTest {
         }
     }
 
+    /** As the JDK's DatagramChannel reports it: an IPv4 sender to a dual-stack socket is IPv4, not IPv4-mapped. */
+    @Test
+    void anIpv4SenderToADualStackSocketIsAnIpv4Address() throws Exception {
+        try (UdpSocket v6 = UdpSocket.bind(uring, new InetSocketAddress("::", 0)); UdpSocket v4 = UdpSocket.bind(uring, V4)) {
+            v4.send(bytes("hi"), new InetSocketAddress("127.0.0.1", v6.localAddress().getPort()));
+            Datagram d = v6.receive(arena.allocate(16));
+            assertThat(d.sender()).isEqualTo(v4.localAddress()).hasToString(v4.localAddress().toString());
+            v6.send(bytes("back"), d.sender());
+            assertThat(v4.receive(arena.allocate(16)).length()).isEqualTo(4);
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -66,6 +67,48 @@ class LinkTimeoutTest {
             assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ETIME, -Errno.EALREADY, 0);
             // Nothing but the timer can end an empty-pipe read, so the read cannot end before the timer runs out.
             assertThat(elapsed).isGreaterThanOrEqualTo(timeoutNanos);
+        }
+    }
+
+    /**
+     * The kernel starts a link timeout once the first issue of its request has returned (since 6.15, "always arm
+     * linked timeouts prior to issue", backported to stable kernels). A SPLICE always runs on the io-wq, where a
+     * splice from an empty pipe blocks inside that first issue: nothing bounds it, no CQE comes while it waits,
+     * and once data lets it finish, the timeout, started only now, is cancelled — or, started and expired before
+     * the splice's completion was flushed, reports its failed cancel: -ENOENT.
+     */
+    @Test
+    void linkTimeoutStartsOnlyOnceABlockingSpliceHasReturned() throws Exception {
+        try (Arena arena = Arena.ofConfined(); Pipe in = Pipe.open(); Pipe out = Pipe.open(); IoUring ring = IoUring.open(8)) {
+            ring.sq().next().prepSplice(in.readFd(), -1, out.writeFd(), -1, 16, 0).userData(1).link();
+            ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, Duration.ofMillis(20).toNanos()), 0).userData(2);
+            assertThat(ring.submit()).isEqualTo(2);
+
+            assertThat(ring.waitCqes(1, Duration.ofMillis(200).toNanos())).as("a CQE while the splice waits").isNull();
+            in.write(new byte[16]);
+            Map<Long, Completion> cqes = byUserData(reap(ring, 2));
+            assertThat(cqes.get(1L)).as("splice %s", cqes).isEqualTo(cqe(1, 16));
+            assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ECANCELED, -Errno.ENOENT);
+        }
+    }
+
+    /**
+     * As above for work done in one issue (STATX always runs on the io-wq): even a timeout of 1 ns starts only
+     * after the statx, so it never cancels it.
+     */
+    @Test
+    void linkTimeoutNeverCancelsWorkDoneInItsFirstIssue() throws Exception {
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
+            for (int i = 0; i < 20; i++) {
+                ring.sq().next().prepStatx(LibC.AT_FDCWD, arena.allocateFrom("/"), 0, 0xfff, arena.allocate(256))
+                        .userData(1).link();
+                ring.sq().next().prepLinkTimeout(Timespec.allocate(arena, 1), 0).userData(2);
+                assertThat(ring.submit()).isEqualTo(2);
+
+                Map<Long, Completion> cqes = byUserData(reap(ring, 2));
+                assertThat(cqes.get(1L)).as("statx %s", cqes).isEqualTo(cqe(1, 0));
+                assertThat(cqes.get(2L).res()).as("link timeout %s", cqes).isIn(-Errno.ECANCELED, -Errno.ENOENT);
+            }
         }
     }
 
