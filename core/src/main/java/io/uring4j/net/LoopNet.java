@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.CqeFlags;
+import io.uring4j.ring.Timespec;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
@@ -9,6 +10,7 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,6 +44,8 @@ final class LoopNet {
     long enobufs;
     long backPressurePauses;
     long accepted;
+    /** Times an acceptor paused for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM). */
+    long acceptPauses;
 
     LoopNet(EventLoop loop, Tcp.Config config, int group) throws ErrnoException {
         this.loop = loop;
@@ -121,28 +125,73 @@ final class LoopNet {
         }
     }
 
+    /**
+     * Logs a warning, never throwing: out of descriptors, a logger may fail to load what it needs (its time-zone
+     * data, a class), and that must not end the loop or its acceptor.
+     */
     void log(String what, Throwable t) {
-        LOG.log(System.Logger.Level.WARNING, "uring4j net loop " + loop.id() + ": " + what, t);
+        try {
+            LOG.log(System.Logger.Level.WARNING, "uring4j net loop " + loop.id() + ": " + what, t);
+        } catch (Throwable unloggable) {
+            // nothing better to do: the counters still show it
+        }
     }
 
     int openConnections() {
         return open.size();
     }
 
-    /** One listening socket's multishot accept on this loop. */
+    /**
+     * One listening socket's multishot accept on this loop. When accepting fails for lack of descriptors or
+     * memory, the pending connection stays in the backlog and an accept re-armed at once would fail again at
+     * once: the acceptor pauses instead, 10 ms at first and doubling up to a second while the shortage lasts,
+     * and logs once per shortage.
+     */
     private final class Acceptor implements CompletionHandler {
+        private static final long FIRST_PAUSE_NANOS = 10_000_000L;
+        private static final long LONGEST_PAUSE_NANOS = 1_000_000_000L;
+
+        static {
+            // A pause comes when descriptors have run out, and then no class file can be opened: what it uses
+            // is loaded with the first acceptor.
+            Timespec.set(MemorySegment.ofArray(new long[2]), FIRST_PAUSE_NANOS);
+            Errno.name(Errno.EMFILE);
+        }
+
         final int fd;
         private final Supplier<ConnectionHandler> handlers;
         private boolean armed;
         private boolean stopped;
         private long userData;
         private final Op op;
+        /** The next pause's length; 0 while accepts succeed. */
+        private long pauseNanos;
+        /** A pause's timer is pending: the accept is re-armed when it fires. */
+        private boolean pausing;
+        private final Op pauseOp = (sqe, scratch) -> {
+            Timespec.set(scratch, pauseNanos);
+            sqe.prepTimeout(scratch, 0, 0);
+        };
+        private final CompletionHandler resume = new CompletionHandler() {
+            @Override
+            public void complete(int result, int flags) {
+                pausing = false;
+                pauseNanos = Math.min(pauseNanos * 2, LONGEST_PAUSE_NANOS);
+                rearm();
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                pausing = false;
+                rearm();
+            }
+        };
 
         Acceptor(int fd, Supplier<ConnectionHandler> handlers) {
             this.fd = fd;
             this.handlers = handlers;
             this.op = (sqe, scratch) -> {
-                sqe.prepMultishotAccept(fd, java.lang.foreign.MemorySegment.NULL, java.lang.foreign.MemorySegment.NULL,
+                sqe.prepMultishotAccept(fd, MemorySegment.NULL, MemorySegment.NULL,
                         Sockets.SOCK_CLOEXEC);
                 userData = sqe.userData();
             };
@@ -171,6 +220,7 @@ final class LoopNet {
                 armed = false;
             }
             if (result >= 0) {
+                pauseNanos = 0;
                 if (stopped || shuttingDown) {
                     LibC.close(result);
                 } else {
@@ -184,17 +234,44 @@ final class LoopNet {
                 }
             } else if (result == -Errno.ECANCELED) {
                 stopped = true;             // asked for, or the runtime is closing
+            } else if (isShortage(result)) {
+                pause(result);
             } else if (result != -Errno.EAGAIN && result != -Errno.ECONNABORTED && result != -Errno.EINTR) {
-                // EMFILE and the like: log, and keep accepting (the next connection may succeed).
-                log("accept failed: " + Errno.name(result), null);
+                log("accept failed: " + Errno.name(result), null);     // keep accepting: the next may succeed
             }
-            if (!armed) {
-                if (stopped || loop.runtime().isClosed()) {
-                    end();
-                } else {
-                    arm();
-                }
+            if (!armed && !pausing) {
+                rearm();
             }
+        }
+
+        private void rearm() {
+            if (stopped || loop.runtime().isClosed()) {
+                end();
+            } else {
+                arm();
+            }
+        }
+
+        private static boolean isShortage(int result) {
+            return result == -Errno.EMFILE || result == -Errno.ENFILE || result == -Errno.ENOBUFS
+                    || result == -Errno.ENOMEM;
+        }
+
+        private void pause(int result) {
+            if (pausing || stopped) {
+                return;
+            }
+            if (pauseNanos == 0) {
+                pauseNanos = FIRST_PAUSE_NANOS;
+                log("accept failed: " + Errno.name(result) + "; accepting again when it passes (retried from every "
+                        + FIRST_PAUSE_NANOS / 1_000_000 + " ms to every second)", null);
+            }
+            acceptPauses++;
+            pausing = true;
+            if (armed) {
+                loop.cancel(userData);          // a multishot accept that goes on failing: its end re-arms nothing
+            }
+            loop.submit(pauseOp, resume);
         }
 
         @Override

@@ -187,17 +187,28 @@ public final class Tcp implements AutoCloseable {
         return config;
     }
 
-    /** Counters of loop {@code index}: ENOBUFS re-arms, back-pressure pauses, accepted connections, open connections. */
+    /**
+     * Counters of loop {@code index}: ENOBUFS re-arms, back-pressure pauses, accepted connections, accept pauses
+     * for lack of descriptors or memory, open connections.
+     */
     public String stats(int index) {
         LoopNet n = loops[index];
         return "enobufs=" + n.enobufs + " pauses=" + n.backPressurePauses + " accepted=" + n.accepted
-                + " open=" + n.openConnections();
+                + " acceptPauses=" + n.acceptPauses + " open=" + n.openConnections();
     }
 
     long enobufs() {
         long sum = 0;
         for (LoopNet n : loops) {
             sum += n.enobufs;
+        }
+        return sum;
+    }
+
+    long acceptPauses() {
+        long sum = 0;
+        for (LoopNet n : loops) {
+            sum += n.acceptPauses;
         }
         return sum;
     }

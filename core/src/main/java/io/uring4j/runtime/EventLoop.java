@@ -728,8 +728,21 @@ public final class EventLoop implements Executor {
             try {
                 runTask(task);
             } catch (Throwable t) {
-                LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": task failed", t);
+                stats.handlerFailures++;
+                warn("task failed", t);
             }
+        }
+    }
+
+    /**
+     * Logs a handler's or task's failure, never throwing: the loop thread must outlive both, and a logger can
+     * fail too — out of descriptors it cannot load its time-zone data or a class.
+     */
+    private void warn(String what, Throwable t) {
+        try {
+            LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": " + what, t);
+        } catch (Throwable unloggable) {
+            // counted in handlerFailures; nothing else can be done
         }
     }
 
@@ -796,7 +809,7 @@ public final class EventLoop implements Executor {
             handler.complete(result, flags);
         } catch (Throwable t) {
             stats.handlerFailures++;
-            LOG.log(System.Logger.Level.WARNING, "uring4j loop " + id + ": completion handler failed", t);
+            warn("completion handler failed", t);
         }
     }
 

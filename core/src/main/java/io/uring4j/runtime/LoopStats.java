@@ -10,7 +10,7 @@ package io.uring4j.runtime;
  * @param sqFull          times the SQ was full and had to be flushed mid-batch
  * @param tableFull       submissions deferred because every request slot was in flight
  * @param stale           CQEs whose request slot had moved on (dropped, never delivered)
- * @param handlerFailures completion handlers that threw
+ * @param handlerFailures completion handlers and handed-over tasks that threw (the loop goes on)
  * @param inFlight        requests between submit and final CQE
  * @param cqOverflow      iterations that found completions waiting in the kernel's overflow list
  * @param cqDropped       CQEs the kernel dropped (only under memory pressure with FEAT_NODROP)

@@ -3,6 +3,7 @@ package io.uring4j.net;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.Features;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -81,6 +82,58 @@ class TcpLoopTest {
                     assertThat(Clients.readFully(canary, answerPerByte)).hasSize(answerPerByte);
                 }
             }
+        }
+    }
+
+    /**
+     * Out of descriptors, an accept fails at once for as long as the connection waits in the backlog: the
+     * acceptor pauses instead of re-arming at once (it spun at 100 % CPU), the loop survives its logging, and
+     * the connection is served once descriptors are back. The test runs the process out of descriptors by
+     * lowering RLIMIT_NOFILE just above those in use and filling the rest.
+     */
+    @Test
+    void runningOutOfDescriptorsPausesAcceptingWithoutSpinningAndServiceResumes() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring);
+             SocketChannel client = SocketChannel.open()) {            // its descriptor, before they run out
+            // Once served before, so that the classes on the way are loaded: a class file is a descriptor too.
+            TcpServer warmUp = tcp.listen(ANY_PORT, EchoHandler::new);
+            try (SocketChannel first = SocketChannel.open(warmUp.localAddress())) {
+                Clients.writeFully(first, ByteBuffer.wrap(new byte[] {1}));
+                assertThat(Clients.readFully(first, 1)).containsExactly(1);
+            }
+            warmUp.close();
+            assertThat(tcp.stats(0) + uring.loop(0).stats()).isNotEmpty();     // loaded for the message below
+            List<Integer> fillers = new ArrayList<>();
+            long[] limit = LibC.getrlimit(LibC.RLIMIT_NOFILE);
+            long enters;
+            try {
+                long highest;
+                try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+                    highest = fds.mapToLong(p -> Long.parseLong(p.getFileName().toString())).max().orElseThrow();
+                }
+                assertThat(LibC.setrlimit(LibC.RLIMIT_NOFILE, highest + 8, limit[1])).isZero();
+                // Listening now: the kernel's accept takes the descriptor limit in force when it is prepared.
+                TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+                for (int fd; (fd = LibC.eventfd(0, LibC.EFD_CLOEXEC)) >= 0; ) {
+                    fillers.add(fd);
+                }
+                client.connect(server.localAddress());          // completed by the kernel; accepting fails
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (tcp.acceptPauses() == 0) {
+                    assertThat(System.nanoTime() - deadline).as("the accept failed and paused: %s %s", tcp.stats(0), uring.loop(0).stats()).isNegative();
+                    Thread.sleep(1);
+                }
+                enters = uring.loop(0).stats().enters();
+                Thread.sleep(300);
+                enters = uring.loop(0).stats().enters() - enters;
+            } finally {
+                fillers.forEach(LibC::close);
+                LibC.setrlimit(LibC.RLIMIT_NOFILE, limit[0], limit[1]);
+            }
+            // Paused 10, 20, 40, 80, 160 ms: a few wake-ups, where a spin makes hundreds of thousands.
+            assertThat(enters).as("io_uring_enter calls in 300 ms without descriptors").isLessThan(100);
+            Clients.writeFully(client, ByteBuffer.wrap(new byte[] {42}));
+            assertThat(Clients.readFully(client, 1)).containsExactly(42);
         }
     }
 
