@@ -62,6 +62,8 @@ public final class AsyncFile implements AutoCloseable {
     private final boolean bounded;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
     private final DirectDevice device;
+    /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
+    private volatile boolean uninterruptible;
 
     AsyncFile(Uring uring, int fd, Path path, int flags, boolean bounded, int memoryAlignment,
             int offsetAlignment) {
@@ -271,8 +273,48 @@ public final class AsyncFile implements AutoCloseable {
         return callGuarded(whileOpen(op));
     }
 
+    /**
+     * Makes this file's blocking calls uninterruptible, for the channels the JDK makes so (JDK-8205612: those of
+     * {@code Files.newInputStream}, {@code readAllBytes}, ..., and every AsynchronousFileChannel's size, force
+     * and truncate): a call completes whatever the thread's interrupt status, which it leaves set if it was set
+     * or an interrupt came meanwhile.
+     */
+    void uninterruptible() {
+        uninterruptible = true;
+    }
+
+    boolean isUninterruptible() {
+        return uninterruptible;
+    }
+
     /** {@link #call} of an op that checks {@link FdGuard#isClosing()} itself when prepared. */
     private int callGuarded(Op guarded) throws IOException {
+        if (!uninterruptible) {
+            return callOnce(guarded);
+        }
+        // Cleared, or the ring's call would cancel the request at once. An interrupt that comes during the call
+        // cancels it all the same: a request that moved nothing is made again (a cancelled one moved nothing, and
+        // the ops here are positional or idempotent); one that moved bytes reports them, as a short transfer.
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return callOnce(guarded);
+                } catch (InterruptedIOException e) {
+                    interrupted |= Thread.interrupted();
+                    if (e.bytesTransferred > 0) {
+                        return e.bytesTransferred;
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private int callOnce(Op guarded) throws IOException {
         guard.acquire();
         try {
             EventLoop loop = uring.loop();

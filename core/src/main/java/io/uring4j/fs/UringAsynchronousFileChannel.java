@@ -96,6 +96,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         Objects.requireNonNull(path, "path");
         OpenOptions o = OpenOptions.parse(options).forAsynchronousChannel();
         AsyncFile file = o.open(files, path, OpenOptions.mode(attrs));
+        file.uninterruptible();     // the JDK's size, force and truncate complete whatever the interrupt status
         try {
             Statx st = file.stat();
             return new UringAsynchronousFileChannel(file, o, !st.isFifo() && !st.isSocket(), executor);

@@ -50,7 +50,8 @@ import java.util.Set;
  *       operation closes the channel and throws {@link ClosedByInterruptException} with the interrupt status
  *       set; a close from another thread makes blocked operations throw {@link AsynchronousCloseException}.
  *       Either way the request is cancelled and the call returns only after the kernel has finished with the
- *       buffer.</li>
+ *       buffer. The channels of {@code Files.newInputStream}, {@code newOutputStream} and {@code readAllBytes}
+ *       under {@link UringFileSystemProvider} are uninterruptible, as the JDK's are.</li>
  *   <li>Heap buffers are copied through native memory (a pooled buffer for up to 64 KiB); direct buffers are
  *       handed to the kernel as they are.</li>
  *   <li>{@code com.sun.nio.file.ExtendedOpenOption.DIRECT} — or {@link UringOpenOption#DIRECT} — opens with
@@ -132,6 +133,15 @@ public final class UringFileChannel extends FileChannel {
             file.close();
             throw t;
         }
+    }
+
+    /**
+     * As {@code FileChannelImpl.setUninterruptible}, for the channels the JDK gives {@code Files.newInputStream},
+     * {@code newOutputStream} and {@code readAllBytes} (JDK-8205612): an interrupt does not close the channel or
+     * end its operations, and the thread's interrupt status is left as it is.
+     */
+    void setUninterruptible() {
+        file.uninterruptible();
     }
 
     static Set<OpenOption> toSet(OpenOption... options) {
@@ -713,6 +723,9 @@ public final class UringFileChannel extends FileChannel {
     }
 
     private long interruptible(Io io, boolean transfer) throws IOException {
+        if (file.isUninterruptible()) {
+            return kernel(io);      // no begin/end: an interrupt neither closes the channel nor ends the call
+        }
         boolean completed = false;
         boolean interrupted = false;
         try {
