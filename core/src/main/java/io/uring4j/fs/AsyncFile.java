@@ -62,6 +62,12 @@ public final class AsyncFile implements AutoCloseable {
     private final boolean bounded;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
     private final DirectDevice device;
+    /**
+     * Whether the file has positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it
+     * with ESPIPE, and pread/pwrite with it). io_uring takes a request's offset without that check, so the
+     * channels, which follow the JDK's positional calls, ask here. Regular files and block devices always have.
+     */
+    private final boolean seekable;
     /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
     private volatile boolean uninterruptible;
 
@@ -71,6 +77,7 @@ public final class AsyncFile implements AutoCloseable {
         this.bounded = bounded;
         this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
+        this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
         this.memoryAlignment = memoryAlignment;
@@ -97,6 +104,11 @@ public final class AsyncFile implements AutoCloseable {
 
     public boolean isOpen() {
         return !guard.isClosing();
+    }
+
+    /** Whether the file has positions: false for a pipe, socket or terminal, where positional I/O fails (ESPIPE). */
+    public boolean isSeekable() {
+        return seekable;
     }
 
     public boolean isDirect() {

@@ -77,12 +77,6 @@ public final class UringFileChannel extends FileChannel {
     private static final int PIPE_CHUNK = 64 * 1024;
     /** The file position of relative reads and writes (not of append-mode writes, which go to the end). */
     private long position;
-    /**
-     * Whether the file has positions: 0 until known, 1 yes, -1 no (a FIFO or socket). io_uring ignores the offset
-     * of a request on such a file, where the JDK's pread/lseek fail with ESPIPE; learnt on first need, since a
-     * statx per open would tax every open for a rare case.
-     */
-    private volatile int seekable;
     private final JdkDelegate<FileChannel> delegate;
     /** Closes the fd if the channel is dropped unclosed, as the JDK's channels do. */
     private final Cleaner.Cleanable cleanable;
@@ -681,13 +675,12 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    /** ESPIPE, as the JDK's positional calls and lseek get on a FIFO or socket. */
+    /**
+     * ESPIPE, as the JDK's positional calls and lseek get on a file without positions (a FIFO, socket or
+     * terminal): io_uring would take the offset of a request on it and read, write or wait for input instead.
+     */
     private void requireSeekable() throws IOException {
-        if (seekable == 0) {
-            Statx st = file.stat();
-            seekable = st.isFifo() || st.isSocket() ? -1 : 1;
-        }
-        if (seekable < 0) {
+        if (!file.isSeekable()) {
             throw new ErrnoException("lseek", Errno.ESPIPE);
         }
     }

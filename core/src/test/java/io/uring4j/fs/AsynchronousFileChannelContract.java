@@ -225,6 +225,23 @@ abstract class AsynchronousFileChannelContract {
         }
     }
 
+    /** A terminal (a pty's master side) refuses positions too: the reads and writes fail at once. */
+    @Test
+    void aTerminalHasNoPositions() throws Throwable {
+        Path ptmx = Path.of("/dev/ptmx");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(ptmx) && Files.isWritable(ptmx),
+                "no pseudo-terminals here");
+        try (AsynchronousFileChannel ch = open(ptmx, READ, WRITE)) {
+            assertThat(failureOf(ch.read(ByteBuffer.allocate(8), 0))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(failureOf(ch.read(ByteBuffer.allocateDirect(8), 3))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(failureOf(ch.write(ByteBuffer.wrap(pattern(9, 8)), 0))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(ch.size()).isZero();
+        }
+    }
+
     @Test
     void locksBelongToTheChannel() throws Exception {
         Path path = Files.write(dir.resolve("l"), pattern(7, 100));
