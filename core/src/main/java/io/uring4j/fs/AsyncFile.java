@@ -68,13 +68,16 @@ public final class AsyncFile implements AutoCloseable {
      * channels, which follow the JDK's positional calls, ask here. Regular files and block devices always have.
      */
     private final boolean seekable;
+    /** Neither a regular file nor a directory: what the JDK's streams call "other" (see {@link #isOther()}). */
+    private final boolean other;
     /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
     private volatile boolean uninterruptible;
 
-    AsyncFile(Uring uring, int fd, Path path, int flags, boolean bounded, int memoryAlignment,
-            int offsetAlignment) {
+    /** {@code type}: the file's {@code S_IF*} type ({@link LibC#fileType}), or {@code -errno} if unknown. */
+    AsyncFile(Uring uring, int fd, Path path, int flags, int type, int memoryAlignment, int offsetAlignment) {
         this.uring = uring;
-        this.bounded = bounded;
+        this.bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
+        this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
         this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
         this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
@@ -109,6 +112,14 @@ public final class AsyncFile implements AutoCloseable {
     /** Whether the file has positions: false for a pipe, socket or terminal, where positional I/O fails (ESPIPE). */
     public boolean isSeekable() {
         return seekable;
+    }
+
+    /**
+     * Neither a regular file nor a directory (a FIFO, socket, device): the JDK's {@code FileChannelImpl.isOther},
+     * whose streams read such a file to its end without asking its size or position.
+     */
+    boolean isOther() {
+        return other;
     }
 
     public boolean isDirect() {

@@ -138,6 +138,11 @@ public final class UringFileChannel extends FileChannel {
         file.uninterruptible();
     }
 
+    /** Neither a regular file nor a directory, as {@code FileChannelImpl.isOther}: a FIFO, socket or device. */
+    boolean isOther() {
+        return file.isOther();
+    }
+
     static Set<OpenOption> toSet(OpenOption... options) {
         Set<OpenOption> set = new HashSet<>(options.length);
         Collections.addAll(set, options);

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
@@ -113,7 +115,32 @@ public final class UringFileSystemProvider extends FileSystemProvider {
         }
         UringFileChannel channel = UringFileChannel.open(path, options);
         channel.setUninterruptible();
-        return Channels.newInputStream(channel);
+        return Channels.newInputStream(channel.isOther() ? readableOnly(channel) : channel);
+    }
+
+    /**
+     * {@code channel} as a ReadableByteChannel only, for the stream of a FIFO, socket or device: Channels'
+     * stream asks a SeekableByteChannel for its size and position in {@code available}, {@code readAllBytes} and
+     * {@code skip}, which such a file refuses (ESPIPE). The JDK's stream knows its own channel's file is "other"
+     * and then reads to the end, skips by reading, and counts nothing available — as it does with this.
+     */
+    private static ReadableByteChannel readableOnly(UringFileChannel channel) {
+        return new ReadableByteChannel() {
+            @Override
+            public int read(ByteBuffer dst) throws IOException {
+                return channel.read(dst);
+            }
+
+            @Override
+            public boolean isOpen() {
+                return channel.isOpen();
+            }
+
+            @Override
+            public void close() throws IOException {
+                channel.close();
+            }
+        };
     }
 
     /** As the JDK's: a stream on an uninterruptible channel, CREATE, TRUNCATE_EXISTING and WRITE by default. */

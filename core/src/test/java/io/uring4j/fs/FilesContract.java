@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.awaitBlocked;
@@ -160,6 +161,62 @@ abstract class FilesContract {
             assertThat(outcome.get()).isEqualTo(pattern(40, 16));
             assertThat(interrupted.get()).as("interrupt status kept").isTrue();
         }
+    }
+
+    /**
+     * A FIFO's stream (OpenJDK's Files/InputStreamTest): {@code available()} answers, {@code skip} reads, and
+     * {@code readAllBytes()} reads to the writer's close — no position is asked of a file that has none. (JDK 25 counts none of what
+     * the pipe holds as available.)
+     */
+    @Test
+    void aFifosStreamReadsToTheEnd() throws Throwable {
+        Path fifo = mkfifo(tmp.resolve("fifo"));
+        CountDownLatch checkedEmpty = new CountDownLatch(1);
+        CountDownLatch wroteFirst = new CountDownLatch(1);
+        CountDownLatch checkedFirst = new CountDownLatch(1);
+        AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try (FileChannel out = FileChannel.open(fifo, WRITE)) {
+                checkedEmpty.await();
+                out.write(ByteBuffer.wrap(pattern(41, 100)));
+                wroteFirst.countDown();
+                checkedFirst.await();
+                out.write(ByteBuffer.wrap(pattern(41, 100, 50)));
+            } catch (Throwable e) {
+                writerFailure.set(e);
+            }
+        });
+        try (InputStream in = Files.newInputStream(dir.resolve("fifo"))) {
+            assertThat(in.available()).isZero();
+            checkedEmpty.countDown();
+            wroteFirst.await();
+            assertThat(in.available()).isZero();
+            assertThat(in.skip(10)).isEqualTo(10);
+            assertThat(in.readNBytes(5)).isEqualTo(pattern(41, 10, 5));
+            checkedFirst.countDown();
+            assertThat(in.readAllBytes()).isEqualTo(pattern(41, 15, 135));
+            assertThat(in.available()).isZero();
+        } finally {
+            checkedEmpty.countDown();
+            checkedFirst.countDown();
+            writer.join();
+        }
+        assertThat(writerFailure.get()).isNull();
+    }
+
+    /** Files.readAllBytes on a FIFO reads to the writer's close (it asks the size, 0, and reads on). */
+    @Test
+    void readAllBytesOfAFifo() throws Throwable {
+        Path fifo = mkfifo(tmp.resolve("fifo"));
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try (FileChannel out = FileChannel.open(fifo, WRITE)) {
+                out.write(ByteBuffer.wrap(pattern(42, 70_000)));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(Files.readAllBytes(dir.resolve("fifo"))).isEqualTo(pattern(42, 70_000));
+        writer.join();
     }
 
     @Test
