@@ -165,8 +165,8 @@ abstract class FilesContract {
 
     /**
      * A FIFO's stream (OpenJDK's Files/InputStreamTest): {@code available()} answers, {@code skip} reads, and
-     * {@code readAllBytes()} reads to the writer's close — no position is asked of a file that has none. (JDK 25 counts none of what
-     * the pipe holds as available.)
+     * {@code readAllBytes()} reads to the writer's close — no position is asked of a file that has none. (JDK 25
+     * counts none of what the pipe holds as available.)
      */
     @Test
     void aFifosStreamReadsToTheEnd() throws Throwable {
@@ -228,7 +228,7 @@ abstract class FilesContract {
                 .isExactlyInstanceOf(UnsupportedOperationException.class).hasMessage("'APPEND' not allowed");
         assertThatThrownBy(() -> Files.newOutputStream(file, READ))
                 .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("READ not allowed");
-        assertThatThrownBy(() -> Files.newInputStream(file)).isExactlyInstanceOf(java.nio.file.NoSuchFileException.class)
-                .hasMessage(file.toString());
+        assertThatThrownBy(() -> Files.newInputStream(file))
+                .isExactlyInstanceOf(java.nio.file.NoSuchFileException.class).hasMessage(file.toString());
     }
 }
