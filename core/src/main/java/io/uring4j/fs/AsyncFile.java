@@ -62,13 +62,25 @@ public final class AsyncFile implements AutoCloseable {
     private final boolean bounded;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
     private final DirectDevice device;
+    /**
+     * Whether the file has positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it
+     * with ESPIPE, and pread/pwrite with it). io_uring takes a request's offset without that check, so the
+     * channels, which follow the JDK's positional calls, ask here. Regular files and block devices always have.
+     */
+    private final boolean seekable;
+    /** Neither a regular file nor a directory: what the JDK's streams call "other" (see {@link #isOther()}). */
+    private final boolean other;
+    /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
+    private volatile boolean uninterruptible;
 
-    AsyncFile(Uring uring, int fd, Path path, int flags, boolean bounded, int memoryAlignment,
-            int offsetAlignment) {
+    /** {@code type}: the file's {@code S_IF*} type ({@link LibC#fileType}), or {@code -errno} if unknown. */
+    AsyncFile(Uring uring, int fd, Path path, int flags, int type, int memoryAlignment, int offsetAlignment) {
         this.uring = uring;
-        this.bounded = bounded;
+        this.bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
+        this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
         this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
+        this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
         this.memoryAlignment = memoryAlignment;
@@ -95,6 +107,19 @@ public final class AsyncFile implements AutoCloseable {
 
     public boolean isOpen() {
         return !guard.isClosing();
+    }
+
+    /** Whether the file has positions: false for a pipe, socket or terminal, where positional I/O fails (ESPIPE). */
+    public boolean isSeekable() {
+        return seekable;
+    }
+
+    /**
+     * Neither a regular file nor a directory (a FIFO, socket, device): the JDK's {@code FileChannelImpl.isOther},
+     * whose streams read such a file to its end without asking its size or position.
+     */
+    boolean isOther() {
+        return other;
     }
 
     public boolean isDirect() {
@@ -269,6 +294,46 @@ public final class AsyncFile implements AutoCloseable {
      * For callers in this package that have done their own argument checks (the channels follow the JDK's).
      */
     int call(Op op) throws IOException {
+        if (!uninterruptible) {
+            return callOnce(op);
+        }
+        // Cleared, or the ring's call would cancel the request at once. An interrupt that comes during the call
+        // cancels it all the same: a request that moved nothing is made again (a cancelled one moved nothing, and
+        // the ops here are positional or idempotent); one that moved bytes reports them, as a short transfer.
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return callOnce(op);
+                } catch (InterruptedIOException e) {
+                    interrupted |= Thread.interrupted();
+                    if (e.bytesTransferred > 0) {
+                        return e.bytesTransferred;
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Makes this file's blocking calls uninterruptible, for the channels the JDK makes so (JDK-8205612: those of
+     * {@code Files.newInputStream}, {@code readAllBytes}, ..., and every AsynchronousFileChannel's size, force
+     * and truncate): a call completes whatever the thread's interrupt status, which it leaves set if it was set
+     * or an interrupt came meanwhile.
+     */
+    void uninterruptible() {
+        uninterruptible = true;
+    }
+
+    boolean isUninterruptible() {
+        return uninterruptible;
+    }
+
+    private int callOnce(Op op) throws IOException {
         if (guard.isClosing()) {
             throw new ClosedChannelException();
         }

@@ -50,19 +50,15 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private final AsyncFile file;
     private final boolean readable;
     private final boolean writable;
-    /** False for a FIFO or socket: io_uring would ignore the positions that the JDK's pread/pwrite refuse. */
-    private final boolean seekable;
     /** The executor given at open, or null: handlers then run on virtual threads, the lock delegate on the JDK's pool. */
     private final ExecutorService executor;
     private final JdkDelegate<AsynchronousFileChannel> delegate;
 
-    private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, boolean seekable,
-                                         ExecutorService executor) {
+    private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, ExecutorService executor) {
         this.file = file;
         this.readable = options.read();
         this.writable = options.write();
         this.delegate = new JdkDelegate<>(file, readable, writable);
-        this.seekable = seekable;
         this.executor = executor;
     }
 
@@ -96,13 +92,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         Objects.requireNonNull(path, "path");
         OpenOptions o = OpenOptions.parse(options).forAsynchronousChannel();
         AsyncFile file = o.open(files, path, OpenOptions.mode(attrs));
-        try {
-            Statx st = file.stat();
-            return new UringAsynchronousFileChannel(file, o, !st.isFifo() && !st.isSocket(), executor);
-        } catch (Throwable t) {
-            file.close();
-            throw t;
-        }
+        file.uninterruptible();     // the JDK's size, force and truncate complete whatever the interrupt status
+        return new UringAsynchronousFileChannel(file, o, executor);
     }
 
     // ---- reads and writes ----------------------------------------------------------------------------------
@@ -146,7 +137,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         if (rem == 0) {
             return CompletableFuture.completedFuture(0);
         }
-        if (!seekable) {
+        if (!file.isSeekable()) {
             return CompletableFuture.failedFuture(illegalSeek());
         }
         if (dst.isDirect()) {
@@ -171,7 +162,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         if (rem == 0) {
             return CompletableFuture.completedFuture(0);
         }
-        if (!seekable) {
+        if (!file.isSeekable()) {
             return CompletableFuture.failedFuture(illegalSeek());
         }
         if (src.isDirect()) {
@@ -214,6 +205,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
     }
 
+    /** As the JDK's pread/pwrite on a pipe, socket or terminal, where io_uring would take the offset and go on. */
     private static IOException illegalSeek() {
         return new IOException(Errno.describe(Errno.ESPIPE), new ErrnoException("pread", Errno.ESPIPE));
     }

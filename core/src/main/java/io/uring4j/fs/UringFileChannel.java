@@ -50,7 +50,8 @@ import java.util.Set;
  *       operation closes the channel and throws {@link ClosedByInterruptException} with the interrupt status
  *       set; a close from another thread makes blocked operations throw {@link AsynchronousCloseException}.
  *       Either way the request is cancelled and the call returns only after the kernel has finished with the
- *       buffer.</li>
+ *       buffer. The channels of {@code Files.newInputStream}, {@code newOutputStream} and {@code readAllBytes}
+ *       under {@link UringFileSystemProvider} are uninterruptible, as the JDK's are.</li>
  *   <li>Heap buffers are copied through native memory (a pooled buffer for up to 64 KiB); direct buffers are
  *       handed to the kernel as they are.</li>
  *   <li>{@code com.sun.nio.file.ExtendedOpenOption.DIRECT} — or {@link UringOpenOption#DIRECT} — opens with
@@ -76,12 +77,6 @@ public final class UringFileChannel extends FileChannel {
     private static final int PIPE_CHUNK = 64 * 1024;
     /** The file position of relative reads and writes (not of append-mode writes, which go to the end). */
     private long position;
-    /**
-     * Whether the file has positions: 0 until known, 1 yes, -1 no (a FIFO or socket). io_uring ignores the offset
-     * of a request on such a file, where the JDK's pread/lseek fail with ESPIPE; learnt on first need, since a
-     * statx per open would tax every open for a rare case.
-     */
-    private volatile int seekable;
     private final JdkDelegate<FileChannel> delegate;
     /** Closes the fd if the channel is dropped unclosed, as the JDK's channels do. */
     private final Cleaner.Cleanable cleanable;
@@ -132,6 +127,20 @@ public final class UringFileChannel extends FileChannel {
             file.close();
             throw t;
         }
+    }
+
+    /**
+     * As {@code FileChannelImpl.setUninterruptible}, for the channels the JDK gives {@code Files.newInputStream},
+     * {@code newOutputStream} and {@code readAllBytes} (JDK-8205612): an interrupt does not close the channel or
+     * end its operations, and the thread's interrupt status is left as it is.
+     */
+    void setUninterruptible() {
+        file.uninterruptible();
+    }
+
+    /** Neither a regular file nor a directory, as {@code FileChannelImpl.isOther}: a FIFO, socket or device. */
+    boolean isOther() {
+        return file.isOther();
     }
 
     static Set<OpenOption> toSet(OpenOption... options) {
@@ -671,13 +680,12 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    /** ESPIPE, as the JDK's positional calls and lseek get on a FIFO or socket. */
+    /**
+     * ESPIPE, as the JDK's positional calls and lseek get on a file without positions (a FIFO, socket or
+     * terminal): io_uring would take the offset of a request on it and read, write or wait for input instead.
+     */
     private void requireSeekable() throws IOException {
-        if (seekable == 0) {
-            Statx st = file.stat();
-            seekable = st.isFifo() || st.isSocket() ? -1 : 1;
-        }
-        if (seekable < 0) {
+        if (!file.isSeekable()) {
             throw new ErrnoException("lseek", Errno.ESPIPE);
         }
     }
@@ -713,6 +721,9 @@ public final class UringFileChannel extends FileChannel {
     }
 
     private long interruptible(Io io, boolean transfer) throws IOException {
+        if (file.isUninterruptible()) {
+            return kernel(io);      // no begin/end: an interrupt neither closes the channel nor ends the call
+        }
         boolean completed = false;
         boolean interrupted = false;
         try {

@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * The default file system as seen through {@link UringFileSystemProvider}: the platform's, except that its paths
- * are {@link UringPath}s, whose provider is ours.
+ * are {@link UringPath}s, whose provider is ours — also those its watch service hands back
+ * ({@link UringWatchService}).
  */
 final class UringFileSystem extends FileSystem {
     private final UringFileSystemProvider provider;
@@ -90,6 +91,6 @@ final class UringFileSystem extends FileSystem {
 
     @Override
     public WatchService newWatchService() throws IOException {
-        return platform.newWatchService();
+        return new UringWatchService(this, platform.newWatchService());
     }
 }

@@ -1,9 +1,14 @@
 package io.uring4j.fs;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
@@ -13,10 +18,13 @@ import java.nio.file.FileSystem;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileAttributeView;
 import java.nio.file.spi.FileSystemProvider;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
@@ -28,7 +36,9 @@ import static io.uring4j.fs.UringPath.unwrap;
  * The platform's default file system provider with uring4j's channels: {@code newFileChannel},
  * {@code newByteChannel} (and so {@code Files.newInputStream}, {@code readAllBytes}, {@code write}, ...) and
  * {@code newAsynchronousFileChannel} return {@link UringFileChannel}s and {@link UringAsynchronousFileChannel}s on
- * the shared runtime; everything else is the platform's. Install it for an unmodified application with one flag:
+ * the shared runtime; everything else is the platform's. As the JDK's, the channels behind
+ * {@code Files.newInputStream}, {@code newOutputStream} and {@code readAllBytes} (and the helpers built on them)
+ * are uninterruptible. Install it for an unmodified application with one flag:
  *
  * <pre>{@code
  * java -Djava.nio.file.spi.DefaultFileSystemProvider=io.uring4j.fs.UringFileSystemProvider \
@@ -42,6 +52,9 @@ import static io.uring4j.fs.UringPath.unwrap;
  * file system API until then; the runtime starts with the first channel.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
+    private static final StackWalker CALLERS = StackWalker.getInstance();
+    private static final String FILES = "java.nio.file.Files";
+
     private final FileSystemProvider platform;
     private final UringFileSystem fileSystem;
 
@@ -72,7 +85,81 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        return UringFileChannel.open(path, options, attrs);
+        UringFileChannel channel = UringFileChannel.open(path, options, attrs);
+        if (options.isEmpty() && calledByReadAllBytes()) {
+            channel.setUninterruptible();
+        }
+        return channel;
+    }
+
+    /**
+     * Whether {@code Files.readAllBytes} (or {@code readString}) opens the channel: it makes the JDK's channel
+     * uninterruptible itself, which it cannot do to ours, while {@code Files.newByteChannel}'s stays
+     * interruptible. Both come here the same way, with no options; only the caller tells them apart.
+     */
+    private static boolean calledByReadAllBytes() {
+        return CALLERS.walk(frames -> frames.skip(2)     // this method and newByteChannel
+                .dropWhile(f -> f.getClassName().equals(FILES) && f.getMethodName().equals("newByteChannel"))
+                .findFirst()
+                .filter(f -> f.getClassName().equals(FILES) && f.getMethodName().equals("readAllBytes"))
+                .isPresent());
+    }
+
+    /** As the JDK's: a stream on an uninterruptible channel (JDK-8205612), with the JDK's option checks. */
+    @Override
+    public InputStream newInputStream(Path path, OpenOption... options) throws IOException {
+        for (OpenOption option : options) {
+            if (option == StandardOpenOption.APPEND || option == StandardOpenOption.WRITE) {
+                throw new UnsupportedOperationException("'" + option + "' not allowed");
+            }
+        }
+        UringFileChannel channel = UringFileChannel.open(path, options);
+        channel.setUninterruptible();
+        return Channels.newInputStream(channel.isOther() ? readableOnly(channel) : channel);
+    }
+
+    /**
+     * {@code channel} as a ReadableByteChannel only, for the stream of a FIFO, socket or device: Channels'
+     * stream asks a SeekableByteChannel for its size and position in {@code available}, {@code readAllBytes} and
+     * {@code skip}, which such a file refuses (ESPIPE). The JDK's stream knows its own channel's file is "other"
+     * and then reads to the end, skips by reading, and counts nothing available — as it does with this.
+     */
+    private static ReadableByteChannel readableOnly(UringFileChannel channel) {
+        return new ReadableByteChannel() {
+            @Override
+            public int read(ByteBuffer dst) throws IOException {
+                return channel.read(dst);
+            }
+
+            @Override
+            public boolean isOpen() {
+                return channel.isOpen();
+            }
+
+            @Override
+            public void close() throws IOException {
+                channel.close();
+            }
+        };
+    }
+
+    /** As the JDK's: a stream on an uninterruptible channel, CREATE, TRUNCATE_EXISTING and WRITE by default. */
+    @Override
+    public OutputStream newOutputStream(Path path, OpenOption... options) throws IOException {
+        Set<OpenOption> set = new HashSet<>();
+        if (options.length == 0) {
+            Collections.addAll(set, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        }
+        for (OpenOption option : options) {
+            if (option == StandardOpenOption.READ) {
+                throw new IllegalArgumentException("READ not allowed");
+            }
+            set.add(option);
+        }
+        set.add(StandardOpenOption.WRITE);
+        UringFileChannel channel = UringFileChannel.open(path, set);
+        channel.setUninterruptible();
+        return Channels.newOutputStream(channel);
     }
 
     @Override

@@ -100,9 +100,8 @@ public final class UringFiles {
      */
     private CompletableFuture<AsyncFile> adopt(int fd, Path path, int flags) {
         int type = LibC.fileType(fd);
-        boolean bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
         if ((flags & OpenFlags.O_DIRECT) == 0) {
-            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, bounded, 0, 0));
+            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, type, 0, 0));
         }
         StatxOp stat = FileOps.statx(fd, Statx.DIOALIGN);
         return submitRaw(stat).handle((r, failure) -> {
@@ -114,7 +113,7 @@ public final class UringFiles {
             boolean known = s.has(Statx.DIOALIGN) && s.dioOffsetAlign() > 0;
             int memory = known ? s.dioMemAlign() : s.blockSize();
             int offset = known ? s.dioOffsetAlign() : s.blockSize();
-            return new AsyncFile(uring, fd, path, flags, bounded, memory, offset);
+            return new AsyncFile(uring, fd, path, flags, type, memory, offset);
         });
     }
 

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.ProviderMismatchException;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.Objects;
 
 /**
  * A path of the {@link UringFileSystem}: the platform's path inside, so that everything asked of it — and every
@@ -114,7 +116,11 @@ final class UringPath implements Path {
     @Override
     public WatchKey register(WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers)
             throws IOException {
-        return platform.register(watcher, events, modifiers);
+        Objects.requireNonNull(watcher);
+        if (!(watcher instanceof UringWatchService ours)) {
+            throw new ProviderMismatchException();      // as the platform's paths with a service not theirs
+        }
+        return ours.register(this, events, modifiers);
     }
 
     @Override

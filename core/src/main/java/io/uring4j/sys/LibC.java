@@ -67,6 +67,8 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle OPEN = Native.libcWithErrno("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle LSEEK = Native.libcWithErrno("lseek",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle STATX = Native.libcWithErrno("statx",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
@@ -232,6 +234,19 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             return (int) Native.result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@link #lseek}'s whence: from the current position. */
+    public static final int SEEK_CUR = 1;
+
+    /** {@code lseek(fd, offset, whence)}: the new position, or {@code -errno} (ESPIPE: the file has no positions). */
+    public static long lseek(int fd, long offset, int whence) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) LSEEK.invokeExact(state, fd, offset, whence), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

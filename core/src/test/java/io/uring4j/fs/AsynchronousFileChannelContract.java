@@ -2,6 +2,8 @@ package io.uring4j.fs;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.mkfifo;
 import static io.uring4j.fs.FsTestKit.pattern;
@@ -163,6 +166,33 @@ abstract class AsynchronousFileChannelContract {
         }
     }
 
+    /** The JDK's size, force and truncate do not look at the interrupt status: they complete, and it stays set. */
+    @ParameterizedTest(name = "virtual thread: {0}")
+    @ValueSource(booleans = {true, false})
+    void sizeTruncateForceCompleteWithTheInterruptStatusSet(boolean virtual) throws Exception {
+        Path path = Files.write(dir.resolve("i"), pattern(8, 1000));
+        try (AsynchronousFileChannel ch = open(path, READ, WRITE)) {
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicReference<Boolean> stillInterrupted = new AtomicReference<>();
+            (virtual ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {
+                Thread.currentThread().interrupt();
+                try {
+                    assertThat(ch.size()).isEqualTo(1000);
+                    ch.force(true);
+                    ch.truncate(100);
+                    assertThat(ch.size()).isEqualTo(100);
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            }).join();
+            assertThat(failure.get()).isNull();
+            assertThat(stillInterrupted.get()).as("interrupt status kept").isTrue();
+            assertThat(ch.isOpen()).isTrue();
+            assertThat(ch.size()).isEqualTo(100);
+        }
+    }
+
     @Test
     void aClosedChannelFailsThroughFuturesAndHandlers() throws Exception {
         Path path = Files.write(dir.resolve("c"), pattern(6, 10));
@@ -190,6 +220,23 @@ abstract class AsynchronousFileChannelContract {
             assertThat(failureOf(ch.write(ByteBuffer.allocate(8), 0))).isExactlyInstanceOf(IOException.class)
                     .hasMessage("Illegal seek");
             assertThat(failureOf(ch.read(ByteBuffer.allocateDirect(8), 0))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(ch.size()).isZero();
+        }
+    }
+
+    /** A terminal (a pty's master side) refuses positions too: the reads and writes fail at once. */
+    @Test
+    void aTerminalHasNoPositions() throws Throwable {
+        Path ptmx = Path.of("/dev/ptmx");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(ptmx) && Files.isWritable(ptmx),
+                "no pseudo-terminals here");
+        try (AsynchronousFileChannel ch = open(ptmx, READ, WRITE)) {
+            assertThat(failureOf(ch.read(ByteBuffer.allocate(8), 0))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(failureOf(ch.read(ByteBuffer.allocateDirect(8), 3))).isExactlyInstanceOf(IOException.class)
+                    .hasMessage("Illegal seek");
+            assertThat(failureOf(ch.write(ByteBuffer.wrap(pattern(9, 8)), 0))).isExactlyInstanceOf(IOException.class)
                     .hasMessage("Illegal seek");
             assertThat(ch.size()).isZero();
         }

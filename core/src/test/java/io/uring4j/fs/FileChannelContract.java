@@ -637,6 +637,38 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * A terminal (a pty's master side) has no positions either: the kernel refuses lseek and pread/pwrite with
+     * ESPIPE, which the JDK reports at once — nothing is read or written, and no call waits for input.
+     */
+    @Test
+    void aTerminalHasNoPositions() throws Throwable {
+        Path ptmx = Path.of("/dev/ptmx");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(ptmx) && Files.isWritable(ptmx),
+                "no pseudo-terminals here");
+        try (FileChannel ch = open(ptmx, READ, WRITE)) {
+            assertThat(ch.size()).isZero();
+            assertThrows(ch::position, IOException.class, "Illegal seek");
+            assertThrows(() -> ch.position(3), IOException.class, "Illegal seek");
+            assertThrows(() -> ch.read(ByteBuffer.allocate(8), 0), IOException.class, "Illegal seek");
+            assertThrows(() -> ch.read(ByteBuffer.allocateDirect(8), 5), IOException.class, "Illegal seek");
+            assertThrows(() -> ch.write(heap(pattern(32, 8)), 0), IOException.class, "Illegal seek");
+            assertThrows(() -> ch.truncate(0), IOException.class, "Illegal seek");
+            assertThat(ch.isOpen()).isTrue();
+        }
+    }
+
+    /** Not every character device lacks positions: /dev/null takes lseek, pread and pwrite. */
+    @Test
+    void aCharacterDeviceWithPositionsKeepsThem() throws Exception {
+        try (FileChannel ch = open(Path.of("/dev/null"), READ, WRITE)) {
+            assertThat(ch.position(5)).isSameAs(ch);     // (where it is then is the device's: the JDK asks lseek)
+            assertThat(ch.read(ByteBuffer.allocate(8), 0)).isEqualTo(-1);
+            assertThat(ch.write(heap(pattern(33, 8)), 3)).isEqualTo(8);
+            assertThat(ch.size()).isZero();
+        }
+    }
+
     @Test
     void anInterruptedThreadCannotStartAnOperation() throws Exception {
         Path path = file("pre-interrupted", pattern(30, 10));

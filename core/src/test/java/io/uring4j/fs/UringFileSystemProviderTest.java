@@ -4,6 +4,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
@@ -14,18 +15,25 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.ProviderMismatchException;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static io.uring4j.fs.FsTestKit.pattern;
 import static java.nio.file.StandardOpenOption.*;
+import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The provider wrapper in this JVM (not installed as the default: {@link UnmodifiedApplicationTest} does that in
- * a child JVM): its paths lead back to it, its channels are uring4j's, everything else is the platform's.
+ * a child JVM, as does the watch test here): its paths lead back to it, its channels are uring4j's, everything
+ * else is the platform's with its paths.
  */
 class UringFileSystemProviderTest {
     @TempDir
@@ -85,6 +93,82 @@ class UringFileSystemProviderTest {
         Files.writeString(dir.resolve("text"), "io_uring\n");
         assertThat(Files.readAllLines(dir.resolve("text"))).containsExactly("io_uring");
         assertThatThrownBy(() -> Files.readAllBytes(dir.resolve("missing"))).isInstanceOf(NoSuchFileException.class);
+    }
+
+    /** Keys and events of the watch service hand back the file system's paths, and keys keep their identity. */
+    @Test
+    void watchServiceHandsBackOurPaths() throws Exception {
+        try (WatchService watcher = fs.newWatchService()) {
+            WatchKey key = dir.register(watcher, ENTRY_CREATE);
+            assertThat(dir.register(watcher, ENTRY_CREATE)).as("the same directory, the same key").isSameAs(key);
+            assertThat(key.watchable()).isEqualTo(dir);
+            Files.createFile(dir.resolve("new"));
+            WatchKey taken = watcher.poll(30, TimeUnit.SECONDS);
+            assertThat(taken).isSameAs(key);
+            List<WatchEvent<?>> events = taken.pollEvents();
+            assertThat(events).hasSize(1);
+            WatchEvent<?> event = events.getFirst();
+            assertThat(event.kind()).isEqualTo(ENTRY_CREATE);
+            assertThat(event.count()).isEqualTo(1);
+            assertThat(event.context()).isEqualTo(fs.getPath("new"));
+            assertThat(((Path) event.context()).getFileSystem()).isSameAs(fs);
+            assertThat(((Path) taken.watchable()).resolve((Path) event.context())).isEqualTo(dir.resolve("new"));
+            assertThat(taken.reset()).isTrue();
+            taken.cancel();
+            assertThat(key.isValid()).isFalse();
+            assertThat(watcher.poll()).isNull();
+        }
+        try (WatchService platform = FileSystems.getDefault().newWatchService()) {
+            assertThatThrownBy(() -> dir.register(platform, ENTRY_CREATE))
+                    .isExactlyInstanceOf(ProviderMismatchException.class);
+        }
+    }
+
+    /**
+     * Installed by the flag (a child JVM), the provider's paths are the default file system's: a key's directory
+     * is a {@code File} and an event's name equals {@code Path.of(name)}.
+     */
+    @Test
+    void underTheFlagAWatchedDirectoryIsAFile() throws Exception {
+        String classPath = location(UringFileSystemProvider.class) + File.pathSeparator + location(WatchProbe.class);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Djava.nio.file.spi.DefaultFileSystemProvider=" + UringFileSystemProvider.class.getName(),
+                "-cp", classPath, WatchProbe.class.getName(), tmp.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes());
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(out).isZero();
+        assertThat(out).contains("watched " + tmp + ", created probe");
+    }
+
+    private static String location(Class<?> c) throws Exception {
+        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+
+    /** The child JVM's part: watches a directory through the default file system, which is uring4j's. */
+    static final class WatchProbe {
+        public static void main(String[] args) throws Exception {
+            Path dir = Path.of(args[0]);
+            check(dir.getFileSystem().provider() instanceof UringFileSystemProvider, "provider installed");
+            try (WatchService watcher = dir.getFileSystem().newWatchService()) {
+                WatchKey key = dir.register(watcher, ENTRY_CREATE);
+                Files.createFile(dir.resolve("probe"));
+                WatchKey taken = watcher.poll(30, TimeUnit.SECONDS);
+                check(taken == key, "the registered key");
+                Path watched = (Path) taken.watchable();
+                check(watched.equals(dir) && watched.toFile().equals(new File(args[0])), "watchable " + watched);
+                Object name = taken.pollEvents().getFirst().context();
+                check(name.equals(Path.of("probe")), "context " + name);
+                System.out.println("watched " + watched.toFile() + ", created " + name);
+            }
+        }
+
+        private static void check(boolean condition, String what) {
+            if (!condition) {
+                throw new AssertionError(what);
+            }
+        }
     }
 
     @Test

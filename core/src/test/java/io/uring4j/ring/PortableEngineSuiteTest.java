@@ -51,7 +51,7 @@ class PortableEngineSuiteTest {
             "io.uring4j.fs.AsyncFileTest", "io.uring4j.fs.UringFileChannelTest",
             "io.uring4j.fs.UringAsynchronousFileChannelTest", "io.uring4j.fs.ChannelDataIntegrityTest",
             "io.uring4j.fs.ChannelConcurrencyTest", "io.uring4j.fs.UringFilesTest",
-            "io.uring4j.fs.UringFileSystemProviderTest");
+            "io.uring4j.fs.UringFileSystemProviderTest", "io.uring4j.fs.UringProviderFilesTest");
 
     @Test
     void ringSemanticsHoldOnThePortableEngine() {
