@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -24,7 +25,10 @@ import java.util.concurrent.RejectedExecutionException;
 abstract class LoopSocket implements AutoCloseable {
     final EventLoop loop;
     final int fd;
-    /** Every request is a user of the fd from submission to its end: close never closes it under one. */
+    /**
+     * Every request is a user of the fd until its end, so close never closes it under one: a blocking call from its
+     * preparation (a close does not wait for one still waiting for a slot), the others from submission.
+     */
     private final FdGuard guard;
     private volatile boolean closed;
 
@@ -38,22 +42,19 @@ abstract class LoopSocket implements AutoCloseable {
     private void acquire() throws SocketException {
         try {
             guard.acquire();
-        } catch (java.nio.channels.ClosedChannelException e) {
+        } catch (ClosedChannelException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
         }
     }
 
     /** Runs {@code op} blocking; {@code what} names it in errors ("recv", "sendmsg to /127.0.0.1:9"). */
     final int call(Op op, String what) throws IOException {
-        acquire();
         try {
-            return loop.call(op);
+            return loop.call(op, guard, false);
         } catch (ErrnoException e) {
             throw translate(what, e.errno());
-        } catch (RejectedExecutionException e) {
+        } catch (ClosedChannelException | RejectedExecutionException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
-        } finally {
-            guard.release();
         }
     }
 

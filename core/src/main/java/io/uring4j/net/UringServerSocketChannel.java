@@ -34,7 +34,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     private final Uring uring;
     private final EventLoop loop;
     private final int fd;
-    /** The accept in progress is a user of the fd: close never closes the fd under it. */
+    /** The accept in progress is a user of the fd once prepared: close never closes the fd under it. */
     private final FdGuard guard;
     private final ReentrantLock acceptLock = new ReentrantLock();
     private final boolean unix;
@@ -96,20 +96,15 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             }
             int accepted = -1;
             boolean completed = false;
-            boolean user = false;
             boolean interrupted = false;
             try {
                 begin();
                 if (!isOpen()) {
                     return null;                     // end(false) throws AsynchronousCloseException
                 }
-                try {
-                    guard.acquire();
-                    user = true;
-                } catch (ClosedChannelException closing) {
-                    return null;                     // closed since: as above
-                }
-                accepted = loop.call(NetOps.accept(fd));
+                // A user of the fd once prepared: a close does not wait while the accept waits for a slot, and
+                // the accept then fails with ClosedChannelException, which end(false) replaces.
+                accepted = loop.call(NetOps.accept(fd), guard, false);
                 completed = true;
             } catch (ErrnoException e) {
                 if (!(ChannelSockets.closedUnder(e) && !isOpen())) {
@@ -121,9 +116,6 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                 interrupted = true;
                 throw e;
             } finally {
-                if (user) {
-                    guard.release();
-                }
                 end(completed);
                 if (interrupted) {
                     throw InterruptedCalls.closeOnInterrupt(this);

@@ -53,7 +53,11 @@ public final class UringSocketChannel extends SocketChannel {
 
     private final EventLoop loop;
     private final int fd;
-    /** Every request is a user of the fd until it ends: close never closes the fd under one. */
+    /**
+     * Every request is a user of the fd until its end, so close never closes the fd under one: the blocking calls
+     * from their preparation (a close does not wait for one still waiting for a slot), the send cancel from
+     * submission.
+     */
     private final FdGuard guard;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -136,7 +140,10 @@ public final class UringSocketChannel extends SocketChannel {
             boolean completed = false;
             try {
                 begin();
-                result = TcpSocket.resultOf(loop, connect);
+                result = loop.call(connect, guard, false);    // a ClosedChannelException is replaced by end(false)
+                completed = true;
+            } catch (ErrnoException e) {
+                result = -e.errno();
                 completed = result != -Errno.ECANCELED;
             } finally {
                 end(completed);
@@ -292,23 +299,20 @@ public final class UringSocketChannel extends SocketChannel {
         return total;
     }
 
-    /** One request inside begin/end, so that close and interrupt turn into the JDK's exceptions. */
+    /**
+     * One request inside begin/end, so that close and interrupt turn into the JDK's exceptions. The request is a
+     * user of the fd only once prepared: a close or an interrupt does not wait while it waits for a slot, and it
+     * then fails with ClosedChannelException, which end(false) replaces.
+     */
     private int io(Op op, String what) throws IOException {
         boolean completed = false;
-        boolean user = false;
         boolean interrupted = false;
         try {
             begin();
             if (!isOpen()) {
                 return 0;                               // end(false) throws AsynchronousCloseException
             }
-            try {
-                guard.acquire();
-                user = true;
-            } catch (ClosedChannelException closing) {
-                return 0;                               // closed since: as above
-            }
-            int n = loop.call(op);
+            int n = loop.call(op, guard, false);
             completed = true;
             return n;
         } catch (ErrnoException e) {
@@ -324,9 +328,6 @@ public final class UringSocketChannel extends SocketChannel {
             interrupted = true;
             throw e;
         } finally {
-            if (user) {
-                guard.release();
-            }
             end(completed);
             if (interrupted) {
                 throw InterruptedCalls.closeOnInterrupt(this);

@@ -44,7 +44,7 @@ class PortableEngineSuiteTest {
      */
     private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
             "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest", "io.uring4j.runtime.BlockingWakeTest",
-            "io.uring4j.runtime.SlotWaitTest", "io.uring4j.fs.ChannelSlotWaitTest",
+            "io.uring4j.runtime.SlotWaitTest", "io.uring4j.fs.ChannelSlotWaitTest", "io.uring4j.net.SocketSlotWaitTest",
             "io.uring4j.net.TcpSocketTest",
             "io.uring4j.net.TcpLoopTest", "io.uring4j.net.ChannelContractTest", "io.uring4j.net.UdpSocketTest",
             "io.uring4j.net.ZeroCopySendTest", "io.uring4j.net.DirectAcceptTest",

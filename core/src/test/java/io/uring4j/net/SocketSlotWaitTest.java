@@ -1,0 +1,196 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.Pipe;
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Uring;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The socket channels on a loop whose every slot is taken by requests of someone else (reads of a pipe no one
+ * writes): interrupting a thread blocked in a read or an accept, or closing the channel under it, returns at once
+ * — as the JDK's channels do — and wakes the blocked thread, instead of waiting for a slot to free. The
+ * blocking-style socket's close does the same.
+ */
+class SocketSlotWaitTest {
+    private static final long STUCK_SECONDS = 10;
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private Uring uring;
+    private EventLoop loop;
+    private Arena arena;
+    private Pipe holder;
+    private CompletableFuture<?>[] held;
+    /** Closed after the runtime: its close ends whatever a failed test left blocked. */
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private SocketAddress peersAddress;
+    private SocketChannel client;
+    private SocketChannel unconnected;
+    private ServerSocketChannel server;
+    private TcpSocket socket;
+
+    /**
+     * A connected and an unconnected drop-in channel, a bound drop-in server and a connected blocking-style socket;
+     * then no slot.
+     */
+    @BeforeEach
+    void fillTheTable() throws Throwable {
+        uring = Uring.builder().loops(1).maxInFlight(2).build();
+        loop = uring.loop();
+        arena = Arena.ofShared();
+        ServerSocketChannel peers = open(ServerSocketChannel.open().bind(ANY_PORT));
+        peersAddress = peers.getLocalAddress();
+        client = open(UringSocketChannel.open(uring, peersAddress));
+        open(peers.accept());
+        socket = open(TcpSocket.connect(uring, (InetSocketAddress) peersAddress));
+        open(peers.accept());
+        unconnected = open(UringSocketChannel.open(uring));
+        server = open(UringServerSocketChannel.open(uring).bind(ANY_PORT));
+        holder = Pipe.open();
+        held = new CompletableFuture<?>[] {
+                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1)),
+                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1))};
+        awaitCondition(() -> loop.stats().inFlight() == 2);
+    }
+
+    private <T extends AutoCloseable> T open(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    @AfterEach
+    void freeTheTable() throws Exception {
+        holder.write(new byte[16]);
+        CompletableFuture.allOf(held).get(STUCK_SECONDS, TimeUnit.SECONDS);
+        uring.close();
+        for (AutoCloseable resource : resources) {
+            resource.close();
+        }
+        holder.close();
+        arena.close();
+    }
+
+    @Test
+    void interruptingAReaderThatWaitsForASlotReturnsAtOnceAndClosesTheChannel() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread reader = blocked(() -> client.read(ByteBuffer.allocateDirect(8)), thrown);
+        interruptReturnsAtOnce(reader);
+        awaitEnd(reader, "the interrupted reader returned");
+        assertThat(thrown.get()).isInstanceOf(ClosedByInterruptException.class);
+        assertThat(client.isOpen()).isFalse();
+    }
+
+    @Test
+    void closingAChannelWhoseReaderWaitsForASlotReturnsAtOnceAndWakesTheReader() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread reader = blocked(() -> client.read(ByteBuffer.allocate(8)), thrown);
+        closeReturnsAtOnce(client);
+        awaitEnd(reader, "the close woke the reader");
+        assertThat(thrown.get()).isInstanceOf(AsynchronousCloseException.class);
+    }
+
+    @Test
+    void closingAChannelWhoseConnectWaitsForASlotReturnsAtOnceAndWakesTheConnect() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread connector = blocked(() -> unconnected.connect(peersAddress), thrown);
+        closeReturnsAtOnce(unconnected);
+        awaitEnd(connector, "the close woke the connect");
+        assertThat(thrown.get()).isInstanceOf(AsynchronousCloseException.class);
+    }
+
+    @Test
+    void interruptingAnAcceptThatWaitsForASlotReturnsAtOnceAndClosesTheChannel() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread acceptor = blocked(server::accept, thrown);
+        interruptReturnsAtOnce(acceptor);
+        awaitEnd(acceptor, "the interrupted accept returned");
+        assertThat(thrown.get()).isInstanceOf(ClosedByInterruptException.class);
+        assertThat(server.isOpen()).isFalse();
+    }
+
+    @Test
+    void closingAServerWhoseAcceptWaitsForASlotReturnsAtOnceAndWakesTheAccept() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread acceptor = blocked(server::accept, thrown);
+        closeReturnsAtOnce(server);
+        awaitEnd(acceptor, "the close woke the accept");
+        assertThat(thrown.get()).isInstanceOf(AsynchronousCloseException.class);
+    }
+
+    @Test
+    void closingASocketWhoseReaderWaitsForASlotReturnsAtOnceAndWakesTheReader() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread reader = blocked(() -> socket.read(arena.allocate(8)), thrown);
+        closeReturnsAtOnce(socket);
+        awaitEnd(reader, "the close woke the reader");
+        assertThat(thrown.get()).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+    }
+
+    private interface BlockingCall {
+        Object run() throws Exception;
+    }
+
+    /** A virtual thread in {@code call}, once its request waits for a slot; what it throws goes to {@code thrown}. */
+    private Thread blocked(BlockingCall call, AtomicReference<Throwable> thrown) throws InterruptedException {
+        long deferredBefore = loop.stats().tableFull();
+        Thread thread = Thread.ofVirtual().start(() -> {
+            try {
+                call.run();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
+        return thread;
+    }
+
+    private static void interruptReturnsAtOnce(Thread blocked) throws InterruptedException {
+        Thread interrupter = Thread.ofPlatform().start(blocked::interrupt);
+        awaitEnd(interrupter, "Thread.interrupt() returned while every slot was taken");
+    }
+
+    private static void closeReturnsAtOnce(AutoCloseable closeable) throws InterruptedException {
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        awaitEnd(closer, "close() returned while every slot was taken");
+    }
+
+    private static void awaitEnd(Thread thread, String what) throws InterruptedException {
+        thread.join(TimeUnit.SECONDS.toMillis(STUCK_SECONDS));
+        assertThat(thread.isAlive()).as(what).isFalse();
+    }
+
+    private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STUCK_SECONDS);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waited too long for the test's setup").isNegative();
+            Thread.sleep(1);
+        }
+    }
+}
