@@ -201,13 +201,36 @@ final class BenchOptions {
         if (runtime != null && (runtime < 0 || runtime > 86400)) {
             bad += "-r must be 0..86400 seconds; ";
         }
-        if (warmup < 0 || warmup > 600) {
+        if (!(warmup >= 0 && warmup <= 600)) {     // NaN too
             bad += "--warmup must be 0..600 seconds; ";
         }
         if (size < 1 << 20) {
             bad += "--size must be at least 1M; ";
         }
+        if (link == 0 && nop == 0) {
+            bad += buffers();
+        }
         return bad.isEmpty() ? null : bad.substring(0, bad.length() - 2);
+    }
+
+    /**
+     * Read mode's buffers, -b × -d per thread, against what the kernel and the machine allow — checked here
+     * because allocating them takes long (seconds for gigabytes) before a refusal would come.
+     */
+    private String buffers() {
+        long perThread = (long) blockSize * depth;
+        boolean registered = fixedBuffers == 1 && api.compareTo(Api.vthread) <= 0;     // raw and the runtime's
+        if (registered && perThread > 1L << 30) {
+            return "-b × -d (" + TempFile.human(perThread) + ") must be at most 1 GiB with -B1: it is one registered"
+                    + " buffer, and REGISTER_BUFFERS refuses more with EFAULT (lower -b or -d, or -B0); ";
+        }
+        long memory = ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        if (perThread * threads > memory) {
+            return String.format("-b × -d × -n (%s) must fit in this machine's memory (%.1f GiB); ",
+                    TempFile.human(perThread * threads), memory / (double) (1L << 30));
+        }
+        return "";
     }
 
     private static String range(String name, int value, int lo, int hi) {

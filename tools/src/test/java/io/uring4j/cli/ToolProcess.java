@@ -91,14 +91,16 @@ public final class ToolProcess implements AutoCloseable {
 
     /** Kills the process if it still runs and deletes its output. */
     @Override
-    public void close() throws InterruptedException {
-        process.destroyForcibly().waitFor();
+    public void close() {
         try {
+            process.destroyForcibly().waitFor();
             Files.deleteIfExists(dir.resolve("out"));
             Files.deleteIfExists(dir.resolve("err"));
             Files.deleteIfExists(dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
