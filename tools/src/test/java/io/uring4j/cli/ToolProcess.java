@@ -38,9 +38,17 @@ public final class ToolProcess implements AutoCloseable {
     public static ToolProcess run(int seconds, Class<?> mainClass, List<String> jvmFlags, String... args)
             throws IOException, InterruptedException {
         ToolProcess p = start(mainClass, jvmFlags, args);
-        if (!p.awaitExit(seconds)) {
-            String output = p.toString();
-            p.close();
+        boolean ended = false;
+        String output = "";
+        try {
+            ended = p.awaitExit(seconds);
+        } finally {
+            if (!ended) {               // timed out, or the test was interrupted: the child must not outlive it
+                output = p.toString();
+                p.close();
+            }
+        }
+        if (!ended) {
             throw new AssertionError("still running after " + seconds + " s: " + output);
         }
         return p;
@@ -84,9 +92,9 @@ public final class ToolProcess implements AutoCloseable {
         return read("err");
     }
 
-    /** Non-blank lines of standard error. */
+    /** Non-blank lines of standard error, without the JVM's notice of JAVA_TOOL_OPTIONS (a CI may set it). */
     public List<String> errLines() {
-        return err().lines().filter(l -> !l.isBlank()).toList();
+        return err().lines().filter(l -> !l.isBlank() && !l.startsWith("Picked up ")).toList();
     }
 
     /** Kills the process if it still runs and deletes its output. */
