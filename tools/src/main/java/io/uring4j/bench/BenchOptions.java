@@ -78,7 +78,8 @@ final class BenchOptions {
     @Option(names = "-c", paramLabel = "N", description = "complete batch: min_complete of a wait (default: 32)")
     int completeBatch = 32;
 
-    @Option(names = "-b", paramLabel = "BYTES", description = "block size (default: 4096)")
+    @Option(names = "-b", paramLabel = "BYTES", converter = BlockSizeConverter.class,
+            description = "block size: 4096, 64K, 1M (default: 4096)")
     int blockSize = 4096;
 
     @Option(names = "-p", paramLabel = "0|1", description = "polled I/O, IORING_SETUP_IOPOLL (default: 0; t/io_uring's is 1)")
@@ -284,6 +285,18 @@ final class BenchOptions {
                 "-X" + registeredRing, "-t" + latency, "-L" + link, "-A" + async, "-D" + defer));
         files.forEach(f -> args.add(f.toString()));
         return args;
+    }
+
+    /** {@code -b}: a size as {@link SizeConverter} reads it, at most an int (the range check says more). */
+    static final class BlockSizeConverter implements picocli.CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long bytes = new SizeConverter().convert(value);
+            if (bytes > Integer.MAX_VALUE) {
+                throw new picocli.CommandLine.TypeConversionException("block size too large: " + value);
+            }
+            return (int) bytes;
+        }
     }
 
     /** {@code 4096}, {@code 64K}, {@code 256M}, {@code 1G}: bytes. */

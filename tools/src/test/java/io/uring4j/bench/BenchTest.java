@@ -41,7 +41,7 @@ class BenchTest {
     /** The kernel takes at most 1 GiB per registered buffer: refused at once, not after allocating 8 GiB. */
     @Test
     void buffersBeyondTheKernelsOrTheMachinesLimitsAreRefusedBeforeAnyWork() {
-        BenchRun registered = BenchRun.of("-b", "1073741824", "-d", "8", "-r1");
+        BenchRun registered = BenchRun.of("-b", "1G", "-d", "8", "-r1");
         assertThat(registered.status()).isEqualTo(2);
         assertThat(registered.err()).startsWith("-b × -d (8 GiB) must be at most 1 GiB with -B1").contains("EFAULT");
         BenchRun memory = BenchRun.of("-b", "1073741824", "-d", "32768", "-B0", "-r1");
