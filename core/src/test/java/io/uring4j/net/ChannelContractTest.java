@@ -65,8 +65,8 @@ class ChannelContractTest {
             ServerSocketChannel s = impl.startsWith("jdk") ? ServerSocketChannel.open(StandardProtocolFamily.UNIX)
                     : UringServerSocketChannel.open(uring, StandardProtocolFamily.UNIX);
             Path path = Files.createTempDirectory("uring4j-net").resolve("s");
+            path.getParent().toFile().deleteOnExit();   // deleteOnExit goes last to first: the socket, then its directory
             path.toFile().deleteOnExit();
-            path.getParent().toFile().deleteOnExit();
             return s.bind(UnixDomainSocketAddress.of(path));
         }
         return server(impl, ANY_PORT);

@@ -123,21 +123,42 @@ public final class Bench implements Callable<Integer> {
         return !options.files.isEmpty() || BenchOptions.WORKLOAD_OPTIONS.stream().anyMatch(parsed::hasMatchedOption);
     }
 
-    /** One workload, t/io_uring style; read mode without FILE reads a temporary file. */
+    /**
+     * One workload, t/io_uring style; read mode without FILE reads a temporary file. The files are checked before
+     * anything is measured (or a temporary file filled): each opens, and O_DIRECT reads of -b bytes suit it.
+     */
     private int single(BenchOptions o) throws IOException, InterruptedException {
-        TempFile file = null;
-        try {
-            if (!o.isNop() && o.files.isEmpty()) {
-                file = TempFile.create(o.size, o.writeData, err);
+        if (!o.isNop() && o.files.isEmpty()) {
+            try (TempFile file = TempFile.empty()) {
                 o.files = List.of(file.path());
+                checkDirectAlignment(o);
+                file.fill(o.size, o.writeData, err);
+                return measure(o, targets(o));
             }
-            Reporter reporter = new Reporter(out, o, false);
-            Result result = new Runner(o, targets(o), reporter).run(o.runtime == null ? 0 : o.runtime, s -> { });
-            reporter.summary(result);
-            return 0;
-        } finally {
-            if (file != null) {
-                file.close();
+        }
+        List<ReadTarget> targets = targets(o);
+        checkDirectAlignment(o);
+        return measure(o, targets);
+    }
+
+    private int measure(BenchOptions o, List<ReadTarget> targets) throws InterruptedException {
+        Reporter reporter = new Reporter(out, o, false);
+        Result result = new Runner(o, targets, reporter).run(o.runtime == null ? 0 : o.runtime, s -> { });
+        reporter.summary(result);
+        return 0;
+    }
+
+    /** -O1: -b must be a multiple of each file's O_DIRECT alignment (a usage error, exit status 2, if not). */
+    private void checkDirectAlignment(BenchOptions o) throws IOException {
+        if (o.isNop() || o.direct == 0) {
+            return;
+        }
+        for (Path file : o.files) {
+            int align = DirectAlignment.of(file);
+            if (align > 0 && o.blockSize % align != 0) {
+                throw new ParameterException(spec.commandLine(), "-b " + o.blockSize + " is not a multiple of "
+                        + align + ", the O_DIRECT alignment of " + file + " (its logical block size): use a multiple"
+                        + " of it, or -O0");
             }
         }
     }

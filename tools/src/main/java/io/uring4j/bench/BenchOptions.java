@@ -78,7 +78,8 @@ final class BenchOptions {
     @Option(names = "-c", paramLabel = "N", description = "complete batch: min_complete of a wait (default: 32)")
     int completeBatch = 32;
 
-    @Option(names = "-b", paramLabel = "BYTES", description = "block size (default: 4096)")
+    @Option(names = "-b", paramLabel = "BYTES", converter = BlockSizeConverter.class,
+            description = "block size: 4096, 64K, 1M (default: 4096)")
     int blockSize = 4096;
 
     @Option(names = "-p", paramLabel = "0|1", description = "polled I/O, IORING_SETUP_IOPOLL (default: 0; t/io_uring's is 1)")
@@ -201,13 +202,36 @@ final class BenchOptions {
         if (runtime != null && (runtime < 0 || runtime > 86400)) {
             bad += "-r must be 0..86400 seconds; ";
         }
-        if (warmup < 0 || warmup > 600) {
+        if (!(warmup >= 0 && warmup <= 600)) {     // NaN too
             bad += "--warmup must be 0..600 seconds; ";
         }
         if (size < 1 << 20) {
             bad += "--size must be at least 1M; ";
         }
+        if (link == 0 && nop == 0) {
+            bad += buffers();
+        }
         return bad.isEmpty() ? null : bad.substring(0, bad.length() - 2);
+    }
+
+    /**
+     * Read mode's buffers, -b × -d per thread, against what the kernel and the machine allow — checked here
+     * because allocating them takes long (seconds for gigabytes) before a refusal would come.
+     */
+    private String buffers() {
+        long perThread = (long) blockSize * depth;
+        boolean registered = fixedBuffers == 1 && api.compareTo(Api.vthread) <= 0;     // raw and the runtime's
+        if (registered && perThread > 1L << 30) {
+            return "-b × -d (" + TempFile.human(perThread) + ") must be at most 1 GiB with -B1: it is one registered"
+                    + " buffer, and REGISTER_BUFFERS refuses more with EFAULT (lower -b or -d, or -B0); ";
+        }
+        long memory = ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        if (perThread * threads > memory) {
+            return String.format("-b × -d × -n (%s) must fit in this machine's memory (%.1f GiB); ",
+                    TempFile.human(perThread * threads), memory / (double) (1L << 30));
+        }
+        return "";
     }
 
     private static String range(String name, int value, int lo, int hi) {
@@ -261,6 +285,18 @@ final class BenchOptions {
                 "-X" + registeredRing, "-t" + latency, "-L" + link, "-A" + async, "-D" + defer));
         files.forEach(f -> args.add(f.toString()));
         return args;
+    }
+
+    /** {@code -b}: a size as {@link SizeConverter} reads it, at most an int (the range check says more). */
+    static final class BlockSizeConverter implements picocli.CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long bytes = new SizeConverter().convert(value);
+            if (bytes > Integer.MAX_VALUE) {
+                throw new picocli.CommandLine.TypeConversionException("block size too large: " + value);
+            }
+            return (int) bytes;
+        }
     }
 
     /** {@code 4096}, {@code 64K}, {@code 256M}, {@code 1G}: bytes. */

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * its JSON summary is read only after it has exited: a parser running beside the measured program would take
  * CPU from it.
  */
-final class Child {
+public final class Child {
     private static final Pattern JSON_FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-+0-9.eE]+)");
 
     private Child() {
@@ -82,8 +82,8 @@ final class Child {
         return javaCommand(Bench.class.getName());
     }
 
-    /** {@link #javaCommand()} for another main class, with extra JVM flags before it. */
-    static List<String> javaCommand(String mainClass, String... jvmFlags) {
+    /** {@link #javaCommand()} for another main class, with extra JVM flags before it (tests start tools so too). */
+    public static List<String> javaCommand(String mainClass, String... jvmFlags) {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));

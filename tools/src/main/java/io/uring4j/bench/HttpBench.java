@@ -159,8 +159,8 @@ final class HttpBench implements Callable<Integer> {
         if (pipeline < 1 || pipeline > 1024) {
             bad += "--pipeline must be 1..1024; ";
         }
-        if (threads < 1 || threads > 1024) {
-            bad += "--threads must be 1..1024; ";
+        if (threads < 1 || threads > Serve.MAX_THREADS) {
+            bad += "--threads must be 1.." + Serve.MAX_THREADS + " (serve's bound: 4 per CPU); ";
         }
         if (rounds < 1 || rounds > 1000) {
             bad += "--rounds must be 1..1000; ";

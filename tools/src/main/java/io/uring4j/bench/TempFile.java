@@ -32,20 +32,30 @@ final class TempFile implements AutoCloseable {
     }
 
     static TempFile create(long size, boolean writeData, PrintStream log) throws IOException {
-        Path path = Files.createTempFile("uring4j-bench-", ".dat");
-        path.toFile().deleteOnExit();
-        TempFile file = new TempFile(path);
+        TempFile file = empty();
         try {
-            if (writeData) {
-                log.printf("writing %s of data to %s ...%n", human(size), path);
-                fill(path, size);
-            } else {
-                preallocate(path, size, log);
-            }
+            file.fill(size, writeData, log);
             return file;
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
+        }
+    }
+
+    /** An empty file of a name nobody can predict, created with O_EXCL (the JDK's temporary files are). */
+    static TempFile empty() throws IOException {
+        Path path = Files.createTempFile("uring4j-bench-", ".dat");
+        path.toFile().deleteOnExit();
+        return new TempFile(path);
+    }
+
+    /** Makes the file {@code size} bytes: preallocated, or written with data when {@code writeData}. */
+    void fill(long size, boolean writeData, PrintStream log) throws IOException {
+        if (writeData) {
+            log.printf("writing %s of data to %s ...%n", human(size), path);
+            fill(path, size);
+        } else {
+            preallocate(path, size, log);
         }
     }
 

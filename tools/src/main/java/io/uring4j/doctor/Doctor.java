@@ -25,7 +25,7 @@ import java.util.function.UnaryOperator;
 /**
  * {@code ./uring4j doctor}: what this machine's io_uring can do — kernel, whether a ring can be set up (and if
  * not, why), features, opcodes, setup flags, and the limit on registered buffers. Exit status 0 when io_uring is
- * usable, 1 when it is not.
+ * usable, 1 when it is not, 2 for an argument (it takes none but {@code --help}).
  */
 public final class Doctor {
     private final PrintStream out;
@@ -42,7 +42,21 @@ public final class Doctor {
     }
 
     public static void main(String[] args) {
-        System.exit(new Doctor(System.out).run());
+        System.exit(command(args, System.out, System.err));
+    }
+
+    /** The command line: {@code --help}, or no argument at all; returns the exit status. */
+    static int command(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            out.println("Usage: uring4j doctor");
+            out.println("What this machine's io_uring can do. Exit status: 0 usable, 1 not usable, 2 bad arguments.");
+            return 0;
+        }
+        if (args.length > 0) {
+            err.println("uring4j doctor: unknown argument '" + args[0] + "': doctor takes none (--help)");
+            return 2;
+        }
+        return new Doctor(out).run();
     }
 
     int run() {

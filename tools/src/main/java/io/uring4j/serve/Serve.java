@@ -1,6 +1,9 @@
 package io.uring4j.serve;
 
+import io.uring4j.net.TcpListener;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,7 +11,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +24,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code ./uring4j serve echo|http [--port P] [--threads N] [--style loop|vthread]}: an echo server or an
  * HTTP/1.1 plaintext server (keep-alive and pipelining; any request gets {@code 200 "Hello, World!"}), on
- * io_uring in either style. Ctrl-C closes the listeners, the connections and the runtime, in that order.
+ * io_uring in either style, on 127.0.0.1 unless {@code --host} says otherwise. Ctrl-C (or SIGTERM) closes the
+ * listeners, the connections and the runtime, in that order.
+ * Exit status: 2 bad options, 1 the server could not start (one line: the operation and its errno).
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve echo or HTTP/1.1 plaintext on io_uring.")
@@ -31,14 +41,23 @@ public final class Serve implements Callable<Integer> {
     @Parameters(index = "0", description = "echo or http")
     Protocol protocol;
 
-    @Option(names = "--port", defaultValue = "8080", description = "TCP port (default ${DEFAULT-VALUE})")
+    /** Event loops beyond a few per CPU only compete for the CPUs, and each costs a ring and its buffers. */
+    public static final int MAX_THREADS = 4 * Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = "--host", defaultValue = "0.0.0.0", description = "address to bind (default ${DEFAULT-VALUE})")
+    // A demo server is reachable from this machine only unless asked otherwise (0.0.0.0: every interface).
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default ${DEFAULT-VALUE})")
     String host;
 
-    @Option(names = "--threads", defaultValue = "1", description = "event loops (default ${DEFAULT-VALUE})")
+    @Option(names = "--threads", defaultValue = "1",
+            description = "event loops, at most 4 per CPU (default ${DEFAULT-VALUE})")
     int threads;
+
+    @Option(names = "--reuse-port", description = "share the port with other servers (SO_REUSEPORT): the kernel"
+            + " spreads connections over them; without it a port in use is refused")
+    boolean reusePort;
 
     @Spec
     CommandSpec spec;
@@ -54,30 +73,45 @@ public final class Serve implements Callable<Integer> {
     Style style;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Serve()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+        System.exit(run(args, System.err));
+    }
+
+    /** Parses {@code args} and serves until stopped; returns the exit status (errors go to {@code err}). */
+    static int run(String[] args, PrintStream err) {
+        CommandLine cl = new CommandLine(new Serve()).setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setErr(new PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            err.println("uring4j serve: " + describe(e));
+            return 1;
+        });
+        return cl.execute(args);
     }
 
     @Override
     public Integer call() throws Exception {
-        if (batchWaitMicros < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--batch-wait-us must be 0 (off) or a positive number of microseconds: " + batchWaitMicros);
-        }
+        InetSocketAddress address = validate();
         // Each connection holds a request slot for its receive (and one while sending): room for ~8k per loop.
         Uring uring = Uring.builder().loops(threads).maxInFlight(16_384)
                 .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();
-        InetSocketAddress address = new InetSocketAddress(host, port);
         boolean http = protocol == Protocol.http;
         AutoCloseable server;
         InetSocketAddress bound;
-        if (style == Style.loop) {
-            LoopStyle s = new LoopStyle(uring, address, http);
-            server = s;
-            bound = s.address();
-        } else {
-            ThreadStyle s = new ThreadStyle(uring, address, http);
-            server = s;
-            bound = s.address();
+        try {
+            if (!reusePort && port != 0) {
+                refuseIfInUse(uring, address);
+            }
+            if (style == Style.loop) {
+                LoopStyle s = new LoopStyle(uring, address, http);
+                server = s;
+                bound = s.address();
+            } else {
+                ThreadStyle s = new ThreadStyle(uring, address, http, reusePort);
+                server = s;
+                bound = s.address();
+            }
+        } catch (IOException | RuntimeException e) {
+            uring.close();
+            throw e;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -99,5 +133,54 @@ public final class Serve implements Callable<Integer> {
                 protocol, bound.getHostString(), bound.getPort(), threads, style);
         stopped.await();
         return 0;
+    }
+
+    /** The options' ranges and the host's address, before any work: exit status 2 when one is wrong. */
+    private InetSocketAddress validate() {
+        String bad = "";
+        if (port < 0 || port > 65535) {
+            bad += "--port must be 0..65535 (0: any free port), not " + port + "; ";
+        }
+        if (threads < 1 || threads > MAX_THREADS) {
+            bad += "--threads must be 1.." + MAX_THREADS + " (4 per CPU: more event loops only compete for the CPUs),"
+                    + " not " + threads + "; ";
+        }
+        if (batchWaitMicros < 0) {
+            bad += "--batch-wait-us must be 0 (off) or a positive number of microseconds, not " + batchWaitMicros + "; ";
+        }
+        InetAddress address = null;
+        try {
+            address = InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            bad += "--host " + host + " does not resolve (" + e.getMessage() + "); ";
+        }
+        if (!bad.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), bad.substring(0, bad.length() - 2));
+        }
+        return new InetSocketAddress(address, port);
+    }
+
+    /**
+     * The loop style binds one socket per loop with SO_REUSEPORT, which would silently share the port with a
+     * server already on it. Unless asked to share, a listener without SO_REUSEPORT is bound first and closed at once:
+     * its bind fails with EADDRINUSE if anything listens there (or EACCES, EADDRNOTAVAIL) before the real ones.
+     */
+    private static void refuseIfInUse(Uring uring, InetSocketAddress address) throws IOException {
+        TcpListener.bind(uring, address, 1, false).close();
+    }
+
+    /** One line for a failure: the operation and its errno, and what to do for the usual ones. */
+    static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ErrnoException x) {
+                return x.getMessage() + switch (x.errno()) {
+                    case Errno.EADDRINUSE -> " — another server listens there (--reuse-port shares the port)";
+                    case Errno.EACCES -> " — ports below 1024 need root or CAP_NET_BIND_SERVICE";
+                    case Errno.EADDRNOTAVAIL -> " — --host must be an address of this machine";
+                    default -> "";
+                };
+            }
+        }
+        return e.toString();
     }
 }

@@ -26,8 +26,9 @@ final class ThreadStyle implements AutoCloseable {
     private final boolean http;
     private final Thread acceptor;
 
-    ThreadStyle(Uring uring, InetSocketAddress address, boolean http) throws IOException {
-        this.listener = TcpListener.bind(uring, address, 1024);
+    /** With {@code reusePort}, the listener shares its port with other servers (SO_REUSEPORT). */
+    ThreadStyle(Uring uring, InetSocketAddress address, boolean http, boolean reusePort) throws IOException {
+        this.listener = TcpListener.bind(uring, address, 1024, reusePort);
         this.http = http;
         this.acceptor = Thread.ofVirtual().name("uring4j-serve-accept").start(this::acceptLoop);
     }

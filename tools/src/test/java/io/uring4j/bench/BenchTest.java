@@ -1,7 +1,10 @@
 package io.uring4j.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +29,59 @@ class BenchTest {
         BenchRun run = BenchRun.of("-N2", "-d0");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("-N must be 0..1").contains("-d must be 1..32768");
+    }
+
+    @Test
+    void aWarmUpThatIsNotANumberIsRefused() {
+        BenchRun run = BenchRun.of("-N1", "-r1", "--warmup", "NaN");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("--warmup must be 0..600 seconds");
+    }
+
+    /** The kernel takes at most 1 GiB per registered buffer: refused at once, not after allocating 8 GiB. */
+    @Test
+    void buffersBeyondTheKernelsOrTheMachinesLimitsAreRefusedBeforeAnyWork() {
+        BenchRun registered = BenchRun.of("-b", "1G", "-d", "8", "-r1");
+        assertThat(registered.status()).isEqualTo(2);
+        assertThat(registered.err()).startsWith("-b × -d (8 GiB) must be at most 1 GiB with -B1").contains("EFAULT");
+        BenchRun memory = BenchRun.of("-b", "1073741824", "-d", "32768", "-B0", "-r1");
+        assertThat(memory.status()).isEqualTo(2);
+        assertThat(memory.err()).startsWith("-b × -d × -n (32768 GiB) must fit in this machine's memory");
+    }
+
+    /** O_DIRECT reads must be aligned to the file's logical block size; a preallocated file's reads would not say so. */
+    @Test
+    void aBlockSizeThatODirectCannotReadIsRefused(@TempDir Path dir) throws Exception {
+        Path file = Files.write(dir.resolve("data"), new byte[1 << 20]);
+        int align = DirectAlignment.of(file);
+        org.junit.jupiter.api.Assumptions.assumeTrue(align > 1, "no O_DIRECT alignment reported for " + dir);
+        BenchRun run = BenchRun.of("-O1", "-b", "3", "-r1", "--warmup", "0", file.toString());
+        assertThat(run.status()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).startsWith("-b 3 is not a multiple of " + align + ", the O_DIRECT alignment of " + file);
+        BenchRun temp = BenchRun.of("-O1", "-b", "3", "-r1", "--warmup", "0", "--size", "4M");
+        assertThat(temp.status()).as(temp.err()).isEqualTo(2);
+        assertThat(temp.err()).startsWith("-b 3 is not a multiple of");
+    }
+
+    @Test
+    void aMissingFileOrADirectoryIsNamedWithItsErrno(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing");
+        BenchRun run = BenchRun.of("-r1", "--warmup", "0", missing.toString());
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("uring4j bench: open " + missing + ": ENOENT (No such file or directory)\n");
+        BenchRun directory = BenchRun.of("-O0", "-r1", "--warmup", "0", dir.toString());
+        assertThat(directory.status()).isEqualTo(1);
+        assertThat(directory.err()).isEqualTo("uring4j bench: read " + dir + ": EISDIR (Is a directory)\n");
+    }
+
+    @Test
+    void anUnreadableFileIsNamedWithItsErrno(@TempDir Path dir) throws Exception {
+        Path unreadable = Files.write(dir.resolve("unreadable"), new byte[8192]);
+        Files.setPosixFilePermissions(unreadable, java.util.Set.of());
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(unreadable), "root reads any file");
+        BenchRun denied = BenchRun.of("-O0", "-r1", "--warmup", "0", unreadable.toString());
+        assertThat(denied.status()).isEqualTo(1);
+        assertThat(denied.err()).isEqualTo("uring4j bench: open " + unreadable + ": EACCES (Permission denied)\n");
     }
 
     @Test

@@ -38,6 +38,18 @@ class DoctorTest {
     }
 
     @Test
+    void anArgumentIsRefusedWithStatus2BeforeAnyProbe() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Doctor.command(new String[] {"--bogus"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("uring4j doctor: unknown argument '--bogus':"
+                + " doctor takes none (--help)" + System.lineSeparator());
+        assertThat(out.size()).isZero();
+    }
+
+    @Test
     void anErrorThePortableEngineDoesNotRemoveSaysSo() {
         Report r = doctor(Engine.refusing(Errno.EINVAL));
         assertThat(r.status()).isEqualTo(1);

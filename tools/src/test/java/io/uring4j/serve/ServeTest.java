@@ -39,7 +39,7 @@ class ServeTest {
                 }
             };
         }
-        ThreadStyle s = new ThreadStyle(uring, ANY_PORT, http);
+        ThreadStyle s = new ThreadStyle(uring, ANY_PORT, http, false);
         return new Server() {
             public InetSocketAddress address() throws IOException {
                 return s.address();
