@@ -40,6 +40,8 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
     private int held;
     private Throwable failure;
+    /** Set by the waiter when interrupted: a request not yet prepared never reaches the kernel. */
+    private volatile boolean cancelRequested;
     /** Written last by the loop thread, read first by the waiter: publishes the fields above. */
     private volatile boolean done;
     /** Loop thread: the next call of the reaped batch whose waiter is virtual (see {@link EventLoop#wakeLater}). */
@@ -72,6 +74,11 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     @Override
     public long userData() {
         return userData;
+    }
+
+    @Override
+    public boolean withdrawn() {
+        return cancelRequested;
     }
 
     @Override
@@ -154,6 +161,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
             LockSupport.park(this);
             if (Thread.interrupted() && !interrupted) {
                 interrupted = true;
+                cancelRequested = true;
                 loop.cancelSelf(this);
             }
         }

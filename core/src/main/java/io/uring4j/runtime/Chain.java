@@ -112,6 +112,8 @@ public final class Chain {
         final int[] held;
         final boolean[] done;
         int remaining;
+        /** Cancelled (any thread): if not yet prepared, the chain never reaches the kernel. */
+        volatile boolean withdrawn;
 
         ChainFuture(Op[] ops, int[] links) {
             this.ops = ops;

@@ -209,6 +209,9 @@ public final class EventLoop implements Executor {
     interface SelfSubmitting extends Op, CompletionHandler {
         /** The user_data its SQE carries; 0 until it is prepared (loop thread). */
         long userData();
+
+        /** A cancel came before the request was prepared (any thread): it must not reach the kernel. */
+        boolean withdrawn();
     }
 
     /** {@link #submit} for a request that is its own handler: handed over without a task object around it. */
@@ -296,6 +299,10 @@ public final class EventLoop implements Executor {
             chain.completeExceptionally(new RejectedExecutionException("uring4j runtime is closed: chain not submitted"));
             return;
         }
+        if (chain.withdrawn) {
+            withdraw(chain);
+            return;
+        }
         if (n > ring.sq().entries() || n > table.size()) {
             chain.completeExceptionally(new IllegalArgumentException("a chain of " + n
                     + " steps does not fit this loop (SQ " + ring.sq().entries() + ", slots " + table.size() + ")"));
@@ -332,11 +339,10 @@ public final class EventLoop implements Executor {
      * the kernel, and every step reports -ECANCELED.
      */
     void cancelChain(Chain.ChainFuture chain) {
+        chain.withdrawn = true;
         Runnable task = () -> {
             if (deferred.remove(chain)) {
-                for (int i = 0; i < chain.ops.length; i++) {
-                    chain.step(i).complete(-Errno.ECANCELED, 0);
-                }
+                withdraw(chain);
                 return;
             }
             for (int i = 0; i < chain.ops.length; i++) {
@@ -353,6 +359,13 @@ public final class EventLoop implements Executor {
             } catch (RejectedExecutionException closing) {
                 // closing cancels everything itself
             }
+        }
+    }
+
+    /** A chain cancelled before it was prepared: every step reports -ECANCELED, none reaches the kernel. */
+    private static void withdraw(Chain.ChainFuture chain) {
+        for (int i = 0; i < chain.ops.length; i++) {
+            chain.step(i).complete(-Errno.ECANCELED, 0);
         }
     }
 
@@ -455,6 +468,11 @@ public final class EventLoop implements Executor {
     }
 
     private void submitSelfNow(SelfSubmitting request) {
+        if (request.withdrawn()) {      // its cancel may still be queued behind a reap that freed a slot
+            request.complete(-Errno.ECANCELED, 0);
+            flushWakes();
+            return;
+        }
         if (!issue(request, request, false)) {
             defer(request);
         }

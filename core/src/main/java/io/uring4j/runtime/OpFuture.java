@@ -40,6 +40,11 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
     }
 
     @Override
+    public boolean withdrawn() {
+        return isCancelled();
+    }
+
+    @Override
     public void complete(int cqeResult, int flags) {
         if (ZeroCopy.awaitsNotification(opcode, flags)) {
             held = cqeResult;
