@@ -26,8 +26,8 @@ abstract class LoopSocket implements AutoCloseable {
     final EventLoop loop;
     final int fd;
     /**
-     * Every request is a user of the fd until its end, so close never closes it under one: a blocking call from its
-     * preparation (a close does not wait for one still waiting for a slot), the others from submission.
+     * Every request is a user of the fd from its preparation to its end, so close never closes it under one, and
+     * never waits for one still waiting for a slot.
      */
     private final FdGuard guard;
     private volatile boolean closed;
@@ -36,15 +36,6 @@ abstract class LoopSocket implements AutoCloseable {
         this.loop = loop;
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
-    }
-
-    /** Becomes a user of the fd, or throws "Socket closed". */
-    private void acquire() throws SocketException {
-        try {
-            guard.acquire();
-        } catch (ClosedChannelException e) {
-            throw (SocketException) NetErrors.closed().initCause(e);
-        }
     }
 
     /** Runs {@code op} blocking; {@code what} names it in errors ("recv", "sendmsg to /127.0.0.1:9"). */
@@ -63,14 +54,11 @@ abstract class LoopSocket implements AutoCloseable {
      * it when time is up ({@link SocketTimeoutException}); the op keeps its memory until its own CQE regardless.
      */
     final int call(Op op, Duration timeout, String what) throws IOException {
-        acquire();
         ChainResult r;
         try {
-            r = loop.chain(op).timeout(timeout).call();
-        } catch (RejectedExecutionException e) {
+            r = loop.chain(op).timeout(timeout).guardedBy(guard).call();
+        } catch (ClosedChannelException | RejectedExecutionException e) {
             throw (SocketException) NetErrors.closed().initCause(e);
-        } finally {
-            guard.release();
         }
         int result = r.result(0);
         if (result >= 0) {
@@ -84,25 +72,19 @@ abstract class LoopSocket implements AutoCloseable {
 
     /** Submits {@code op}; the future fails with the exceptions {@link #call} throws. */
     final CompletableFuture<Integer> async(Op op, String what) {
-        try {
-            acquire();
-        } catch (SocketException e) {
-            return CompletableFuture.failedFuture(e);
+        if (guard.isClosing()) {
+            return CompletableFuture.failedFuture(NetErrors.closed());
         }
-        CompletableFuture<Integer> submitted;
-        try {
-            submitted = loop.submitAsync(op);
-        } catch (RuntimeException e) {
-            guard.release();
-            throw e;
-        }
-        return submitted.handle((n, t) -> {
-            guard.release();
+        return loop.submitAsync(op, guard).handle((n, t) -> {
             if (t == null) {
                 return n;
             }
             Throwable cause = t instanceof CompletionException ? t.getCause() : t;
-            throw new CompletionException(cause instanceof ErrnoException e ? translate(what, e.errno()) : cause);
+            throw new CompletionException(switch (cause) {
+                case ErrnoException e -> translate(what, e.errno());
+                case ClosedChannelException closed -> NetErrors.closed().initCause(closed);
+                default -> cause;
+            });
         });
     }
 

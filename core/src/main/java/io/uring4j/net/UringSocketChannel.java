@@ -368,21 +368,12 @@ public final class UringSocketChannel extends SocketChannel {
      * Ends a send waiting for buffer space, as the JDK's shutdownOutput wakes its writer. The kernel retries a
      * TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix socket as writable after
      * one, so an engine that waits with epoll (the portable one) would wait for the peer to read. The cancel
-     * holds the fd: it names the fd by number. Best effort — what it cannot cancel has ended or will fail.
+     * holds the fd (it names the fd by number) and takes a control slot, so it never waits behind the send it
+     * cancels. Best effort — what it cannot cancel has ended or will fail.
      */
     private void cancelWaitingSends() {
-        try {
-            guard.acquire();
-        } catch (ClosedChannelException closing) {
-            return;
-        }
-        try {
-            loop.submitAsync((sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
-                            .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL))
-                    .whenComplete((cancelled, failure) -> guard.release());
-        } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
-            guard.release();
-        }
+        guard.submitControl(loop, (sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
+                .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL));
     }
 
     /**

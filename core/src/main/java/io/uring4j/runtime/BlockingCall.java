@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -59,11 +58,7 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
         if (guard != null) {
-            try {
-                guard.acquire();
-            } catch (ClosedChannelException e) {
-                throw new UncheckedIOException(e);
-            }
+            guard.acquireForRequest();
             guarding = true;
         }
         op.prepare(sqe, scratch);
@@ -126,13 +121,9 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         }
     }
 
-    /** Loop thread, while the call waits for a slot: fails it if it is on {@code closed}'s fd. */
-    boolean refuseIfOn(FdGuard closed) {
-        if (guard != closed) {
-            return false;
-        }
-        failed(new ClosedChannelException());
-        return true;
+    @Override
+    public FdGuard guard() {
+        return guard;
     }
 
     private void releaseGuard() {

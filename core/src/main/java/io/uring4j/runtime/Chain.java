@@ -26,6 +26,7 @@ public final class Chain {
     private final List<Op> steps = new ArrayList<>();
     /** {@code links.get(i)}: the flag step i carries to step i + 1 (IO_LINK or IO_HARDLINK). */
     private final List<Integer> links = new ArrayList<>();
+    private FdGuard guard;
 
     Chain(EventLoop loop, Op first) {
         this.loop = loop;
@@ -63,6 +64,16 @@ public final class Chain {
         });
     }
 
+    /**
+     * Makes the chain a user of {@code guard}'s fd from its preparation to its last CQE, as a guarded call is
+     * ({@link EventLoop#call(Op, FdGuard, boolean)}): a close never waits for it while it waits for slots, and a
+     * chain prepared after the close fails with {@link java.nio.channels.ClosedChannelException}.
+     */
+    public Chain guardedBy(FdGuard guard) {
+        this.guard = Objects.requireNonNull(guard, "guard");
+        return this;
+    }
+
     private Chain append(Op op) {
         steps.add(Objects.requireNonNull(op, "op"));
         links.add(0);
@@ -72,7 +83,7 @@ public final class Chain {
     /** Submits the chain; the future completes once every step has its final CQE. */
     public CompletableFuture<ChainResult> submitAsync() {
         ChainFuture future = new ChainFuture(steps.toArray(Op[]::new),
-                links.stream().mapToInt(Integer::intValue).toArray());
+                links.stream().mapToInt(Integer::intValue).toArray(), guard);
         loop.submitChain(future);
         return future;
     }
@@ -106,6 +117,10 @@ public final class Chain {
     /** The chain's state, touched only by the loop thread until it completes the future. */
     static final class ChainFuture extends CompletableFuture<ChainResult> {
         final Op[] ops;
+        /** The fd the chain names, or null. */
+        final FdGuard guard;
+        /** Loop thread: the chain is a user of {@link #guard}'s fd. */
+        boolean guarding;
         final int[] links;
         final long[] userData;
         final int[] results;
@@ -115,8 +130,9 @@ public final class Chain {
         /** Cancelled (any thread): if not yet prepared, the chain never reaches the kernel. */
         volatile boolean withdrawn;
 
-        ChainFuture(Op[] ops, int[] links) {
+        ChainFuture(Op[] ops, int[] links, FdGuard guard) {
             this.ops = ops;
+            this.guard = guard;
             this.links = links;
             this.userData = new long[ops.length];
             this.results = new int[ops.length];
@@ -133,6 +149,10 @@ public final class Chain {
                     done[index] = true;
                     results[index] = ZeroCopy.reported(result, flags, held[index]);
                     if (--remaining == 0) {
+                        if (guarding) {
+                            guarding = false;
+                            guard.release();
+                        }
                         complete(new ChainResult(results));
                     }
                 }

@@ -14,10 +14,12 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -200,7 +202,18 @@ public final class EventLoop implements Executor {
      * naming the opcode and errno. For single-shot requests.
      */
     public CompletableFuture<Integer> submitAsync(Op op) {
-        OpFuture future = new OpFuture(this, op);
+        OpFuture future = new OpFuture(this, op, null);
+        submitSelf(future);
+        return future;
+    }
+
+    /**
+     * {@link #submitAsync(Op)} of a request on {@code guard}'s fd: it becomes a user of the fd when prepared and
+     * stops being one at its final CQE; closed meanwhile, it fails with {@link java.nio.channels.ClosedChannelException}
+     * without reaching the kernel, and a close never waits for it while it waits for a slot.
+     */
+    public CompletableFuture<Integer> submitAsync(Op op, FdGuard guard) {
+        OpFuture future = new OpFuture(this, op, Objects.requireNonNull(guard, "guard"));
         submitSelf(future);
         return future;
     }
@@ -212,6 +225,9 @@ public final class EventLoop implements Executor {
 
         /** A cancel came before the request was prepared (any thread): it must not reach the kernel. */
         boolean withdrawn();
+
+        /** The fd guard the request becomes a user of when prepared, or null. */
+        FdGuard guard();
     }
 
     /** {@link #submit} for a request that is its own handler: handed over without a task object around it. */
@@ -312,6 +328,15 @@ public final class EventLoop implements Executor {
             stats.tableFull++;
             defer(chain);
             return;
+        }
+        if (chain.guard != null) {
+            try {
+                chain.guard.acquireForRequest();
+            } catch (UncheckedIOException closed) {
+                chain.completeExceptionally(closed.getCause());
+                return;
+            }
+            chain.guarding = true;
         }
         if (ring.sq().spaceLeft() < n) {
             flushSq();
@@ -697,9 +722,22 @@ public final class EventLoop implements Executor {
             }
             return;
         }
-        if (deferred.removeIf(task -> task instanceof BlockingCall call && call.refuseIfOn(guard))) {
+        if (deferred.removeIf(task -> refuseIfOn(task, guard))) {
             slotWaiters = !deferred.isEmpty();
         }
+    }
+
+    /** A waiting request or chain on {@code closed}'s fd fails with ClosedChannelException; true if it was one. */
+    private static boolean refuseIfOn(Object task, FdGuard closed) {
+        if (task instanceof SelfSubmitting request && request.guard() == closed) {
+            request.failed(new ClosedChannelException());
+            return true;
+        }
+        if (task instanceof Chain.ChainFuture chain && chain.guard == closed) {
+            chain.completeExceptionally(new ClosedChannelException());
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.uring4j.runtime;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
+import java.io.UncheckedIOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -72,6 +73,36 @@ public final class FdGuard {
             throw new ClosedChannelException();
         }
         return fd;
+    }
+
+    /**
+     * Loop thread, as a request on this fd is prepared: it becomes a user (as the kernel looks a file up when it
+     * issues a request), or fails with ClosedChannelException — unchecked, since a prepare cannot throw it.
+     */
+    void acquireForRequest() {
+        try {
+            acquire();
+        } catch (ClosedChannelException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Submits a control request that names this fd by number (a cancel of some of its requests): it is a user of
+     * the fd from now to its CQE, and takes a slot kept for control requests, so it never waits behind the
+     * requests it is there to end. Nothing happens once the fd is closing (the close cancels everything).
+     */
+    public void submitControl(EventLoop loop, Op op) {
+        try {
+            acquire();
+        } catch (ClosedChannelException closing) {
+            return;
+        }
+        try {
+            loop.submitControl(op, releaseOnCompletion);
+        } catch (RejectedExecutionException runtimeClosed) {
+            release();
+        }
     }
 
     public void release() {

@@ -4,6 +4,7 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Sqe;
 import io.uring4j.sys.ErrnoException;
 
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,19 +17,28 @@ import java.util.concurrent.CompletableFuture;
 final class OpFuture extends CompletableFuture<Integer> implements EventLoop.SelfSubmitting {
     private final EventLoop loop;
     private final Op op;
+    /** The fd the request names, or null; it is a user from its preparation to its final CQE. */
+    private final FdGuard guard;
+    /** Loop thread: the request is a user of {@link #guard}'s fd. */
+    private boolean guarding;
     private byte opcode;
     /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
     private int held;
     /** 0 until the SQE is written (user_data 0 is never a runtime request: generations start at 1). */
     private long userData;
 
-    OpFuture(EventLoop loop, Op op) {
+    OpFuture(EventLoop loop, Op op, FdGuard guard) {
         this.loop = loop;
         this.op = op;
+        this.guard = guard;
     }
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
+        if (guard != null) {
+            guard.acquireForRequest();
+            guarding = true;
+        }
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
@@ -45,11 +55,24 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
     }
 
     @Override
+    public FdGuard guard() {
+        return guard;
+    }
+
+    private void releaseGuard() {
+        if (guarding) {
+            guarding = false;
+            guard.release();
+        }
+    }
+
+    @Override
     public void complete(int cqeResult, int flags) {
         if (ZeroCopy.awaitsNotification(opcode, flags)) {
             held = cqeResult;
             return;
         }
+        releaseGuard();
         int result = op.result(ZeroCopy.reported(cqeResult, flags, held));
         if (result >= 0) {
             complete(result);
@@ -60,7 +83,8 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
 
     @Override
     public void failed(Throwable cause) {
-        completeExceptionally(cause);
+        releaseGuard();
+        completeExceptionally(cause instanceof UncheckedIOException unchecked ? unchecked.getCause() : cause);
     }
 
     @Override

@@ -20,12 +20,15 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The socket channels on a loop whose every slot is taken by requests of someone else (reads of a pipe no one
@@ -145,6 +148,40 @@ class SocketSlotWaitTest {
         closeReturnsAtOnce(socket);
         awaitEnd(reader, "the close woke the reader");
         assertThat(thrown.get()).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+    }
+
+    @Test
+    void closingASocketWhoseTimedReceiveWaitsForASlotReturnsAtOnceAndWakesTheReceiver() throws Exception {
+        UdpSocket udp = open(UdpSocket.bind(uring, ANY_PORT));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread receiver = blocked(() -> udp.receive(arena.allocate(8), Duration.ofMinutes(1)), thrown);
+        closeReturnsAtOnce(udp);
+        awaitEnd(receiver, "the close woke the receiver");
+        assertThat(thrown.get()).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+    }
+
+    @Test
+    void closingASocketWhoseFutureReadWaitsForASlotReturnsAtOnceAndFailsTheFuture() throws Exception {
+        long deferredBefore = loop.stats().tableFull();
+        CompletableFuture<Integer> read = socket.readAsync(arena.allocate(8));
+        awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
+        closeReturnsAtOnce(socket);
+        assertThatThrownBy(() -> read.get(STUCK_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(SocketException.class).hasMessage("Socket closed");
+    }
+
+    @Test
+    void shutdownOutputThenCloseWithEveryOrdinarySlotTakenReturnAtOnce() throws Exception {
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                client.shutdownOutput();
+                client.close();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        awaitEnd(closer, "shutdownOutput() and close() returned while every slot was taken");
+        assertThat(client.isOpen()).isFalse();
     }
 
     private interface BlockingCall {
