@@ -325,7 +325,7 @@ public final class EventLoop implements Executor {
             return;
         }
         if (!table.hasRoom(n)) {
-            stats.tableFull++;
+            tableFull();
             defer(chain);
             return;
         }
@@ -514,7 +514,7 @@ public final class EventLoop implements Executor {
         }
         RequestTable.Request r = control ? table.acquireControl(handler, op) : table.acquire(handler, op);
         if (r == null) {
-            stats.tableFull++;
+            tableFull();
             return false;
         }
         Sqe sqe = nextSqe();
@@ -699,7 +699,15 @@ public final class EventLoop implements Executor {
         slotWaiters = !deferred.isEmpty();
     }
 
-    /** Loop thread: queues a submission that found no slot. */
+    /** Counts a submission that found every slot in flight, and says so once per loop. */
+    private void tableFull() {
+        if (stats.tableFull++ == 0) {
+            warn("all " + table.size() + " request slots are in flight; submissions wait for one (raise"
+                    + " UringBuilder.maxInFlight if this is the steady state)", null);
+        }
+    }
+
+        /** Loop thread: queues a submission that found no slot. */
     private void defer(Object submission) {
         deferred.add(submission);
         slotWaiters = true;

@@ -2,9 +2,10 @@ package io.uring4j.runtime;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
- * The preallocated request slots of one event loop — our {@code io_kiocb} table.
+ * The request slots of one event loop — our {@code io_kiocb} table.
  *
  * <p>A request's user_data is {@code generation << 32 | index}. Every acquire bumps the slot's generation, so a
  * CQE for a slot that was released and reused (stale, or delivered twice) no longer matches and is dropped
@@ -14,30 +15,34 @@ import java.lang.foreign.MemorySegment;
  * <p>A few slots beyond the table's size are kept for control requests ({@link #acquireControl}): a close's
  * cancellation must reach the kernel even when every ordinary slot is taken by a request it is there to cancel.
  *
- * <p>Per request: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, two
- * references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch, all allocated once.
+ * <p>Slots are made as they are first needed, in chunks that double, up to the size: a bound of a million
+ * (a server's idle connections each keep a receive in flight) costs nothing until it is used, and a slot once
+ * made is kept. Per slot: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, two
+ * references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch.
  * Only the loop thread touches the table, so nothing here is synchronized.
  */
 final class RequestTable {
     /** Slots beyond {@link #size()} that only control requests take. */
     static final int CONTROL_SLOTS = 8;
+    /** Slots made at the start, at most: most loops never need more. */
+    private static final int FIRST_CHUNK = 1024;
 
-    private final Request[] slots;
-    private final int[] free;
+    private final Arena arena;
+    /** Ordinary slots; control slots come on top. */
     private final int size;
+    /** Slots made so far: {@code slots[0, made)}. */
+    private int made;
+    private Request[] slots;
+    /** A stack of free slot indexes, lowest on top. */
+    private int[] free;
     private int freeCount;
 
     RequestTable(int size, Arena arena) {
-        int total = size + CONTROL_SLOTS;
-        MemorySegment scratch = arena.allocate((long) total * Op.SCRATCH_BYTES, 64);
+        this.arena = arena;
         this.size = size;
-        slots = new Request[total];
-        free = new int[total];
-        for (int i = 0; i < total; i++) {
-            slots[i] = new Request(i, scratch.asSlice((long) i * Op.SCRATCH_BYTES, Op.SCRATCH_BYTES));
-            free[i] = total - 1 - i;         // hand out low indexes first
-        }
-        freeCount = total;
+        slots = new Request[0];
+        free = new int[0];
+        grow(Math.min(size + CONTROL_SLOTS, FIRST_CHUNK));
     }
 
     /**
@@ -45,22 +50,53 @@ final class RequestTable {
      * in flight.
      */
     Request acquire(CompletionHandler handler, Object owner) {
-        return freeCount > CONTROL_SLOTS ? take(handler, owner) : null;
+        if (freeCount <= CONTROL_SLOTS && !growForMore()) {
+            return null;
+        }
+        return take(handler, owner);
     }
 
     /** {@link #acquire} for a control request, which may also take the reserved slots. */
     Request acquireControl(CompletionHandler handler, Object owner) {
-        return freeCount > 0 ? take(handler, owner) : null;
+        if (freeCount == 0 && !growForMore()) {
+            return null;
+        }
+        return take(handler, owner);
     }
 
-    /** Whether any slot is free, a reserved one included. */
+    /** Whether any slot is free or can be made, a reserved one included. */
     boolean anyFree() {
-        return freeCount > 0;
+        return freeCount > 0 || made < limit();
     }
 
     /** Whether {@code n} ordinary requests can be acquired now. */
     boolean hasRoom(int n) {
-        return freeCount - CONTROL_SLOTS >= n;
+        return freeCount - CONTROL_SLOTS + (limit() - made) >= n;
+    }
+
+    private int limit() {
+        return size + CONTROL_SLOTS;
+    }
+
+    /** Makes more slots, twice as many as there are (up to the limit); false if the table is at its limit. */
+    private boolean growForMore() {
+        if (made == limit()) {
+            return false;
+        }
+        grow((int) Math.min(limit(), 2L * made));
+        return true;
+    }
+
+    private void grow(int total) {
+        int first = made;
+        MemorySegment scratch = arena.allocate((long) (total - first) * Op.SCRATCH_BYTES, 64);
+        slots = Arrays.copyOf(slots, total);
+        free = Arrays.copyOf(free, total);
+        for (int i = total - 1; i >= first; i--) {       // pushed high to low: low indexes are handed out first
+            slots[i] = new Request(i, scratch.asSlice((long) (i - first) * Op.SCRATCH_BYTES, Op.SCRATCH_BYTES));
+            free[freeCount++] = i;
+        }
+        made = total;
     }
 
     private Request take(CompletionHandler handler, Object owner) {
@@ -84,7 +120,7 @@ final class RequestTable {
     Request lookup(long userData) {
         int index = (int) userData;
         int generation = (int) (userData >>> 32);
-        if (index < 0 || index >= slots.length) {
+        if (index < 0 || index >= made) {
             return null;
         }
         Request r = slots[index];
@@ -93,7 +129,7 @@ final class RequestTable {
 
     /** Requests in flight, control requests included. */
     int inFlight() {
-        return slots.length - freeCount;
+        return made - freeCount;
     }
 
     /** How many ordinary requests may be in flight at once (the builder's maxInFlight). */
@@ -103,7 +139,8 @@ final class RequestTable {
 
     /** Calls {@code action} for every request in flight (close uses it to fail what never completes). */
     void forEachInFlight(java.util.function.Consumer<Request> action) {
-        for (Request r : slots) {
+        for (int i = 0; i < made; i++) {
+            Request r = slots[i];
             if (r.handler != null) {
                 action.accept(r);
             }

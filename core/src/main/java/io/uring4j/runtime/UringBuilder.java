@@ -44,7 +44,10 @@ public final class UringBuilder {
         return this;
     }
 
-    /** Request slots per loop (default: the CQ size); more submissions wait in the loop until slots free up. */
+    /**
+     * Request slots per loop (default: the CQ size); more submissions wait in the loop until slots free up. Slots
+     * are made as they are first needed, so a large bound costs nothing until it is used (about 100 bytes a slot).
+     */
     public UringBuilder maxInFlight(int maxInFlight) {
         this.maxInFlight = positive("maxInFlight", maxInFlight);
         return this;

@@ -90,8 +90,9 @@ public final class Serve implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         InetSocketAddress address = validate();
-        // Each connection holds a request slot for its receive (and one while sending): room for ~8k per loop.
-        Uring uring = Uring.builder().loops(threads).maxInFlight(16_384)
+        // Each connection holds a request slot for its receive (and one while sending): room for ~500k per loop,
+        // made only as connections come (the fd limit is the real bound).
+        Uring uring = Uring.builder().loops(threads).maxInFlight(1 << 20)
                 .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();
         boolean http = protocol == Protocol.http;
         AutoCloseable server;
