@@ -1,5 +1,7 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.NativeMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -10,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * already on its way, not the answers to all of it. Loop thread only; the memory goes when the last byte does.
  */
 final class InputBacklog {
-    private final Arena arena = Arena.ofConfined();
+    private final Arena arena = NativeMemory.confinedArena();
     private MemorySegment segment;
     private long start;
     private long end;

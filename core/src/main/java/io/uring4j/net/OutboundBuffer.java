@@ -1,5 +1,7 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.NativeMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -26,7 +28,7 @@ final class OutboundBuffer {
 
     OutboundBuffer(int initialCapacity) {
         this.initialCapacity = initialCapacity;
-        arena = Arena.ofConfined();
+        arena = NativeMemory.confinedArena();
         segment = arena.allocate(initialCapacity, 64);
     }
 
@@ -66,7 +68,7 @@ final class OutboundBuffer {
         while (capacity < pending + length) {
             capacity *= 2;
         }
-        Arena next = Arena.ofConfined();
+        Arena next = NativeMemory.confinedArena();
         MemorySegment grown = next.allocate(capacity, 64);
         MemorySegment.copy(segment, start, grown, 0, pending);
         if (sending && retired == null) {
@@ -105,9 +107,11 @@ final class OutboundBuffer {
 
     /** Drained after a burst: back to the first size, so that an idle connection does not keep its peak. */
     private void shrink() {
+        Arena small = NativeMemory.confinedArena();
+        MemorySegment fresh = small.allocate(initialCapacity, 64);     // first: it may fail (the memory limit)
         arena.close();
-        arena = Arena.ofConfined();
-        segment = arena.allocate(initialCapacity, 64);
+        arena = small;
+        segment = fresh;
     }
 
     boolean sending() {

@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.ring.BufferRing;
 import io.uring4j.ring.IoUring;
+import io.uring4j.runtime.NativeMemory;
 import io.uring4j.sys.ErrnoException;
 
 import java.lang.foreign.Arena;
@@ -18,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  * Loop thread only.
  */
 final class RecvBuffers {
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena = NativeMemory.sharedArena();
     private final BufferRing ring;
     private final MemorySegment[] buffers;
     private final int group;

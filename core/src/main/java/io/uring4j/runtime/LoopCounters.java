@@ -20,6 +20,6 @@ final class LoopCounters {
         long e = enters;
         long s = submitted;
         return new LoopStats(s, completed, e, e == 0 ? 0 : (double) s / e, sqFull, tableFull, stale,
-                handlerFailures, inFlight, cqOverflow, cqDropped, batchWaits);
+                handlerFailures, inFlight, cqOverflow, cqDropped, batchWaits, NativeMemory.inUse());
     }
 }

@@ -15,8 +15,9 @@ package io.uring4j.runtime;
  * @param cqOverflow      iterations that found completions waiting in the kernel's overflow list
  * @param cqDropped       CQEs the kernel dropped (only under memory pressure with FEAT_NODROP)
  * @param batchWaits      sleeps that waited for a batch of completions ({@link UringBuilder#batchWait})
+ * @param nativeBytes     native bytes uring4j holds, all loops and runtimes together ({@link NativeMemory})
  */
 public record LoopStats(long submitted, long completed, long enters, double sqesPerEnter, long sqFull,
                         long tableFull, long stale, long handlerFailures, int inFlight, long cqOverflow,
-                        int cqDropped, long batchWaits) {
+                        int cqDropped, long batchWaits, long nativeBytes) {
 }

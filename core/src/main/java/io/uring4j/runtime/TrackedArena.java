@@ -2,30 +2,42 @@ package io.uring4j.runtime;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A shared arena that counts the native bytes it holds, so the runtime can report (and tests can check) that
- * closing gives every byte back. Allocation here is rare (start-up, pools), never per request.
+ * An arena whose allocations count against {@link NativeMemory}'s limit and are given back when it closes, so
+ * the runtime can report (and tests can check) that closing returns every byte.
  */
 final class TrackedArena implements Arena {
-    private static final AtomicLong IN_USE = new AtomicLong();
-
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
     private long allocated;
 
-    /** Native bytes held by all open runtime arenas. */
+    /** A shared arena. */
+    TrackedArena() {
+        this(Arena.ofShared());
+    }
+
+    TrackedArena(Arena arena) {
+        this.arena = arena;
+    }
+
+    /** Native bytes held by all open tracked arenas. */
     static long inUse() {
-        return IN_USE.get();
+        return NativeMemory.inUse();
     }
 
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
-        MemorySegment segment = arena.allocate(byteSize, byteAlignment);
+        NativeMemory.reserve(byteSize);
+        MemorySegment segment;
+        try {
+            segment = arena.allocate(byteSize, byteAlignment);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.unreserve(byteSize);
+            throw e;
+        }
         synchronized (this) {
             allocated += byteSize;
         }
-        IN_USE.addAndGet(byteSize);
         return segment;
     }
 
@@ -42,6 +54,6 @@ final class TrackedArena implements Arena {
             bytes = allocated;
             allocated = 0;
         }
-        IN_USE.addAndGet(-bytes);
+        NativeMemory.unreserve(bytes);
     }
 }

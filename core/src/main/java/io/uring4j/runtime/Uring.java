@@ -123,10 +123,11 @@ public final class Uring implements AutoCloseable {
 
     /**
      * Native bytes the runtime holds right now across all runtimes and buffer pools (request scratch, wake-up
-     * words, pool slabs; the rings themselves are the kernel's mappings). Back to its old value after close.
+     * words, pool slabs, receive buffer rings, connections' buffers; the rings themselves are the kernel's
+     * mappings). Back to its old value after close. The same as {@link NativeMemory#inUse()}.
      */
     public static long nativeBytesInUse() {
-        return TrackedArena.inUse();
+        return NativeMemory.inUse();
     }
 
     public boolean isClosed() {

@@ -1,0 +1,85 @@
+package io.uring4j.runtime;
+
+import java.lang.foreign.Arena;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The native memory uring4j holds for its own buffers — request tables, buffer pools, receive buffer rings,
+ * connections' pending output and input — and the limit it keeps to, as {@code -XX:MaxDirectMemorySize} bounds
+ * the JDK's direct buffers (which these are not). An allocation past the limit throws {@link OutOfMemoryError}
+ * naming it; a loop-style connection that hits it is closed with that error, others go on.
+ *
+ * <p>The limit: {@code -During4j.maxNativeMemory=SIZE} (bytes, or with a K, M or G suffix); by default the
+ * JVM's maximum heap, which is also the JDK's default for MaxDirectMemorySize.
+ */
+public final class NativeMemory {
+    private static final String PROPERTY = "uring4j.maxNativeMemory";
+    private static final AtomicLong IN_USE = new AtomicLong();
+    private static final long LIMIT = limitFrom(System.getProperty(PROPERTY));
+
+    private NativeMemory() {
+    }
+
+    /** Native bytes uring4j holds now. */
+    public static long inUse() {
+        return IN_USE.get();
+    }
+
+    /** The most it may hold. */
+    public static long limit() {
+        return LIMIT;
+    }
+
+    /** An arena for one thread whose allocations count against the limit. */
+    public static Arena confinedArena() {
+        return new TrackedArena(Arena.ofConfined());
+    }
+
+    /** An arena any thread may use, likewise counted. */
+    public static Arena sharedArena() {
+        return new TrackedArena(Arena.ofShared());
+    }
+
+    static void reserve(long bytes) {
+        reserve(bytes, LIMIT);
+    }
+
+    /** Counts {@code bytes} as in use, unless that passes {@code limit}: then nothing is counted. */
+    static void reserve(long bytes, long limit) {
+        long now = IN_USE.addAndGet(bytes);
+        if (now > limit) {
+            IN_USE.addAndGet(-bytes);
+            throw new OutOfMemoryError("uring4j native memory: " + bytes + " more bytes would pass the limit of "
+                    + limit + " (" + (now - bytes) + " in use); raise it with -D" + PROPERTY + "=SIZE");
+        }
+    }
+
+    static void unreserve(long bytes) {
+        IN_USE.addAndGet(-bytes);
+    }
+
+    /** The limit a property value sets: bytes, or with a K, M or G suffix; null for the default. */
+    static long limitFrom(String value) {
+        if (value == null || value.isBlank()) {
+            return Runtime.getRuntime().maxMemory();
+        }
+        String v = value.strip().toUpperCase(Locale.ROOT);
+        int shift = switch (v.charAt(v.length() - 1)) {
+            case 'K' -> 10;
+            case 'M' -> 20;
+            case 'G' -> 30;
+            default -> 0;
+        };
+        try {
+            long n = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1));
+            if (n > 0 && n <= Long.MAX_VALUE >> shift) {
+                return n << shift;
+            }
+        } catch (NumberFormatException notANumber) {
+            // refused below
+        }
+        throw new IllegalArgumentException("-D" + PROPERTY + "=" + value
+                + ": not a positive size (bytes, or with a K, M or G suffix)");
+    }
+}

@@ -1,0 +1,54 @@
+package io.uring4j.runtime;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The library-wide native memory count and its limit. */
+class NativeMemoryTest {
+    @Test
+    void theLimitIsReadAsBytesOrWithASuffixAndDefaultsToTheMaximumHeap() {
+        assertThat(NativeMemory.limitFrom("4096")).isEqualTo(4096);
+        assertThat(NativeMemory.limitFrom("64k")).isEqualTo(64L << 10);
+        assertThat(NativeMemory.limitFrom(" 512M ")).isEqualTo(512L << 20);
+        assertThat(NativeMemory.limitFrom("2G")).isEqualTo(2L << 30);
+        assertThat(NativeMemory.limitFrom(null)).isEqualTo(Runtime.getRuntime().maxMemory());
+        for (String bad : new String[] {"0", "-1", "ten", "12T", "G", "9999999999999G"}) {
+            assertThatThrownBy(() -> NativeMemory.limitFrom(bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-During4j.maxNativeMemory=" + bad);
+        }
+    }
+
+    @Test
+    void anAllocationPastTheLimitFailsNamingItAndCountsNothing() {
+        long before = NativeMemory.inUse();
+        assertThatThrownBy(() -> NativeMemory.reserve(1024, before + 1000))
+                .isInstanceOf(OutOfMemoryError.class)
+                .hasMessageContaining("1024 more bytes would pass the limit of " + (before + 1000))
+                .hasMessageContaining("-During4j.maxNativeMemory");
+        assertThat(NativeMemory.inUse()).isEqualTo(before);
+        NativeMemory.reserve(1000, before + 1000);
+        assertThat(NativeMemory.inUse()).isEqualTo(before + 1000);
+        NativeMemory.unreserve(1000);
+        assertThat(NativeMemory.inUse()).isEqualTo(before);
+    }
+
+    @Test
+    void trackedArenasCountWhatTheyHoldUntilClosedOnEveryLoopsStats() throws Exception {
+        long before = NativeMemory.inUse();
+        try (Arena confined = NativeMemory.confinedArena(); Arena shared = NativeMemory.sharedArena()) {
+            confined.allocate(4096);
+            shared.allocate(8192, 64);
+            assertThat(NativeMemory.inUse() - before).isEqualTo(4096 + 8192);
+        }
+        assertThat(NativeMemory.inUse()).isEqualTo(before);
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            assertThat(uring.loop().stats().nativeBytes()).isEqualTo(NativeMemory.inUse()).isGreaterThan(before);
+        }
+        assertThat(NativeMemory.inUse()).as("closing the runtime gives every byte back").isEqualTo(before);
+    }
+}
