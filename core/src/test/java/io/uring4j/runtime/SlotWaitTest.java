@@ -57,7 +57,9 @@ class SlotWaitTest {
 
     @AfterEach
     void freeTheTable() throws Exception {
-        freeTheHeldSlots();
+        if (!uring.isClosed()) {
+            freeTheHeldSlots();
+        }
         uring.close();
         holder.close();
         target.close();
@@ -134,6 +136,53 @@ class SlotWaitTest {
         assertThat(loop.stats().enters() - enters).as("io_uring_enter calls while waiting for a slot").isLessThan(50);
         holder.write(new byte[16]);
         assertThat(waiting.get(STUCK_SECONDS, TimeUnit.SECONDS)).isEqualTo(5);
+    }
+
+    /** Closing the runtime ends what waits for a slot as well as what is in flight, whatever the API style. */
+    @Test
+    void closingTheRuntimeEndsEveryRequestThatWaitsForASlot() throws Exception {
+        long deferredBefore = loop.stats().tableFull();
+        AtomicReference<Throwable> call = new AtomicReference<>();
+        AtomicReference<Throwable> chain = new AtomicReference<>();
+        Thread caller = Thread.ofVirtual().start(() -> {
+            try {
+                loop.call(Ops.read(target.readFd(), arena.allocate(8), -1));
+            } catch (Throwable t) {
+                call.set(t);
+            }
+        });
+        Thread chainer = Thread.ofVirtual().start(() -> {
+            try {
+                loop.chain(Ops.read(target.readFd(), arena.allocate(8), -1)).then(Ops.nop()).call();
+            } catch (Throwable t) {
+                chain.set(t);
+            }
+        });
+        CompletableFuture<Integer> future = loop.submitAsync(Ops.read(target.readFd(), arena.allocate(8), -1));
+        AtomicReference<Throwable> callback = new AtomicReference<>();
+        loop.submit(Ops.read(target.readFd(), arena.allocate(8), -1), new CompletionHandler() {
+            @Override
+            public void complete(int result, int flags) {
+                callback.set(new AssertionError("completed: " + result));
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                callback.set(cause);
+            }
+        });
+        awaitCondition(() -> loop.stats().tableFull() >= deferredBefore + 4);
+        uring.close();
+        for (Thread t : new Thread[] {caller, chainer}) {
+            t.join(TimeUnit.SECONDS.toMillis(STUCK_SECONDS));
+            assertThat(t.isAlive()).as("a blocked caller returned after the runtime closed").isFalse();
+        }
+        assertThat(call.get()).isInstanceOf(java.io.IOException.class).hasMessageContaining("closed");
+        assertThat(chain.get()).isInstanceOf(java.io.IOException.class).hasMessageContaining("closed");
+        assertThat(future).isCompletedExceptionally();
+        assertThat(callback.get()).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertDataLeftUnread();
+        held = new CompletableFuture<?>[0];         // ended by the close
     }
 
     @Test
