@@ -86,7 +86,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         return open(UringFiles.of(uring), path, options, executor, attrs);
     }
 
-    private static UringAsynchronousFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
+    static UringAsynchronousFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
                                                      ExecutorService executor, FileAttribute<?>... attrs)
             throws IOException {
         Objects.requireNonNull(path, "path");

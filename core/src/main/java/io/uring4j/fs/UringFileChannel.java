@@ -115,7 +115,7 @@ public final class UringFileChannel extends FileChannel {
         return open(UringFiles.of(uring), path, options, attrs);
     }
 
-    private static UringFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
+    static UringFileChannel open(UringFiles files, Path path, Set<? extends OpenOption> options,
                                          FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
         OpenOptions o = OpenOptions.parse(options).forFileChannel();

@@ -75,17 +75,27 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     }
 
     // ---- the channels: uring4j's ------------------------------------------------------------------------
+    //
+    // Until the shared runtime is up, the platform's: the first files a JVM opens under the flag may be opened with
+    // a class-loading lock held (verifying a signed jar reads java.security), and waiting there for the runtime's
+    // threads, which load classes as they start, would wait for ever (UringFiles.sharedOrStart).
 
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        return UringFileChannel.open(path, options, attrs);
+        UringFiles files = UringFiles.sharedOrStart();
+        return files == null ? platform.newFileChannel(unwrap(path), options, attrs)
+                : UringFileChannel.open(files, path, options, attrs);
     }
 
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        UringFileChannel channel = UringFileChannel.open(path, options, attrs);
+        UringFiles files = UringFiles.sharedOrStart();
+        if (files == null) {
+            return platform.newByteChannel(unwrap(path), options, attrs);
+        }
+        UringFileChannel channel = UringFileChannel.open(files, path, options, attrs);
         if (options.isEmpty() && calledByReadAllBytes()) {
             channel.setUninterruptible();
         }
@@ -113,7 +123,11 @@ public final class UringFileSystemProvider extends FileSystemProvider {
                 throw new UnsupportedOperationException("'" + option + "' not allowed");
             }
         }
-        UringFileChannel channel = UringFileChannel.open(path, options);
+        UringFiles files = UringFiles.sharedOrStart();
+        if (files == null) {
+            return platform.newInputStream(unwrap(path), options);
+        }
+        UringFileChannel channel = UringFileChannel.open(files, path, UringFileChannel.toSet(options));
         channel.setUninterruptible();
         return Channels.newInputStream(channel.isOther() ? readableOnly(channel) : channel);
     }
@@ -157,7 +171,11 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             set.add(option);
         }
         set.add(StandardOpenOption.WRITE);
-        UringFileChannel channel = UringFileChannel.open(path, set);
+        UringFiles files = UringFiles.sharedOrStart();
+        if (files == null) {
+            return platform.newOutputStream(unwrap(path), options);
+        }
+        UringFileChannel channel = UringFileChannel.open(files, path, set);
         channel.setUninterruptible();
         return Channels.newOutputStream(channel);
     }
@@ -166,7 +184,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     public AsynchronousFileChannel newAsynchronousFileChannel(Path path, Set<? extends OpenOption> options,
                                                               ExecutorService executor, FileAttribute<?>... attrs)
             throws IOException {
-        return UringAsynchronousFileChannel.open(path, options, executor, attrs);
+        UringFiles files = UringFiles.sharedOrStart();
+        return files == null ? platform.newAsynchronousFileChannel(unwrap(path), options, executor, attrs)
+                : UringAsynchronousFileChannel.open(files, path, options, executor, attrs);
     }
 
     // ---- the file system: the platform's, with wrapped paths ----------------------------------------------

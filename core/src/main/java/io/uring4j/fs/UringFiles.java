@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 
 import static io.uring4j.fs.FileOps.AT_FDCWD;
@@ -30,7 +31,11 @@ import static io.uring4j.fs.FileOps.AT_FDCWD;
  * }</pre>
  */
 public final class UringFiles {
-    private static UringFiles shared;
+    private static volatile UringFiles shared;
+    /** {@link #sharedOrStart} has started the shared runtime on a thread of its own. */
+    private static final AtomicBoolean STARTING = new AtomicBoolean();
+    /** That start failed: {@link #sharedOrStart} then calls {@link #shared()}, which says why. */
+    private static volatile boolean startFailed;
 
     private final Uring uring;
 
@@ -51,6 +56,32 @@ public final class UringFiles {
             shared = new UringFiles(Uring.builder().build());
         }
         return shared;
+    }
+
+    /**
+     * The shared files if their runtime is up; else null, once their start has been handed to a thread of its
+     * own. For callers that must not wait for the runtime's threads: they load classes as they start, and a
+     * caller holding a class-loading lock — a JVM verifying a signed jar reads {@code java.security} through the
+     * default file system — would wait for ever. Such a caller serves itself some other way meanwhile.
+     */
+    static UringFiles sharedOrStart() throws IOException {
+        UringFiles files = shared;
+        if (files != null) {
+            return files;
+        }
+        if (startFailed) {
+            return shared();            // throws, saying why
+        }
+        if (STARTING.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("uring4j-start").start(() -> {
+                try {
+                    shared();
+                } catch (IOException | RuntimeException e) {
+                    startFailed = true;
+                }
+            });
+        }
+        return null;
     }
 
     public Uring runtime() {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
@@ -43,7 +44,8 @@ class UringFileSystemProviderTest {
     private Path dir;
 
     @BeforeEach
-    void wrap() {
+    void wrap() throws IOException {
+        UringFiles.shared();    // up before the first channel, which would otherwise be the platform's (SignedJarStartTest)
         fs = new UringFileSystemProvider(FileSystems.getDefault().provider()).fileSystem();
         dir = fs.getPath(tmp.toString());
     }
