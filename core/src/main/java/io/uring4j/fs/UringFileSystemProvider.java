@@ -25,7 +25,6 @@ import java.nio.file.attribute.FileAttributeView;
 import java.nio.file.spi.FileSystemProvider;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -220,30 +219,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     @Override
     public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
             throws IOException {
-        DirectoryStream<Path> entries = platform.newDirectoryStream(unwrap(dir),
-                entry -> filter.accept(fileSystem.wrap(entry)));
-        return new DirectoryStream<>() {
-            @Override
-            public Iterator<Path> iterator() {
-                Iterator<Path> it = entries.iterator();
-                return new Iterator<>() {
-                    @Override
-                    public boolean hasNext() {
-                        return it.hasNext();
-                    }
-
-                    @Override
-                    public Path next() {
-                        return fileSystem.wrap(it.next());
-                    }
-                };
-            }
-
-            @Override
-            public void close() throws IOException {
-                entries.close();
-            }
-        };
+        return UringDirectoryStream.of(fileSystem,
+                platform.newDirectoryStream(unwrap(dir), entry -> filter.accept(fileSystem.wrap(entry))));
     }
 
     @Override

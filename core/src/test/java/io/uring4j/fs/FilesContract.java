@@ -13,11 +13,16 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -45,6 +50,44 @@ abstract class FilesContract {
     @BeforeEach
     void resolveDir() {
         dir = fileSystem().getPath(tmp.toString());
+    }
+
+    /**
+     * A directory stream is a SecureDirectoryStream (Linux), as libraries that delete trees safely require
+     * (Guava's MoreFiles.deleteRecursively): its entries are this file system's paths, and reading, attributes,
+     * sub-streams, deletes and moves work relative to the open directory.
+     */
+    @Test
+    void aDirectoryStreamIsSecureAndWorksRelativeToItsDirectory() throws Exception {
+        Path tree = Files.createDirectory(dir.resolve("tree"));
+        Files.writeString(tree.resolve("a.txt"), CONTENT);
+        Path sub = Files.createDirectory(tree.resolve("sub"));
+        Files.writeString(sub.resolve("b.txt"), CONTENT);
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(tree)) {
+            assertThat(stream).isInstanceOf(SecureDirectoryStream.class);
+            SecureDirectoryStream<Path> secure = (SecureDirectoryStream<Path>) stream;
+            List<Path> entries = new ArrayList<>();
+            secure.forEach(entries::add);
+            assertThat(entries).extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrder("a.txt", "sub");
+            assertThat(entries).allSatisfy(p -> assertThat(p.getFileSystem()).isSameAs(fileSystem()));
+
+            Path a = fileSystem().getPath("a.txt");
+            try (SeekableByteChannel ch = secure.newByteChannel(a, Set.of(READ))) {
+                ByteBuffer buf = ByteBuffer.allocate(64);
+                ch.read(buf);
+                assertThat(new String(buf.array(), 0, buf.position())).isEqualTo(CONTENT);
+            }
+            assertThat(secure.getFileAttributeView(fileSystem().getPath("sub"), BasicFileAttributeView.class)
+                    .readAttributes().isDirectory()).isTrue();
+            try (SecureDirectoryStream<Path> inSub = secure.newDirectoryStream(fileSystem().getPath("sub"))) {
+                inSub.deleteFile(fileSystem().getPath("b.txt"));
+            }
+            secure.deleteDirectory(fileSystem().getPath("sub"));
+            secure.move(a, secure, fileSystem().getPath("c.txt"));
+        }
+        try (var left = Files.list(tree)) {
+            assertThat(left.map(p -> p.getFileName().toString())).containsExactly("c.txt");
+        }
     }
 
     /** One call of a Files helper on {@code file}, which holds {@link #CONTENT} unless the call writes it. */
