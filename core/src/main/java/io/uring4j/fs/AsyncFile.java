@@ -50,6 +50,9 @@ public final class AsyncFile implements AutoCloseable {
     /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
     private static final boolean NOWAIT_READS =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
+    /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
+    private static final boolean WRITES_IN_PLACE =
+            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.writesInPlace"));
 
     private final Uring uring;
     private final FdGuard guard;
@@ -58,6 +61,8 @@ public final class AsyncFile implements AutoCloseable {
     /** O_DIRECT only (0 otherwise): buffer address alignment, and file offset and length alignment. */
     private final int memoryAlignment;
     private final int offsetAlignment;
+    /** The file system refused an RWF_NOWAIT write (EOPNOTSUPP): virtual threads' writes go to the ring. */
+    private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
@@ -172,7 +177,57 @@ public final class AsyncFile implements AutoCloseable {
 
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
-        return call(Ops.write(fd(), transfer(src, position), position));
+        MemorySegment part = transfer(src, position);
+        return inPlace() ? writeInPlace(part, position) : call(Ops.write(fd(), part, position));
+    }
+
+    /**
+     * Whether this file's page-cache writes and syncs are made on the calling thread: a platform thread's always,
+     * as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more than
+     * a small write), a virtual thread's write when the kernel can do it without blocking ({@link #writeInPlace}).
+     * O_DIRECT writes, and files that are not regular, go through the ring.
+     */
+    private boolean inPlace() {
+        return WRITES_IN_PLACE && bounded && !isDirect();
+    }
+
+    /**
+     * A page-cache write on the calling thread: a platform thread's plain pwrite; a virtual thread's
+     * pwritev2(RWF_NOWAIT), which the kernel completes or refuses without blocking the carrier, and the rest
+     * through the ring.
+     */
+    private int writeInPlace(MemorySegment src, long position) throws IOException {
+        if (!Thread.currentThread().isVirtual()) {
+            long n = writeHere(src, position, 0);
+            if (n < 0) {
+                throw new ErrnoException("WRITE", (int) n);
+            }
+            return (int) n;
+        }
+        long n = noWaitRefused ? -Errno.EAGAIN : writeHere(src, position, LibC.RWF_NOWAIT);
+        if (n == src.byteSize()) {
+            return (int) n;
+        }
+        if (n == -Errno.EOPNOTSUPP) {
+            noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
+        }
+        if (n <= 0) {
+            return call(Ops.write(fd(), src, position));      // it would block, or an error the ring will name
+        }
+        try {
+            return (int) n + call(Ops.write(fd(), src.asSlice(n), position + n));
+        } catch (ErrnoException e) {
+            return (int) n;         // like a short pwrite: the error shows on the next write
+        }
+    }
+
+    private long writeHere(MemorySegment src, long position, int flags) throws IOException {
+        guard.acquire();
+        try {
+            return LibC.pwritev2(fd(), src, position, flags);
+        } finally {
+            guard.release();
+        }
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment src, long position) {
@@ -192,7 +247,24 @@ public final class AsyncFile implements AutoCloseable {
 
     /** fsync: data and metadata to stable storage. */
     public void fsync() throws IOException {
-        call(FileOps.fsync(fd(), false));
+        sync(false);
+    }
+
+    /** fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}). */
+    void sync(boolean dataOnly) throws IOException {
+        if (!inPlace() || Thread.currentThread().isVirtual()) {
+            call(FileOps.fsync(fd(), dataOnly));
+            return;
+        }
+        guard.acquire();
+        try {
+            int r = LibC.fsync(fd(), dataOnly);
+            if (r < 0) {
+                throw new ErrnoException("FSYNC", r);
+            }
+        } finally {
+            guard.release();
+        }
     }
 
     public CompletableFuture<Void> fsyncAsync() {
@@ -201,7 +273,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** fdatasync: data, and only the metadata needed to read it back. */
     public void fdatasync() throws IOException {
-        call(FileOps.fsync(fd(), true));
+        sync(true);
     }
 
     public CompletableFuture<Void> fdatasyncAsync() {

@@ -259,7 +259,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public void force(boolean metaData) throws IOException {
-        blocking(() -> file.call(FileOps.fsync(file.fd(), !metaData)));
+        blocking(() -> {
+            file.sync(!metaData);
+            return 0;
+        });
     }
 
     @FunctionalInterface

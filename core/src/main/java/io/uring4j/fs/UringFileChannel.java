@@ -309,13 +309,13 @@ public final class UringFileChannel extends FileChannel {
         }
         int n;
         if (src.isDirect()) {
-            n = file.call(Ops.write(file.fd(), MemorySegment.ofBuffer(src), at));
+            n = file.write(MemorySegment.ofBuffer(src), at);
         } else {
             TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
             Throwable failure = null;
             try {
                 lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-                n = file.call(Ops.write(file.fd(), lease.segment(), at));
+                n = file.write(lease.segment(), at);
             } catch (Throwable t) {
                 failure = t;
                 throw t;
@@ -412,7 +412,10 @@ public final class UringFileChannel extends FileChannel {
     @Override
     public void force(boolean metaData) throws IOException {
         ensureOpen();
-        control(() -> file.call(FileOps.fsync(file.fd(), !metaData)));
+        control(() -> {
+            file.sync(!metaData);
+            return 0;
+        });
     }
 
     // ---- transfers ---------------------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle FSYNC = Native.libcWithErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FDATASYNC = Native.libcWithErrno("fdatasync",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle PIPE2 = Native.libcWithErrno("pipe2",
@@ -170,6 +175,35 @@ public final class LibC {
         try {
             return Native.result((long) PREADV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
                     offset, flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code pwritev2(fd, {buf}, 1, offset, flags)}, the iovec in the thread's call state: bytes written, or
+     * {@code -errno}. With {@link #RWF_NOWAIT} a buffered write fails with -EAGAIN rather than wait (for a page to
+     * be read or allocated, for the inode lock, for writeback to make room); file systems without support answer
+     * -EOPNOTSUPP.
+     */
+    public static long pwritev2(int fd, MemorySegment buf, long offset, int flags) {
+        MemorySegment state = Native.callState();
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        try {
+            return Native.result((long) PWRITEV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
+                    offset, flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code fsync(fd)}, or {@code fdatasync(fd)} with {@code dataOnly}: 0 or {@code -errno}. */
+    public static int fsync(int fd, boolean dataOnly) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result(dataOnly ? (int) FDATASYNC.invokeExact(state, fd)
+                    : (int) FSYNC.invokeExact(state, fd), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -15,6 +15,7 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -316,6 +317,46 @@ class AsyncFileTest {
             cachedAndPartlyCachedReads("cached-virtual");
             return null;
         }).get(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A platform thread's page-cache writes and syncs are made in place, as the JDK's channel makes them: no
+     * request, the data and the errors as through the ring. A virtual thread's writes land the same (in place with
+     * RWF_NOWAIT where the kernel can, else through the ring), and its syncs go through the ring.
+     */
+    @Test
+    void aPlatformThreadsWritesAndSyncsAreMadeInPlace() throws Exception {
+        Path path = dir.resolve("written");
+        byte[] data = pattern(3, 64 * 1024 + 17);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR | O_CREAT, 0600)) {
+            MemorySegment src = arena.allocate(data.length);
+            src.copyFrom(MemorySegment.ofArray(data));
+            long before = submitted();
+            for (int i = 0; i < 100; i++) {
+                assertThat(f.write(src.asSlice(i, 8), i)).isEqualTo(8);
+            }
+            assertThat(f.write(src, 0)).isEqualTo(data.length);
+            f.fsync();
+            f.fdatasync();
+            assertThat(submitted()).as("requests for a platform thread's writes and syncs").isEqualTo(before);
+            assertThat(Files.readAllBytes(path)).isEqualTo(data);
+
+            byte[] more = pattern(4, 300_000);
+            OnVirtualThread.supply(() -> {
+                MemorySegment m = arena.allocate(more.length);
+                m.copyFrom(MemorySegment.ofArray(more));
+                assertThat(f.write(m, 1000)).isEqualTo(more.length);
+                f.fdatasync();
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            byte[] expected = Arrays.copyOf(data, Math.max(data.length, 1000 + more.length));
+            System.arraycopy(more, 0, expected, 1000, more.length);
+            assertThat(Files.readAllBytes(path)).isEqualTo(expected);
+        }
+        try (AsyncFile readOnly = files.open(path, O_RDONLY); Arena arena = Arena.ofConfined()) {
+            assertThatThrownBy(() -> readOnly.write(arena.allocate(8), 0)).isInstanceOf(ErrnoException.class)
+                    .hasMessageContaining("WRITE").hasMessageContaining("EBADF");
+        }
     }
 
     private void cachedAndPartlyCachedReads(String name) throws Exception {
