@@ -109,6 +109,8 @@ public final class EventLoop implements Executor {
      * chains as they are (so that a cancel can take them out), other submissions as Runnables. Loop thread only.
      */
     private final ArrayDeque<Object> deferred = new ArrayDeque<>();
+    /** Control submissions that found even the reserved slots taken: they may take any slot that frees. */
+    private final ArrayDeque<Runnable> deferredControl = new ArrayDeque<>();
     /** Whether {@link #deferred} holds anything: lets a closing fd skip a hand-over to a loop with no waiters. */
     private volatile boolean slotWaiters;
     private final CountDownLatch started = new CountDownLatch(1);
@@ -478,7 +480,7 @@ public final class EventLoop implements Executor {
         checkAccepting();
         if (inLoop()) {
             if (!issue(op, handler, true)) {
-                defer((Runnable) () -> submitControl(op, handler));
+                deferredControl.add(() -> submitControl(op, handler));
             }
         } else {
             handOver(() -> submitControl(op, handler));
@@ -687,13 +689,16 @@ public final class EventLoop implements Executor {
      * while they wait: a full table is no reason to spin.
      */
     private void retryDeferred() {
+        for (int n = deferredControl.size(); n > 0 && table.anyFree(); n--) {
+            deferredControl.poll().run();
+        }
         if (deferred.isEmpty()) {
             if (slotWaiters) {
                 slotWaiters = false;        // a cancel took the last one out
             }
             return;
         }
-        for (int n = deferred.size(); n > 0 && table.anyFree(); n--) {
+        for (int n = deferred.size(); n > 0 && table.hasRoom(1); n--) {
             runTask(deferred.poll());
         }
         slotWaiters = !deferred.isEmpty();
@@ -707,10 +712,20 @@ public final class EventLoop implements Executor {
         }
     }
 
-        /** Loop thread: queues a submission that found no slot. */
+        /**
+     * Loop thread: queues a submission that found no slot. A close looks for the waiters on its fd only if there
+     * are any ({@link #slotWaiters}); one that looked just before this submission came is caught here instead —
+     * the close sets its guard closing and then reads the flag, this sets the flag and then reads the guard.
+     */
     private void defer(Object submission) {
         deferred.add(submission);
         slotWaiters = true;
+        FdGuard guard = submission instanceof SelfSubmitting request ? request.guard()
+                : submission instanceof Chain.ChainFuture chain ? chain.guard : null;
+        if (guard != null && guard.isClosing()) {
+            deferred.removeLast();
+            refuseIfOn(submission, guard);
+        }
     }
 
     /**
@@ -838,6 +853,9 @@ public final class EventLoop implements Executor {
             RuntimeEvents.closeWithWork(id, table.inFlight());
         }
         prepareInternal().prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL).userData(INTERNAL_CANCEL);
+        for (Runnable r; (r = deferredControl.poll()) != null; ) {
+            r.run();          // fails its handler: closing is set
+        }
         for (Object r; (r = deferred.poll()) != null; ) {
             runTask(r);       // each fails its handler: closing is set
         }

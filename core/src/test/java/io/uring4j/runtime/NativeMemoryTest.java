@@ -1,8 +1,13 @@
 package io.uring4j.runtime;
 
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
+import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,5 +55,25 @@ class NativeMemoryTest {
             assertThat(uring.loop().stats().nativeBytes()).isEqualTo(NativeMemory.inUse()).isGreaterThan(before);
         }
         assertThat(NativeMemory.inUse()).as("closing the runtime gives every byte back").isEqualTo(before);
+    }
+
+    @Test
+    void jfrSamplesTheNativeMemoryInUse(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("native.jfr");
+        try (Uring uring = Uring.builder().loops(1).build();
+             Recording recording = new Recording()) {
+            recording.enable("io.uring4j.NativeMemory").withPeriod(Duration.ofMillis(20));
+            recording.start();
+            Thread.sleep(200);
+            recording.stop();
+            recording.dump(file);
+            assertThat(uring.loop().stats().nativeBytes()).isPositive();
+        }
+        var samples = RecordingFile.readAllEvents(file);
+        assertThat(samples).isNotEmpty().allSatisfy(e -> {
+            assertThat(e.getEventType().getName()).isEqualTo("io.uring4j.NativeMemory");
+            assertThat(e.getLong("bytes")).isPositive();
+            assertThat(e.getLong("limit")).isEqualTo(NativeMemory.limit());
+        });
     }
 }
