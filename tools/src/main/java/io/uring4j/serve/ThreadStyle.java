@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -21,10 +22,13 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  */
 final class ThreadStyle implements AutoCloseable {
     private static final int BUFFER = 16 * 1024;
+    private static final long FIRST_PAUSE_MILLIS = 10;
+    private static final long LONGEST_PAUSE_MILLIS = 1000;
 
     private final TcpListener listener;
     private final boolean http;
     private final Thread acceptor;
+    private final AtomicLong acceptPauses = new AtomicLong();
 
     /** With {@code reusePort}, the listener shares its port with other servers (SO_REUSEPORT). */
     ThreadStyle(Uring uring, InetSocketAddress address, boolean http, boolean reusePort) throws IOException {
@@ -37,19 +41,42 @@ final class ThreadStyle implements AutoCloseable {
         return listener.localAddress();
     }
 
+    /**
+     * Accepts until the listener closes. A failed accept — out of descriptors or memory (EMFILE and the like), a
+     * connection reset in the backlog, or a class that could not be loaded for lack of descriptors — pauses, 10 ms
+     * at first and doubling up to a second while failures last, and is said once per run of failures: the
+     * connection waits in the backlog, and an accept retried at once would fail at once, in a spin.
+     */
     private void acceptLoop() {
+        long pauseMillis = 0;
         while (true) {
             TcpSocket socket;
             try {
                 socket = listener.accept();
-            } catch (IOException e) {
-                if (listener.isOpen()) {        // not our own close: say why no connection will be accepted
-                    System.err.println("uring4j serve: accept failed, no further connections: " + e);
+            } catch (IOException | LinkageError e) {
+                if (!listener.isOpen()) {
+                    return;                     // our own close
                 }
-                return;
+                if (pauseMillis == 0) {
+                    System.err.println("uring4j serve: accept failed (" + e + "); retrying until it passes");
+                }
+                pauseMillis = Math.min(Math.max(2 * pauseMillis, FIRST_PAUSE_MILLIS), LONGEST_PAUSE_MILLIS);
+                acceptPauses.incrementAndGet();
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+                continue;
             }
+            pauseMillis = 0;
             Thread.ofVirtual().start(() -> serve(socket));
         }
+    }
+
+    /** Accepts that failed and paused the acceptor ({@link #acceptLoop}). */
+    long acceptPauses() {
+        return acceptPauses.get();
     }
 
     private void serve(TcpSocket socket) {
