@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -83,6 +84,11 @@ public final class EventLoop implements Executor {
      * a second file call wait for the first one's completion.
      */
     private static final long RIDE_ALONG_NANOS = 50_000;
+    /**
+     * How long the loop pauses after io_uring_enter failed for want of memory with nothing to reap: long enough not
+     * to spin against a kernel under pressure, short enough that a caller does not notice.
+     */
+    private static final long PRESSURE_PAUSE_NANOS = 50_000;
     private static final VarHandle STATE;
 
     static {
@@ -558,8 +564,20 @@ public final class EventLoop implements Executor {
         try {
             ring.submit();
         } catch (ErrnoException e) {
-            throw new IllegalStateException("uring4j loop " + id + ": submit failed while the SQ was full", e);
+            if (!underPressure(e)) {
+                throw new IllegalStateException("uring4j loop " + id + ": submit failed while the SQ was full", e);
+            }
+            LockSupport.parkNanos(PRESSURE_PAUSE_NANOS);     // the caller finds the SQ still full and tries again
         }
+    }
+
+    /**
+     * io_uring_enter's "not now": EAGAIN (no memory for a request), EBUSY (overflowed CQEs could not be flushed) or
+     * ENOMEM. Nothing was submitted; the SQEs wait in the SQ, and the kernel asks for completions to be reaped and
+     * the call repeated — a loop that died here would strand every request in flight.
+     */
+    private static boolean underPressure(ErrnoException e) {
+        return e.errno() == Errno.EAGAIN || e.errno() == Errno.EBUSY || e.errno() == Errno.ENOMEM;
     }
 
     // ---- the loop ----------------------------------------------------------------------------------------
@@ -657,19 +675,28 @@ public final class EventLoop implements Executor {
                 }
             }
             stats.enters++;
-            if (block) {
-                if (closing) {
-                    ring.submitAndWait(1, 10_000_000L);
-                } else if (bounded) {
-                    ring.submitAndWait(1, RIDE_ALONG_NANOS);
-                } else if (batchWait && lastReaped >= batchThreshold) {
-                    stats.batchWaits++;
-                    ring.submitAndWaitMinTimeout(config.batchCompletions(), config.batchWaitNanos(), -1);
+            try {
+                if (block) {
+                    if (closing) {
+                        ring.submitAndWait(1, 10_000_000L);
+                    } else if (bounded) {
+                        ring.submitAndWait(1, RIDE_ALONG_NANOS);
+                    } else if (batchWait && lastReaped >= batchThreshold) {
+                        stats.batchWaits++;
+                        ring.submitAndWaitMinTimeout(config.batchCompletions(), config.batchWaitNanos(), -1);
+                    } else {
+                        ring.submitAndWait(1);
+                    }
                 } else {
-                    ring.submitAndWait(1);
+                    ring.submitAndGetEvents();
                 }
-            } else {
-                ring.submitAndGetEvents();
+            } catch (ErrnoException e) {
+                if (!underPressure(e)) {
+                    throw e;
+                }
+                if (cq.ready() == 0) {
+                    LockSupport.parkNanos(PRESSURE_PAUSE_NANOS);
+                }
             }
             STATE.setVolatile(this, AWAKE);
             if ((ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0) {

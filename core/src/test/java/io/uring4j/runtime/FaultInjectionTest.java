@@ -1,0 +1,655 @@
+package io.uring4j.runtime;
+
+import io.uring4j.fs.UringFileChannel;
+import io.uring4j.net.UringSocketChannel;
+import io.uring4j.ring.Engine;
+import io.uring4j.ring.FaultyEngine;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.Pipe;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Faults at the system-call seam ({@link FaultyEngine}: io_uring_enter failing with EINTR, EAGAIN, EBUSY or
+ * ENOMEM; requests failing with ENOMEM, EAGAIN or EBADF; short transfers; a CQ far smaller than the requests in
+ * flight) under every API style — callbacks, futures, blocking calls on virtual threads, chains — and the drop-in
+ * FileChannel and SocketChannel, on both engines. Each case checks that every request ends exactly once, with its
+ * result or an exception naming the operation and the errno; that the loops survive; and that afterwards no request
+ * slot, fd or native byte is left and no buffer was written after its request ended (each is filled with a canary
+ * then, and checked after more data was offered and the runtime closed).
+ *
+ * <p>Seeded ({@code -During4j.faults.seed}) and bounded: each case runs {@code -During4j.faults.seconds} (default
+ * 1); a soak passes a larger value.
+ */
+class FaultInjectionTest {
+    private static final long SEED = Long.getLong("uring4j.faults.seed", 20);
+    private static final long RUN_NANOS = (long) (Double.parseDouble(
+            System.getProperty("uring4j.faults.seconds", "1")) * 1e9);
+    private static final int PER_MILLE = 50;
+    private static final List<Integer> INJECTED_ERRNOS = List.of(Errno.ENOMEM, Errno.EAGAIN, Errno.EBADF);
+    private static final Set<String> INJECTED = Set.of("ENOMEM", "EAGAIN", "EBADF");
+    private static final byte CANARY = (byte) 0xA5;
+
+    private static boolean kernelAvailable;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void probeKernelAndWarmUpTheJdk() throws Exception {
+        try (IoUring ring = IoUring.builder().engine(Engine.kernel()).entries(2).build()) {
+            kernelAvailable = ring.isOpen();
+        } catch (ErrnoException refused) {
+            kernelAvailable = false;
+        }
+        // The JDK opens fds of its own on first use and keeps them: its virtual-thread pollers (epoll sets) and
+        // the socket its channels close through. Opened here, they are part of every case's baseline.
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            try (SocketChannel client = SocketChannel.open(server.getLocalAddress());
+                 SocketChannel peer = server.accept()) {
+                CompletableFuture<Integer> read = OnVirtualThread.supply(() -> client.read(ByteBuffer.allocate(1)));
+                Thread.sleep(100);      // parked in the read: the JDK's pollers exist from then on
+                peer.write(ByteBuffer.wrap(new byte[1]));
+                read.get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static Engine engine(String name) {
+        assumeTrue(!name.equals("kernel") || kernelAvailable, "the kernel refuses io_uring here");
+        return name.equals("kernel") ? Engine.kernel() : Engine.portable();
+    }
+
+    // ---- enter errors ----------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void transientEnterErrorsAreRetriedAndTheLoopSurvives(String engineName) throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(engine(engineName), FaultyEngine.Schedule.none());
+        checked(faulty, 1, 8, (uring, canaries) -> {
+            try (Pipe pipe = Pipe.open()) {
+                MemorySegment buffer = canaries.arena().allocate(16);
+                CompletableFuture<Integer> read = uring.submitAsync(ended(Ops.read(pipe.readFd(), buffer, -1),
+                        buffer, canaries));
+                awaitInFlight(uring, 1);
+                for (int errno : new int[] {Errno.EAGAIN, Errno.EBUSY, Errno.ENOMEM, Errno.EINTR}) {
+                    faulty.failEnters(errno, errno, errno);
+                    for (int i = 0; i < 3; i++) {
+                        assertThat(uring.submitAsync(Ops.nop()).get(10, TimeUnit.SECONDS))
+                                .as("a NOP after io_uring_enter failed with %s", Errno.name(errno)).isZero();
+                    }
+                }
+                assertThat(faulty.enterFailures()).isEqualTo(12);
+                assertThat(read).as("the pipe read, still in flight").isNotDone();
+                pipe.write(new byte[] {1, 2, 3});
+                assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(3);
+                pipe.write(new byte[16]);       // a read the runtime had given up on would land here
+            }
+        });
+    }
+
+    // ---- API styles under a random schedule ------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void callbacksAndFuturesEndExactlyOnce(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        Path file = randomFile(1 << 16);
+        byte[] content = Files.readAllBytes(file);
+        checked(faulty, 2, 8, (uring, canaries) -> {
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            Arena arena = canaries.arena();
+            try (RawFile raw = RawFile.open(file)) {
+                int fd = raw.fd();
+                long end = System.nanoTime() + RUN_NANOS;
+                while (System.nanoTime() - end < 0) {
+                    int n = 64;
+                    AtomicIntegerArray ends = new AtomicIntegerArray(n);
+                    List<CompletableFuture<?>> all = new ArrayList<>();
+                    List<Pipe> pipes = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        int id = i;
+                        int len = 1 + rnd.nextInt(4096);
+                        long offset = rnd.nextInt(content.length - len);
+                        MemorySegment buffer = arena.allocate(len);
+                        CompletableFuture<Integer> done = new CompletableFuture<>();
+                        switch (rnd.nextInt(4)) {
+                            case 0 -> uring.submit(Ops.nop(), (res, flags) -> {
+                                ends.incrementAndGet(id);
+                                done.complete(res);
+                            });
+                            case 1 -> uring.submit(Ops.read(fd, buffer, offset), (res, flags) -> {
+                                ends.incrementAndGet(id);
+                                if (res >= 0) {
+                                    checkRead(buffer, res, content, offset);
+                                }
+                                canaries.fill(buffer);
+                                done.complete(res);
+                            });
+                            case 2 -> uring.submitAsync(counted(Ops.read(fd, buffer, offset), ends, id))
+                                    .whenComplete((res, failure) -> {
+                                        if (failure == null) {
+                                            checkRead(buffer, res, content, offset);
+                                        }
+                                        canaries.fill(buffer);
+                                        done.complete(failure == null ? res : errnoOf(failure));
+                                    });
+                            default -> {        // a pipe read: fed, or cancelled while in flight
+                                Pipe pipe = Pipe.open();
+                                pipes.add(pipe);
+                                CompletableFuture<Integer> f = uring.submitAsync(
+                                        counted(ended(Ops.read(pipe.readFd(), buffer, -1), buffer, canaries), ends, id));
+                                if (rnd.nextBoolean()) {
+                                    pipe.write(new byte[] {7, 7});
+                                } else {
+                                    f.cancel(true);
+                                }
+                                f.handle((res, failure) -> done.complete(0));
+                            }
+                        }
+                        all.add(done);
+                    }
+                    for (CompletableFuture<?> f : all) {
+                        Object res = f.get(20, TimeUnit.SECONDS);
+                        assertThat(res).as("a callback's or future's outcome").isInstanceOf(Integer.class);
+                        if ((Integer) res < 0) {
+                            assertThat(Errno.name(-(Integer) res)).as("a failed request's errno").isIn(INJECTED);
+                        }
+                    }
+                    awaitInFlight(uring, 0);
+                    for (int i = 0; i < n; i++) {
+                        assertThat(ends.get(i)).as("ends of request %d", i).isEqualTo(1);
+                    }
+                    for (Pipe pipe : pipes) {
+                        pipe.write(new byte[64]);       // offered to any read still (wrongly) in the kernel
+                        pipe.close();
+                    }
+                }
+            }
+        });
+        assertThat(faulty.requestFailures() + faulty.shortTransfers() + faulty.enterFailures()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void blockingCallsOnVirtualThreadsEndExactlyOnce(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        Path file = randomFile(1 << 16);
+        byte[] content = Files.readAllBytes(file);
+        checked(faulty, 2, 8, (uring, canaries) -> {
+            Arena arena = canaries.arena();
+            try (RawFile raw = RawFile.open(file)) {
+                int fd = raw.fd();
+                long end = System.nanoTime() + RUN_NANOS;
+                List<CompletableFuture<Integer>> threads = new ArrayList<>();
+                for (int t = 0; t < 16; t++) {
+                    SplittableRandom rnd = new SplittableRandom(SEED + t);
+                    threads.add(OnVirtualThread.supply(() -> {
+                        int calls = 0;
+                        while (System.nanoTime() - end < 0) {
+                            int len = 1 + rnd.nextInt(8192);
+                            long offset = rnd.nextInt(content.length - len);
+                            MemorySegment buffer = arena.allocate(len);
+                            try {
+                                int n = uring.call(Ops.read(fd, buffer, offset));
+                                checkRead(buffer, n, content, offset);
+                            } catch (ErrnoException e) {
+                                assertThat(e.errnoName()).as(e.getMessage()).isIn(INJECTED);
+                                assertThat(e.getMessage()).contains("READ");
+                            }
+                            canaries.fill(buffer);
+                            calls++;
+                        }
+                        return calls;
+                    }));
+                }
+                // And blocking pipe reads, interrupted while in flight: each waits for its CQE before it throws.
+                for (int i = 0; i < 32; i++) {
+                    try (Pipe pipe = Pipe.open()) {
+                        MemorySegment buffer = arena.allocate(32);
+                        CountDownLatch calling = new CountDownLatch(1);
+                        Thread reader = Thread.ofVirtual().start(() -> {
+                            calling.countDown();
+                            try {
+                                uring.call(Ops.read(pipe.readFd(), buffer, -1));
+                            } catch (IOException e) {
+                                // interrupted, or an injected failure: both end the request
+                            }
+                            canaries.fill(buffer);
+                        });
+                        calling.await();
+                        reader.interrupt();
+                        reader.join(20_000);
+                        assertThat(reader.isAlive()).as("an interrupted blocking read returns").isFalse();
+                        pipe.write(new byte[32]);
+                    }
+                }
+                for (CompletableFuture<Integer> thread : threads) {
+                    assertThat(thread.get(30, TimeUnit.SECONDS)).isPositive();
+                }
+            }
+        });
+        assertThat(faulty.requestFailures() + faulty.shortTransfers()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void chainsReportEveryStepOnce(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        Path file = dir.resolve("chain");
+        checked(faulty, 2, 16, (uring, canaries) -> {
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            Arena arena = canaries.arena();
+            try (RawFile raw = RawFile.open(file)) {
+                int fd = raw.fd();
+                long end = System.nanoTime() + RUN_NANOS;
+                int block = 0;
+                while (System.nanoTime() - end < 0) {
+                    int len = 512 + rnd.nextInt(4096);
+                    long offset = 8192L * (block++ % 64);
+                    MemorySegment out = arena.allocate(len).fill((byte) rnd.nextInt());
+                    MemorySegment in = arena.allocate(len);
+                    Chain chain = uring.loop().chain(Ops.write(fd, out, offset)).then(Ops.read(fd, in, offset))
+                            .then(Ops.nop());
+                    ChainResult r = rnd.nextBoolean() ? chain.call()
+                            : chain.submitAsync().get(20, TimeUnit.SECONDS);
+                    assertThat(r.steps()).isEqualTo(3);
+                    // A failed step cancels the rest; a short one (a cut write, a read past EOF) may, as in the kernel.
+                    boolean failed = false;
+                    boolean mayBeCancelled = false;
+                    for (int i = 0; i < 3; i++) {
+                        int res = r.result(i);
+                        if (failed) {
+                            assertThat(res).as("step %d after a failed step: %s", i, r).isEqualTo(-Errno.ECANCELED);
+                        } else if (res < 0 && !(mayBeCancelled && res == -Errno.ECANCELED)) {
+                            assertThat(Errno.name(-res)).as("step %d of %s", i, r).isIn(INJECTED);
+                        }
+                        failed |= res < 0;
+                        mayBeCancelled |= i < 2 && res >= 0 && res < len;
+                    }
+                    if (r.result(0) == len && r.result(1) >= 0) {
+                        assertThat(in.asSlice(0, r.result(1)).mismatch(out.asSlice(0, r.result(1))))
+                                .as("read back what the chain wrote").isEqualTo(-1L);
+                    }
+                    canaries.fill(in);
+                }
+            }
+        });
+        assertThat(faulty.requestFailures() + faulty.shortTransfers()).isPositive();
+    }
+
+    // ---- drop-in channels -------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void fileChannelKeepsItsContentOrFailsByName(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        Path file = dir.resolve("channel");
+        int size = 1 << 16;
+        checked(faulty, 1, 8, (uring, canaries) -> {
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            byte[] model = new byte[size];
+            boolean[] known = new boolean[size];
+            Arrays.fill(known, true);
+            Files.write(file, model);
+            try (UringFileChannel ch = UringFileChannel.open(uring, file, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                long end = System.nanoTime() + RUN_NANOS;
+                while (System.nanoTime() - end < 0) {
+                    int len = 1 + rnd.nextInt(16384);
+                    int pos = rnd.nextInt(size - len);
+                    ByteBuffer buffer = ByteBuffer.allocateDirect(len);
+                    if (rnd.nextBoolean()) {
+                        byte[] data = new byte[len];
+                        rnd.nextBytes(data);
+                        buffer.put(data).flip();
+                        try {
+                            writeFully(ch, buffer, pos);
+                            System.arraycopy(data, 0, model, pos, len);
+                            Arrays.fill(known, pos, pos + len, true);
+                        } catch (IOException e) {
+                            assertNamesAnInjectedErrno(e);
+                            Arrays.fill(known, pos, pos + len, false);  // written in part, perhaps
+                        }
+                    } else {
+                        try {
+                            int n = ch.read(buffer, pos);
+                            assertThat(n).isBetween(1, len);
+                            for (int i = 0; i < n; i++) {
+                                if (known[pos + i]) {
+                                    assertThat(buffer.get(i)).as("byte %d", pos + i).isEqualTo(model[pos + i]);
+                                }
+                            }
+                        } catch (IOException e) {
+                            assertNamesAnInjectedErrno(e);
+                        }
+                    }
+                    canaries.fill(MemorySegment.ofBuffer(buffer));
+                }
+            }
+        });
+        assertThat(faulty.requestFailures() + faulty.shortTransfers()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void socketChannelDeliversAPrefixOfTheStreamOrFailsByName(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        checked(faulty, 1, 8, (uring, canaries) -> {
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            try (ServerSocketChannel server = ServerSocketChannel.open()) {
+                server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                long end = System.nanoTime() + RUN_NANOS;
+                while (System.nanoTime() - end < 0) {
+                    exchange(uring, server, rnd, canaries);
+                }
+            }
+        });
+        assertThat(faulty.requestFailures() + faulty.shortTransfers()).isPositive();
+    }
+
+    /**
+     * One connection: the uring4j side sends a random stream in random pieces and reads an echo of it from a JDK
+     * peer. Whatever fails must fail by name, and what arrived must be the stream's prefix, byte for byte.
+     */
+    private static void exchange(Uring uring, ServerSocketChannel server, SplittableRandom rnd, Canaries canaries)
+            throws Exception {
+        byte[] stream = new byte[64 * 1024 + rnd.nextInt(64 * 1024)];
+        rnd.nextBytes(stream);
+        UringSocketChannel client;
+        try {
+            client = UringSocketChannel.open(uring, server.getLocalAddress());
+        } catch (IOException e) {
+            assertNamesAnInjectedErrno(e);
+            try (SocketChannel accepted = server.accept()) {
+                return;         // the connect may have reached the peer before its result failed
+            }
+        }
+        try (client; SocketChannel peer = server.accept()) {
+            CompletableFuture<Long> echo = CompletableFuture.supplyAsync(() -> {
+                ByteBuffer b = ByteBuffer.allocate(8192);
+                long echoed = 0;
+                try {
+                    while (peer.read(b.clear()) > 0) {
+                        b.flip();
+                        for (int i = 0; i < b.remaining(); i++) {
+                            assertThat(b.get(i)).as("byte %d at the peer", echoed + i).isEqualTo(stream[(int) (echoed + i)]);
+                        }
+                        echoed += b.remaining();
+                        while (b.hasRemaining()) {
+                            peer.write(b);
+                        }
+                    }
+                    peer.shutdownOutput();
+                } catch (IOException e) {
+                    // the uring4j side gave up and closed: the check is on what it received
+                }
+                return echoed;
+            }, Thread::startVirtualThread);
+            int sent = 0;
+            int received = 0;
+            ByteBuffer in = ByteBuffer.allocateDirect(16384);
+            try {
+                while (sent < stream.length) {
+                    int piece = Math.min(stream.length - sent, 1 + rnd.nextInt(16384));
+                    ByteBuffer out = ByteBuffer.allocateDirect(piece).put(stream, sent, piece).flip();
+                    int n = client.write(out);
+                    assertThat(n).as("a blocking SocketChannel writes everything").isEqualTo(piece);
+                    sent += n;
+                    canaries.fill(MemorySegment.ofBuffer(out.clear()));
+                    while (received < sent - 32768) {
+                        received += readSome(client, in, stream, received, canaries);
+                    }
+                }
+                client.shutdownOutput();
+                while (received < stream.length) {
+                    int n = readSome(client, in, stream, received, canaries);
+                    assertThat(n).as("the echo ended early").isPositive();
+                    received += n;
+                }
+            } catch (IOException e) {
+                assertNamesAnInjectedErrno(e);
+            }
+            client.close();
+            echo.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int readSome(UringSocketChannel client, ByteBuffer in, byte[] stream, int received,
+                                Canaries canaries) throws IOException {
+        int n = client.read(in.clear());
+        for (int i = 0; i < Math.max(n, 0); i++) {
+            assertThat(in.get(i)).as("echoed byte %d", received + i).isEqualTo(stream[received + i]);
+        }
+        canaries.fill(MemorySegment.ofBuffer(in.clear()));
+        return n;
+    }
+
+    // ---- the harness -----------------------------------------------------------------------------------------
+
+    interface Workload {
+        /** {@code canaries.arena()} allocates buffers that outlive the workload, to be checked after close. */
+        void run(Uring uring, Canaries canaries) throws Exception;
+    }
+
+    /** Every kind of fault at 5 %. */
+    private static FaultyEngine faulty(String engineName) {
+        return FaultyEngine.wrap(engine(engineName), FaultyEngine.Schedule.everything(SEED, PER_MILLE));
+    }
+
+    /**
+     * Runs {@code workload} on a runtime over {@code faulty} with a CQ of {@code cqEntries} and four times as many
+     * request slots (so the CQ overflows), then checks that the loops are alive and idle, and — after close — that
+     * no fd, native byte or late write is left.
+     */
+    private static void checked(FaultyEngine faulty, int loops, int cqEntries, Workload workload) throws Exception {
+        Set<String> fds = openFds();
+        long nativeBytes = Uring.nativeBytesInUse();
+        Canaries canaries = new Canaries(Arena.ofShared());
+        Uring uring = Uring.builder().engine(faulty).loops(loops).entries(4).cqEntries(cqEntries)
+                .maxInFlight(4 * cqEntries).build();
+        try {
+            workload.run(uring, canaries);
+            awaitInFlight(uring, 0);
+            for (int i = 0; i < loops; i++) {
+                CompletableFuture<Integer> nop = uring.loop(i).submitAsync(Ops.nop());
+                try {
+                    assertThat(nop.get(10, TimeUnit.SECONDS)).as("loop %d answers a NOP", i).isZero();
+                } catch (ExecutionException e) {
+                    assertNamesAnInjectedErrno(e.getCause());
+                }
+            }
+        } catch (AssertionError | Exception e) {
+            throw new AssertionError(faulty + ": " + e.getMessage(), e);
+        } finally {
+            uring.close();
+        }
+        canaries.check(faulty);
+        System.out.println("FaultInjectionTest: " + faulty);
+        assertThat(openFds()).as("open fds after close, %s", faulty).isEqualTo(fds);
+        assertThat(Uring.nativeBytesInUse()).as("native bytes after close, %s", faulty).isEqualTo(nativeBytes);
+    }
+
+    /** Buffers whose requests have ended: each filled with {@link #CANARY} then, and checked at the end. */
+    static final class Canaries {
+        private final Arena arena;
+        private final ConcurrentLinkedQueue<MemorySegment> ended = new ConcurrentLinkedQueue<>();
+
+        Canaries(Arena arena) {
+            this.arena = arena;
+        }
+
+        Arena arena() {
+            return arena;
+        }
+
+        void fill(MemorySegment buffer) {
+            buffer.fill(CANARY);
+            ended.add(buffer);
+        }
+
+        /** Checks every ended buffer, then frees the arena's. */
+        void check(FaultyEngine faulty) {
+            try (arena) {
+                int i = 0;
+                for (MemorySegment buffer : ended) {
+                    for (long b = 0; b < buffer.byteSize(); b++) {
+                        if (buffer.get(JAVA_BYTE, b) != CANARY) {
+                            fail("buffer %d (%d bytes) was written at byte %d after its request ended; %s", i,
+                                    buffer.byteSize(), b, faulty);
+                        }
+                    }
+                    i++;
+                }
+            }
+        }
+    }
+
+    /** {@code op}, whose buffer gets its canary at the request's final CQE (the future may end earlier: cancel). */
+    private static Op ended(Op op, MemorySegment buffer, Canaries canaries) {
+        return new Op() {
+            @Override
+            public void prepare(io.uring4j.ring.Sqe sqe, MemorySegment scratch) {
+                op.prepare(sqe, scratch);
+            }
+
+            @Override
+            public int result(int cqeResult) {
+                canaries.fill(buffer);
+                return op.result(cqeResult);
+            }
+        };
+    }
+
+    /** {@code op}, counting its final CQEs in {@code ends[id]}. */
+    private static Op counted(Op op, AtomicIntegerArray ends, int id) {
+        return new Op() {
+            @Override
+            public void prepare(io.uring4j.ring.Sqe sqe, MemorySegment scratch) {
+                op.prepare(sqe, scratch);
+            }
+
+            @Override
+            public int result(int cqeResult) {
+                ends.incrementAndGet(id);
+                return op.result(cqeResult);
+            }
+        };
+    }
+
+    private static void checkRead(MemorySegment buffer, int n, byte[] content, long offset) {
+        assertThat(n).as("a read's result").isBetween(0, (int) buffer.byteSize());
+        byte[] expected = Arrays.copyOfRange(content, (int) offset, (int) offset + n);
+        assertThat(buffer.asSlice(0, n).toArray(JAVA_BYTE)).as("bytes read at %d", offset).isEqualTo(expected);
+    }
+
+    private static int errnoOf(Throwable failure) {
+        Throwable t = failure instanceof CompletionException ? failure.getCause() : failure;
+        if (t instanceof ErrnoException e) {
+            assertThat(e.getMessage()).as("names the operation").contains(":");
+            return -e.errno();
+        }
+        throw new AssertionError("a request failed without an errno", t);
+    }
+
+    /** By name (ENOMEM), or — where the drop-in throws what the JDK throws — by its strerror text. */
+    private static void assertNamesAnInjectedErrno(Throwable e) {
+        String message = String.valueOf(e.getMessage());
+        boolean named = INJECTED_ERRNOS.stream().anyMatch(errno -> message.contains(Errno.name(errno))
+                || message.contains(Errno.describe(errno)));
+        assertThat(named).as("an injected failure names its errno: %s", e).isTrue();
+    }
+
+    private static void writeFully(UringFileChannel ch, ByteBuffer buffer, long pos) throws IOException {
+        while (buffer.hasRemaining()) {
+            pos += ch.write(buffer, pos);
+        }
+    }
+
+    private static void awaitInFlight(Uring uring, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            int inFlight = 0;
+            for (int i = 0; i < uring.loopCount(); i++) {
+                inFlight += uring.loop(i).stats().inFlight();
+            }
+            if (inFlight == expected) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail("%d request(s) in flight, expected %d", inFlight, expected);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** A file opened read-write with open(2): the raw ops need its fd. */
+    private record RawFile(int fd) implements AutoCloseable {
+        static RawFile open(Path path) {
+            int fd = LibC.open(path.toString(), LibC.O_RDWR | LibC.O_CREAT | LibC.O_CLOEXEC, 0600);
+            assertThat(fd).as("open %s", path).isNotNegative();
+            return new RawFile(fd);
+        }
+
+        @Override
+        public void close() {
+            LibC.close(fd);
+        }
+    }
+
+    private Path randomFile(int size) throws IOException {
+        byte[] content = new byte[size];
+        new SplittableRandom(SEED).nextBytes(content);
+        return Files.write(dir.resolve("content"), content);
+    }
+
+    /** The process's open fds and what each names (the listing's own directory fd aside). */
+    private static Set<String> openFds() throws IOException {
+        Set<String> fds = new java.util.TreeSet<>();
+        try (var list = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) list::iterator) {
+                try {
+                    fds.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
+                } catch (IOException gone) {
+                    // the listing's own fd, closed by now
+                }
+            }
+        }
+        return fds;
+    }
+}
