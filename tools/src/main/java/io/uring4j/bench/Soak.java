@@ -21,7 +21,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * {@code ./uring4j soak}: {@code serve http} in each style in a child JVM, under keep-alive load and connection
@@ -209,22 +208,10 @@ public final class Soak implements Callable<Integer> {
         }
     }
 
-    /** The server's RSS and thread count ({@code /proc/PID/status}) and open descriptors ({@code /proc/PID/fd}). */
-    static Trend.Sample sample(long pid, double seconds, SoakLoad load) throws IOException {
-        long rss = 0;
-        int threads = 0;
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.replaceAll("[^0-9]", ""));
-            } else if (line.startsWith("Threads:")) {
-                threads = Integer.parseInt(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        int fds;
-        try (Stream<Path> s = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            fds = (int) s.count();
-        }
-        return new Trend.Sample(seconds, rss, fds, threads, load.requests.get(), load.connects.get(),
+    /** The server's RSS, threads and open descriptors, and the load's counters so far. */
+    private static Trend.Sample sample(long pid, double seconds, SoakLoad load) throws IOException {
+        ProcessStatus p = ProcessStatus.of(pid);
+        return new Trend.Sample(seconds, p.rssKib(), p.fds(), p.threads(), load.requests.get(), load.connects.get(),
                 load.errors.get());
     }
 

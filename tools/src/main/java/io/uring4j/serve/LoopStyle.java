@@ -61,8 +61,10 @@ final class LoopStyle implements Server {
         private Sweep sweep;
         /** This connection's place in its sweep's list. */
         private int index;
-        /** The sweep's clock when the last response (or the connection) began this idle spell. */
+        /** When the last response (or the connection) began this idle spell. */
         private long idleSince;
+        /** A response was written in this callback: the idle spell starts again once it returns. */
+        private boolean answered;
 
         Http(Sweep[] sweeps) {
             this.sweeps = sweeps;
@@ -78,7 +80,12 @@ final class LoopStyle implements Server {
         @Override
         public void onData(Connection c, MemorySegment data, int length) {
             try {
-                if (!requests.feed(data, length)) {
+                boolean open = requests.feed(data, length);
+                if (answered) {
+                    answered = false;
+                    idleSince = System.nanoTime();      // once per read, however many requests it held
+                }
+                if (!open) {
                     // The last response sent, the peer reads end of stream; its own close (or the idle timeout)
                     // ends the connection, so requests it sent meanwhile do not make the kernel answer with a reset.
                     c.shutdownOutput();
@@ -91,7 +98,7 @@ final class LoopStyle implements Server {
         @Override
         public void respond(byte[] response) {
             connection.write(response);
-            idleSince = sweep.now;
+            answered = true;
         }
 
         @Override
@@ -109,9 +116,10 @@ final class LoopStyle implements Server {
     }
 
     /**
-     * One loop's HTTP connections and a timer of that loop that closes those idle for the idle timeout: one
-     * request slot per loop, nothing allocated per request. Its clock, read by the connections, ticks with the
-     * timer ({@link Server#sweepPeriod}).
+     * One loop's HTTP connections and a timer of that loop that closes those idle for the idle timeout
+     * ({@link Server#sweepPeriod}): one request slot per loop, nothing allocated per request. The connections
+     * read the real clock, not the sweep's: a busy loop may run its timer seconds late, and a time taken then
+     * would make a connection answered just now look idle since the sweep before.
      */
     private static final class Sweep implements CompletionHandler {
         private final EventLoop loop;
@@ -119,7 +127,6 @@ final class LoopStyle implements Server {
         private final Op timer;
         private final ArrayList<Http> connections = new ArrayList<>();
         private volatile boolean stopped;
-        long now = System.nanoTime();
 
         Sweep(EventLoop loop, Duration idleTimeout) {
             this.loop = loop;
@@ -133,7 +140,7 @@ final class LoopStyle implements Server {
 
         void add(Http h) {
             h.index = connections.size();
-            h.idleSince = now;
+            h.idleSince = System.nanoTime();
             connections.add(h);
         }
 
@@ -150,7 +157,7 @@ final class LoopStyle implements Server {
             if (!Ops.isTimerExpiry(result) || stopped) {
                 return;                                 // cancelled: the runtime is closing
             }
-            now = System.nanoTime();
+            long now = System.nanoTime();
             for (int i = 0; i < connections.size(); i++) {   // expire only asks: the list changes on later CQEs
                 Http h = connections.get(i);
                 if (now - h.idleSince >= timeoutNanos) {
