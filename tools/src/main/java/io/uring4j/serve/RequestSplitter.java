@@ -8,8 +8,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * Counts complete HTTP/1.1 requests in a byte stream by their header terminator {@code \r\n\r\n}, carrying the
  * partial match across reads: a pipelined batch is any number of requests per read, and a request may be split
  * over reads. Enough for the plaintext benchmark's bodiless GETs; a request with a body is not supported (its
- * body would be scanned as headers). Allocation-free; one per connection. Public for the benchmark's peer
- * servers ({@code io.uring4j.bench.peers}), which answer the same way.
+ * body would be scanned as headers). Allocation-free; one per connection. The framing of the benchmark's peer
+ * servers ({@code io.uring4j.bench.peers}); {@code serve} itself frames requests fully ({@link HttpRequests}),
+ * which costs it a little more per request than the peers pay.
  */
 public final class RequestSplitter {
     /** {@link #advance}'s answer when a byte completes a request's terminator. */

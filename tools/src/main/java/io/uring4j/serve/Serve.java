@@ -23,7 +23,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code ./uring4j serve echo|http [--port P] [--threads N] [--style loop|vthread]}: an echo server or an
- * HTTP/1.1 plaintext server (keep-alive and pipelining; any request gets {@code 200 "Hello, World!"}), on
+ * HTTP/1.1 plaintext server (keep-alive and pipelining; any request gets {@code 200 "Hello, World!"}; request
+ * framing and refusals as {@link HttpRequests} says; idle connections closed after {@code --idle-timeout-ms}), on
  * io_uring in either style, on 127.0.0.1 unless {@code --host} says otherwise. Ctrl-C (or SIGTERM) closes the
  * listeners, the connections and the runtime, in that order.
  * Exit status: 2 bad options, 1 the server could not start (one line: the operation and its errno).
@@ -43,6 +44,9 @@ public final class Serve implements Callable<Integer> {
 
     /** Event loops beyond a few per CPU only compete for the CPUs, and each costs a ring and its buffers. */
     public static final int MAX_THREADS = 4 * Runtime.getRuntime().availableProcessors();
+
+    /** A day: a timeout beyond it is a mistake (or a wish for none, which a public server should not have). */
+    static final long MAX_IDLE_TIMEOUT_MILLIS = 86_400_000;
 
     @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default ${DEFAULT-VALUE})")
     int port;
@@ -67,6 +71,12 @@ public final class Serve implements Callable<Integer> {
                     + " passed: fewer wake-ups paid by the peers' CPUs, at most this much added latency;"
                     + " 0: wake for each completion (default ${DEFAULT-VALUE})")
     int batchWaitMicros;
+
+    @Option(names = "--idle-timeout-ms", defaultValue = "30000", paramLabel = "MILLIS",
+            description = "http: a connection is closed when no request has come whole for this long since its"
+                    + " last response (or its open): idle keep-alive connections, and slow or stalled headers"
+                    + " and bodies (default ${DEFAULT-VALUE})")
+    long idleTimeoutMillis;
 
     @Option(names = "--style", defaultValue = "loop",
             description = "loop: handlers on the event loops; vthread: a virtual thread per connection (default ${DEFAULT-VALUE})")
@@ -95,21 +105,14 @@ public final class Serve implements Callable<Integer> {
         Uring uring = Uring.builder().loops(threads).maxInFlight(1 << 20)
                 .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();
         boolean http = protocol == Protocol.http;
-        AutoCloseable server;
-        InetSocketAddress bound;
+        Duration idleTimeout = Duration.ofMillis(idleTimeoutMillis);
+        Server server;
         try {
             if (!reusePort && port != 0) {
                 refuseIfInUse(uring, address);
             }
-            if (style == Style.loop) {
-                LoopStyle s = new LoopStyle(uring, address, http);
-                server = s;
-                bound = s.address();
-            } else {
-                ThreadStyle s = new ThreadStyle(uring, address, http, reusePort);
-                server = s;
-                bound = s.address();
-            }
+            server = style == Style.loop ? new LoopStyle(uring, address, http, idleTimeout)
+                    : new ThreadStyle(uring, address, http, idleTimeout, reusePort);
         } catch (IOException | RuntimeException e) {
             uring.close();
             throw e;
@@ -130,6 +133,7 @@ public final class Serve implements Callable<Integer> {
             uring.close();
             stopped.countDown();
         }));
+        InetSocketAddress bound = server.address();
         System.out.printf("uring4j serve %s on %s:%d, %d loop(s), %s style; Ctrl-C to stop%n",
                 protocol, bound.getHostString(), bound.getPort(), threads, style);
         stopped.await();
@@ -148,6 +152,9 @@ public final class Serve implements Callable<Integer> {
         }
         if (batchWaitMicros < 0) {
             bad += "--batch-wait-us must be 0 (off) or a positive number of microseconds, not " + batchWaitMicros + "; ";
+        }
+        if (idleTimeoutMillis < 1 || idleTimeoutMillis > MAX_IDLE_TIMEOUT_MILLIS) {
+            bad += "--idle-timeout-ms must be 1.." + MAX_IDLE_TIMEOUT_MILLIS + " (a day), not " + idleTimeoutMillis + "; ";
         }
         InetAddress address = null;
         try {

@@ -9,8 +9,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -18,27 +21,37 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 /**
  * The virtual-thread style: a thread per connection writing plain blocking code — read, answer, write — where
  * every read is an io_uring request the thread parks on (a virtual thread unmounts, so a carrier serves other
- * connections meanwhile); HTTP answers are sent without waiting, so they travel with the next read.
+ * connections meanwhile); HTTP answers are sent without waiting, so they travel with the next read. A sweeping
+ * thread closes HTTP connections idle longer than the idle timeout: their threads' reads end with "Socket closed".
  */
-final class ThreadStyle implements AutoCloseable {
+final class ThreadStyle implements Server {
     private static final int BUFFER = 16 * 1024;
     private static final long FIRST_PAUSE_MILLIS = 10;
     private static final long LONGEST_PAUSE_MILLIS = 1000;
 
     private final TcpListener listener;
+    private final InetSocketAddress address;
     private final boolean http;
+    private final long idleTimeoutNanos;
+    private final Set<HttpConnection> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final AtomicLong acceptPauses = new AtomicLong();
+    private final Thread sweeper;
 
     /** With {@code reusePort}, the listener shares its port with other servers (SO_REUSEPORT). */
-    ThreadStyle(Uring uring, InetSocketAddress address, boolean http, boolean reusePort) throws IOException {
+    ThreadStyle(Uring uring, InetSocketAddress address, boolean http, Duration idleTimeout, boolean reusePort)
+            throws IOException {
         this.listener = TcpListener.bind(uring, address, 1024, reusePort);
+        this.address = listener.localAddress();
         this.http = http;
+        this.idleTimeoutNanos = idleTimeout.toNanos();
         this.acceptor = Thread.ofVirtual().name("uring4j-serve-accept").start(this::acceptLoop);
+        this.sweeper = http ? Thread.ofVirtual().name("uring4j-serve-idle").start(() -> sweep(idleTimeout)) : null;
     }
 
-    InetSocketAddress address() throws IOException {
-        return listener.localAddress();
+    @Override
+    public InetSocketAddress address() {
+        return address;
     }
 
     /**
@@ -84,49 +97,107 @@ final class ThreadStyle implements AutoCloseable {
             socket.setNoDelay(true);
             MemorySegment in = arena.allocate(BUFFER);
             if (http) {
-                serveHttp(socket, in, arena);
+                HttpConnection c = new HttpConnection(socket, arena.allocate(BUFFER));
+                connections.add(c);
+                try {
+                    c.serve(in);
+                } finally {
+                    connections.remove(c);
+                }
             } else {
                 for (int n; (n = socket.read(in)) > 0; ) {
                     socket.write(in.asSlice(0, n));
                 }
             }
         } catch (SocketException peerGoneOrServerClosing) {
-            // connection reset, broken pipe, or the listener closing: the connection simply ends
+            // connection reset, broken pipe, the idle timeout, or the listener closing: the connection simply ends
         } catch (IOException e) {
             System.err.println("uring4j serve: " + e);
         }
     }
 
-    /**
-     * Answers each batch of pipelined requests with one send that is not waited for: the next read goes out with
-     * it, and the thread parks once per request instead of twice. The send owns {@code out} until it completes,
-     * so it is joined (by then long done: the next request comes after its answer) before {@code out} is reused.
-     */
-    private static void serveHttp(TcpSocket socket, MemorySegment in, Arena arena) throws IOException {
-        RequestSplitter splitter = new RequestSplitter();
-        MemorySegment out = arena.allocate(BUFFER);
-        CompletableFuture<Void> sending = null;
-        try {
-            for (int n; (n = socket.read(in)) > 0; ) {
-                int requests = splitter.scan(in, n);
-                if (requests == 0) {
-                    continue;
+    /** Closes the HTTP connections whose last response (or open) is an idle timeout ago, once a period. */
+    private void sweep(Duration idleTimeout) {
+        long period = Server.sweepPeriod(idleTimeout).toMillis();
+        while (listener.isOpen()) {
+            try {
+                Thread.sleep(period);
+            } catch (InterruptedException closing) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (HttpConnection c : connections) {
+                if (now - c.idleSince >= idleTimeoutNanos) {
+                    c.expire();
                 }
-                sending = finish(sending);
-                long used = 0;
-                while (requests-- > 0) {
-                    byte[] response = HttpResponse.bytes();
-                    if (used + response.length > out.byteSize()) {
-                        socket.write(out.asSlice(0, used));    // a deep pipeline: flush and go on
+            }
+        }
+    }
+
+    /**
+     * One HTTP connection's thread: answers each batch of pipelined requests with one send that is not waited
+     * for, so the next read goes out with it and the thread parks once per request instead of twice. The send
+     * owns {@code out} until it completes, so it is joined (by then long done: the next request comes after its
+     * answer) before {@code out} is written again.
+     */
+    private static final class HttpConnection implements HttpRequests.Responder {
+        private final TcpSocket socket;
+        private final MemorySegment out;
+        private long used;
+        private CompletableFuture<Void> sending;
+        /** When the last response (or the connection) began this idle spell; read by the sweeper. */
+        volatile long idleSince = System.nanoTime();
+
+        HttpConnection(TcpSocket socket, MemorySegment out) {
+            this.socket = socket;
+            this.out = out;
+        }
+
+        void serve(MemorySegment in) throws IOException {
+            HttpRequests requests = new HttpRequests(this);
+            try {
+                for (int n; (n = socket.read(in)) > 0; ) {
+                    boolean open = requests.feed(in, n);
+                    if (used > 0) {
+                        sending = writeAll(socket, out.asSlice(0, used));
                         used = 0;
                     }
-                    MemorySegment.copy(response, 0, out, JAVA_BYTE, used, response.length);
-                    used += response.length;
+                    if (!open) {
+                        // The last response: the peer reads end of stream, and its own close (or the idle timeout)
+                        // ends the connection, so requests it sent meanwhile do not make the kernel send a reset.
+                        sending = finish(sending);
+                        socket.shutdownOutput();
+                        while (socket.read(in) > 0) {
+                            // discarded
+                        }
+                        return;
+                    }
                 }
-                sending = writeAll(socket, out.asSlice(0, used));
+            } finally {
+                finish(sending);       // the arena (and out) must outlive the send
             }
-        } finally {
-            finish(sending);       // the arena (and out) must outlive the send
+        }
+
+        @Override
+        public void respond(byte[] response) throws IOException {
+            if (used == 0) {
+                sending = finish(sending);
+            }
+            if (used + response.length > out.byteSize()) {
+                socket.write(out.asSlice(0, used));    // a deep pipeline: flush and go on
+                used = 0;
+            }
+            MemorySegment.copy(response, 0, out, JAVA_BYTE, used, response.length);
+            used += response.length;
+            idleSince = System.nanoTime();
+        }
+
+        void expire() {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                System.err.println("uring4j serve: close of an idle connection: " + e);
+            }
         }
     }
 
@@ -153,5 +224,8 @@ final class ThreadStyle implements AutoCloseable {
     public void close() throws IOException {
         listener.close();
         acceptor.interrupt();
+        if (sweeper != null) {
+            sweeper.interrupt();
+        }
     }
 }

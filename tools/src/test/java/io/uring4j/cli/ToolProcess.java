@@ -80,6 +80,10 @@ public final class ToolProcess implements AutoCloseable {
         process.destroy();
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     public int status() {
         return process.exitValue();
     }

@@ -48,7 +48,8 @@ class ServeCommandTest {
         "--threads -1     | --threads must be 1..",
         "--threads 100000 | --threads must be 1..",
         "--host no-such-host.invalid | --host no-such-host.invalid does not resolve",
-        "--batch-wait-us -1 | --batch-wait-us must be 0 (off) or a positive number"})
+        "--batch-wait-us -1 | --batch-wait-us must be 0 (off) or a positive number",
+        "--idle-timeout-ms 0 | --idle-timeout-ms must be 1..86400000"})
     void badOptionsAreRefusedByNameWithStatus2(String options, String message) {
         Outcome o = serve(("http " + options).split(" +"));
         assertThat(o.status()).as(o.err()).isEqualTo(2);

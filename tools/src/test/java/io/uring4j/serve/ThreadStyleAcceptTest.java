@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ class ThreadStyleAcceptTest {
     @Test
     void runningOutOfDescriptorsPausesAcceptingAndServiceResumes() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build();
-             ThreadStyle server = new ThreadStyle(uring, ANY_PORT, false, false);
+             ThreadStyle server = new ThreadStyle(uring, ANY_PORT, false, Duration.ofSeconds(30), false);
              SocketChannel client = SocketChannel.open()) {            // its descriptor, before they run out
             try (SocketChannel first = SocketChannel.open(server.address())) {
                 assertThat(echo(first, (byte) 1)).isEqualTo((byte) 1);      // the serving path's classes, loaded
