@@ -126,35 +126,50 @@ final class ChannelSockets {
         }
     }
 
-    static <T> void setOption(int fd, SocketOption<T> name, T value, Set<SocketOption<?>> supported) throws IOException {
+    /** Sets an option of {@code channel}'s socket; the arguments are checked before whether it is open, as the JDK does. */
+    static <T> void setOption(java.nio.channels.Channel channel, int fd, SocketOption<T> name, T value,
+                              Set<SocketOption<?>> supported) throws IOException {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
         if (value == null) {
             throw new IllegalArgumentException("Invalid value 'null'");
         }
+        ensureOpen(channel);
         switch (name.name()) {
             case "TCP_NODELAY" -> SocketOptions.noDelay(fd, (Boolean) value);
             case "SO_KEEPALIVE" -> SocketOptions.keepAlive(fd, (Boolean) value);
-            case "SO_SNDBUF" -> SocketOptions.sendBufferSize(fd, (Integer) value);
-            case "SO_RCVBUF" -> SocketOptions.receiveBufferSize(fd, (Integer) value);
+            case "SO_SNDBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, bufferSize(value), "SO_SNDBUF");
+            case "SO_RCVBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, bufferSize(value), "SO_RCVBUF");
             case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
             case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
-            case "SO_LINGER" -> SocketOptions.linger(fd, (Integer) value);
+            case "SO_LINGER" -> SocketOptions.linger(fd, Math.min((Integer) value, 65_535));    // the JDK's cap
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
         }
     }
 
+    /** As the JDK's check: 0 is allowed (the kernel's minimum), a negative size is not. */
+    private static int bufferSize(Object value) {
+        int bytes = (Integer) value;
+        if (bytes < 0) {
+            throw new IllegalArgumentException("Invalid send/receive buffer size");
+        }
+        return bytes;
+    }
+
     @SuppressWarnings("unchecked")
-    static <T> T getOption(int fd, SocketOption<T> name, Set<SocketOption<?>> supported) throws IOException {
+    static <T> T getOption(java.nio.channels.Channel channel, int fd, SocketOption<T> name,
+                           Set<SocketOption<?>> supported) throws IOException {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
+        ensureOpen(channel);
         Object value = switch (name.name()) {
             case "TCP_NODELAY" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) != 0;
             case "SO_KEEPALIVE" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE) != 0;
-            case "SO_SNDBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF);
-            case "SO_RCVBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF);
+            // Halved, as the JDK reports them on Linux: what was set, not the kernel's doubled bookkeeping size.
+            case "SO_SNDBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF) / 2;
+            case "SO_RCVBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF) / 2;
             case "SO_REUSEADDR" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR) != 0;
             case "SO_REUSEPORT" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT) != 0;
             case "SO_LINGER" -> SocketOptions.linger(fd);

@@ -146,15 +146,13 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ensureOpen();
-        ChannelSockets.setOption(fd, name, value, supportedOptions());
+        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        ensureOpen();
-        return ChannelSockets.getOption(fd, name, supportedOptions());
+        return ChannelSockets.getOption(this, fd, name, supportedOptions());
     }
 
     @Override

@@ -73,6 +73,8 @@ public final class UringSocketChannel extends SocketChannel {
     private volatile boolean bound;
     private volatile boolean inputShut;
     private volatile boolean outputShut;
+    /** A read saw the connection reset: every read from now on throws "Connection reset", as the JDK's do. */
+    private volatile boolean connectionReset;
     private final Object shutdownLock = new Object();
 
     UringSocketChannel(EventLoop loop, int fd, boolean unix, SocketAddress remote) {
@@ -176,22 +178,11 @@ public final class UringSocketChannel extends SocketChannel {
         readLock.lock();
         try {
             ensureConnected();
-            if (inputShut) {
-                return -1;
-            }
             int wanted = dst.remaining();
-            if (wanted == 0) {
-                return 0;
+            if (connectionReset || inputShut || dst.isReadOnly() || wanted == 0) {
+                return readNothing(dst.isReadOnly());
             }
-            MemorySegment target;
-            if (dst.isDirect()) {
-                target = MemorySegment.ofBuffer(dst);
-            } else {
-                if (readStaging == null) {
-                    readStaging = staging.allocate(STAGING);
-                }
-                target = readStaging.asSlice(0, Math.min(wanted, STAGING));
-            }
+            MemorySegment target = dst.isDirect() ? MemorySegment.ofBuffer(dst) : readStaging(wanted);
             int n = io(NetOps.recv(fd, target), "recv");
             if (n == 0) {
                 return -1;
@@ -207,15 +198,75 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /**
+     * As the JDK's readv: what is there, up to all the buffers' room, fills them in order. Into one buffer, as
+     * {@link #read(ByteBuffer)}; into several, one recv into the staging memory that is then spread over them.
+     */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
+        ByteBuffer only = null;
+        long room = 0;
+        boolean readOnly = false;
         for (int i = offset; i < offset + length; i++) {
+            readOnly |= dsts[i].isReadOnly();
             if (dsts[i].hasRemaining()) {
-                return read(dsts[i]);       // one read, as the contract allows: fewer bytes than asked
+                only = room == 0 ? dsts[i] : null;
+                room += dsts[i].remaining();
             }
         }
+        readLock.lock();
+        try {
+            ensureConnected();
+            if (connectionReset || inputShut || readOnly || room == 0) {
+                return readNothing(readOnly);
+            }
+            if (only != null) {
+                return read(only);
+            }
+            MemorySegment target = readStaging(room);
+            int n = io(NetOps.recv(fd, target), "recv");
+            if (n == 0) {
+                return -1;
+            }
+            ByteBuffer read = target.asSlice(0, n).asByteBuffer();
+            for (int i = offset; read.hasRemaining(); i++) {
+                int part = Math.min(dsts[i].remaining(), read.remaining());
+                dsts[i].put(read.slice(read.position(), part));
+                read.position(read.position() + part);
+            }
+            return n;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * A read that reads nothing: "Connection reset" again once a read saw the reset (as the JDK's), -1 once the
+     * input is shut down, IllegalArgumentException for a read-only buffer, else 0 (no room). As the JDK's,
+     * between begin and end, so that an interrupted thread closes the channel.
+     */
+    private int readNothing(boolean readOnly) throws IOException {
+        begin();
+        end(false);
+        if (connectionReset) {
+            throw new java.net.SocketException("Connection reset");
+        }
+        if (inputShut) {
+            return -1;
+        }
+        if (readOnly) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
         return 0;
+    }
+
+    /** The first {@code wanted} bytes of the staging memory for reads (at most all of it). */
+    private MemorySegment readStaging(long wanted) {
+        if (readStaging == null) {
+            readStaging = staging.allocate(STAGING);
+        }
+        return readStaging.asSlice(0, Math.min(wanted, STAGING));
     }
 
     @Override
@@ -230,6 +281,11 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /**
+     * As the JDK's writev: the buffers' bytes go out together, gathered into the staging memory a chunk at a
+     * time, so that what fits in one chunk is one send — a send per buffer could fail halfway (a peer's reset
+     * arriving between them) where the JDK's single writev succeeds.
+     */
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
@@ -237,20 +293,44 @@ public final class UringSocketChannel extends SocketChannel {
         try {
             ensureWritable();
             long total = 0;
-            for (int i = offset; i < offset + length; i++) {
+            while (true) {
+                ByteBuffer chunk = gather(srcs, offset, length);
+                int n;
                 try {
-                    total += send(srcs[i]);
+                    n = send(chunk);
                 } catch (AsynchronousCloseException shut) {
                     if (total > 0 && isOpen()) {
                         return total;               // output shut down meanwhile: what was written stands
                     }
                     throw shut;
                 }
+                for (int i = offset, left = n; left > 0; i++) {
+                    int part = Math.min(srcs[i].remaining(), left);
+                    srcs[i].position(srcs[i].position() + part);
+                    left -= part;
+                }
+                total += n;
+                if (n < chunk.limit() || chunk.limit() < STAGING) {
+                    return total;                   // all written, or the output was shut down meanwhile
+                }
             }
-            return total;
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /** Up to a chunk of the buffers' remaining bytes, copied in order into the staging memory (positions stay). */
+    private ByteBuffer gather(ByteBuffer[] srcs, int offset, int length) {
+        if (writeStaging == null) {
+            writeStaging = staging.allocate(STAGING);
+        }
+        ByteBuffer chunk = writeStaging.asByteBuffer();
+        for (int i = offset; i < offset + length && chunk.hasRemaining(); i++) {
+            ByteBuffer src = srcs[i];
+            int part = Math.min(src.remaining(), chunk.remaining());
+            chunk.put(src.slice(src.position(), part));
+        }
+        return chunk.flip();
     }
 
     /**
@@ -260,6 +340,8 @@ public final class UringSocketChannel extends SocketChannel {
     private void ensureWritable() throws IOException {
         ensureConnected();
         if (outputShut) {
+            begin();        // as the JDK's, between begin and end: an interrupted thread closes the channel
+            end(false);
             throw new AsynchronousCloseException();
         }
     }
@@ -270,6 +352,11 @@ public final class UringSocketChannel extends SocketChannel {
      */
     private int send(ByteBuffer src) throws IOException {
         int total = src.remaining();
+        if (total == 0) {
+            begin();        // as the JDK's write of nothing: an interrupted thread still closes the channel
+            end(false);
+            return 0;
+        }
         while (src.hasRemaining()) {
             MemorySegment from;
             if (src.isDirect()) {
@@ -320,7 +407,7 @@ public final class UringSocketChannel extends SocketChannel {
                 throw e;                                // replaced by end(false)'s exception
             }
             completed = true;
-            throw NetErrors.of(what, -e.errno());
+            throw failure(what, e);
         } catch (java.util.concurrent.RejectedExecutionException runtimeClosed) {
             completed = true;
             throw (ClosedChannelException) new ClosedChannelException().initCause(runtimeClosed);
@@ -335,12 +422,25 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /**
+     * A failed recv or send as the JDK's SocketChannel reports it: a reset read is SocketException "Connection
+     * reset" (and so does every later read); anything else, reads and writes, an IOException with the strerror text ("Broken pipe", "Connection
+     * reset by peer"). The ErrnoException, naming the operation, is the cause.
+     */
+    private IOException failure(String what, ErrnoException e) {
+        connectionReset |= what.equals("recv") && e.errno() == Errno.ECONNRESET;
+        IOException failure = what.equals("recv") && e.errno() == Errno.ECONNRESET
+                ? new java.net.SocketException("Connection reset") : new IOException(Errno.describe(e.errno()));
+        failure.initCause(e);
+        return failure;
+    }
+
     @Override
     public SocketChannel shutdownInput() throws IOException {
         ensureConnected();
         if (!inputShut) {
             int ret = Sockets.shutdown(fd, Sockets.SHUT_RD);
-            if (ret < 0) {
+            if (ret < 0 && ret != -Errno.ENOTCONN) {        // as the JDK's: a connection reset has nothing to shut
                 throw NetErrors.of("shutdown", ret);
             }
             inputShut = true;
@@ -354,7 +454,7 @@ public final class UringSocketChannel extends SocketChannel {
         synchronized (shutdownLock) {
             if (!outputShut) {
                 int ret = Sockets.shutdown(fd, Sockets.SHUT_WR);
-                if (ret < 0) {
+                if (ret < 0 && ret != -Errno.ENOTCONN) {
                     throw NetErrors.of("shutdown", ret);
                 }
                 outputShut = true;
@@ -401,9 +501,10 @@ public final class UringSocketChannel extends SocketChannel {
         throw new UnsupportedOperationException("uring4j channels have no Socket adaptor: use the channel's read/write");
     }
 
+    /** As the JDK's: connected until closed (a closed channel is not connected, whatever it was). */
     @Override
     public boolean isConnected() {
-        return remote != null;
+        return remote != null && isOpen();
     }
 
     @Override
@@ -425,15 +526,13 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ensureOpen();
-        ChannelSockets.setOption(fd, name, value, supportedOptions());
+        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        ensureOpen();
-        return ChannelSockets.getOption(fd, name, supportedOptions());
+        return ChannelSockets.getOption(this, fd, name, supportedOptions());
     }
 
     @Override

@@ -355,6 +355,164 @@ class ChannelContractTest {
         }
     }
 
+    // ---- divergences SocketChannelDifferentialTest found (each was uring4j's, before its fix) ----------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aClosedChannelIsNotConnected(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            p[0].close();
+            p[1].close();
+            assertThat(p[0].isConnected()).isFalse();
+            assertThat(p[1].isConnected()).isFalse();
+        }
+    }
+
+    /** As readv: what is there fills the buffers in order, not just the first with room. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aScatteringReadFillsEveryBuffer(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                byte[] sent = Clients.random(5, 100);
+                c.write(ByteBuffer.wrap(sent));            // one segment: a read that wakes for it sees all of it
+                ByteBuffer[] into = {ByteBuffer.allocate(30), ByteBuffer.allocate(0), ByteBuffer.allocateDirect(100)};
+                assertThat(s.read(into)).isEqualTo(100);
+                assertThat(into[0].position()).isEqualTo(30);
+                assertThat(into[2].position()).isEqualTo(70);
+                byte[] got = new byte[100];
+                into[0].flip().get(got, 0, 30);
+                into[2].flip().get(got, 30, 70);
+                assertThat(got).isEqualTo(sent);
+            }
+        }
+    }
+
+    /** Refused before anything is read, whatever the room; the bytes stay for the next read. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aReadIntoAReadOnlyBufferIsRefused(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                c.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+                for (ByteBuffer readOnly : new ByteBuffer[] {ByteBuffer.allocate(8).asReadOnlyBuffer(),
+                        ByteBuffer.allocate(0).asReadOnlyBuffer(), ByteBuffer.allocateDirect(8).asReadOnlyBuffer()}) {
+                    assertThatThrownBy(() -> s.read(readOnly)).isExactlyInstanceOf(IllegalArgumentException.class)
+                            .hasMessage("Read-only buffer");
+                }
+                assertThatThrownBy(() -> s.read(new ByteBuffer[] {ByteBuffer.allocate(8), ByteBuffer.allocate(0).asReadOnlyBuffer()}))
+                        .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Read-only buffer");
+                assertThat(s.read(ByteBuffer.allocate(8))).isEqualTo(3);
+            }
+        }
+    }
+
+    /** As the JDK's: a read or write of nothing is still a call between begin and end, which an interrupt ends. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void anInterruptedThreadCannotReadOrWriteNothingEither(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            for (boolean write : new boolean[] {false, true}) {
+                SocketChannel[] p = pair(impl, server);
+                try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                    CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                    Thread.ofVirtual().start(() -> {
+                        Thread.currentThread().interrupt();
+                        try {
+                            if (write) {
+                                c.write(ByteBuffer.allocate(0));
+                            } else {
+                                c.read(ByteBuffer.allocate(0));
+                            }
+                            failure.complete(null);
+                        } catch (Throwable e) {
+                            failure.complete(e);
+                        }
+                    });
+                    assertThat(failure.get(10, TimeUnit.SECONDS)).isExactlyInstanceOf(ClosedByInterruptException.class);
+                    assertThat(c.isOpen()).isFalse();
+                }
+            }
+        }
+    }
+
+    /**
+     * Options as the JDK reports and checks them on Linux: buffer sizes as set (the kernel's doubling halved
+     * away), 0 allowed and a negative size refused by name, SO_LINGER capped at 65535, and the arguments checked
+     * before whether the channel is open.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void optionValuesAsTheJdkReportsThem(String impl) throws Exception {
+        SocketChannel c = client(impl);
+        c.setOption(StandardSocketOptions.SO_SNDBUF, 65_536);
+        c.setOption(StandardSocketOptions.SO_RCVBUF, 100_000);
+        assertThat(c.getOption(StandardSocketOptions.SO_SNDBUF)).isEqualTo(65_536);
+        assertThat(c.getOption(StandardSocketOptions.SO_RCVBUF)).isEqualTo(100_000);
+        c.setOption(StandardSocketOptions.SO_SNDBUF, 0);
+        assertThatThrownBy(() -> c.setOption(StandardSocketOptions.SO_RCVBUF, -1))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Invalid send/receive buffer size");
+        c.setOption(StandardSocketOptions.SO_LINGER, 70_000);
+        assertThat(c.getOption(StandardSocketOptions.SO_LINGER)).isEqualTo(65_535);
+        c.close();
+        assertThatThrownBy(() -> c.setOption(StandardSocketOptions.SO_LINGER, null))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Invalid value 'null'");
+        assertThatThrownBy(() -> c.getOption(StandardSocketOptions.IP_MULTICAST_TTL))
+                .isExactlyInstanceOf(UnsupportedOperationException.class).hasMessage("'IP_MULTICAST_TTL' not supported");
+        assertThatThrownBy(() -> c.getOption(StandardSocketOptions.SO_LINGER)).isExactlyInstanceOf(ClosedChannelException.class);
+    }
+
+    /**
+     * After a reset: every read throws "Connection reset" (a SocketException; the JDK's is its internal subclass),
+     * a write fails with the plain IOException the JDK gives a failed write, with the strerror text, and
+     * shutting down either direction of the dead connection is no error.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aResetConnectionStaysReset(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel c = p[0]; SocketChannel s = p[1]) {
+                c.setOption(StandardSocketOptions.SO_LINGER, 0);
+                c.close();
+                for (int i = 0; i < 2; i++) {
+                    assertThatThrownBy(() -> s.read(ByteBuffer.allocate(16))).isInstanceOf(SocketException.class)
+                            .hasMessage("Connection reset");
+                }
+                assertThatThrownBy(() -> s.read(ByteBuffer.allocate(0))).isInstanceOf(SocketException.class)
+                        .hasMessage("Connection reset");
+                assertThatThrownBy(() -> s.write(ByteBuffer.wrap(new byte[10]))).isExactlyInstanceOf(IOException.class)
+                        .hasMessage("Broken pipe");
+                s.shutdownInput();
+                s.shutdownOutput();
+                assertThat(s.isOpen()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * A gathering write goes out as one writev: after the peer's FIN (the peer answers data with a RST) the JDK's
+     * small gathering write succeeds whole, where a send per buffer would meet the RST after the first.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aGatheringWriteAfterThePeersFinGoesOutWhole(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl)) {
+            SocketChannel[] p = pair(impl, server);
+            try (SocketChannel s = p[1]) {
+                p[0].close();
+                assertThat(s.read(ByteBuffer.allocate(1))).isEqualTo(-1);
+                ByteBuffer[] srcs = {ByteBuffer.wrap(new byte[75]), ByteBuffer.allocateDirect(116),
+                        ByteBuffer.wrap(new byte[104]).asReadOnlyBuffer()};
+                assertThat(s.write(srcs)).isEqualTo(295);
+                assertThat(srcs[2].hasRemaining()).isFalse();
+            }
+        }
+    }
+
     private static CompletableFuture<Throwable> blockedRead(SocketChannel s) {
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
