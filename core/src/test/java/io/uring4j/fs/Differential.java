@@ -28,6 +28,7 @@ public final class Differential {
 
     private final long seed;
     private final List<String> steps = new ArrayList<>();
+    private long last = System.nanoTime();
 
     public Differential(long seed) {
         this.seed = seed;
@@ -48,7 +49,9 @@ public final class Differential {
     public void same(String step, String jdk, String ours) {
         steps.add(step + " -> " + jdk);
         if (TRACE) {
-            System.out.println("seed " + seed + ": " + step + " -> " + jdk);
+            long now = System.nanoTime();
+            System.out.printf("seed %d (%d ms): %s -> %s%n", seed, (now - last) / 1_000_000, step, jdk);
+            last = now;
         }
         if (!jdk.equals(ours)) {
             int from = Math.max(0, steps.size() - 40);

@@ -39,8 +39,8 @@ class PortableEngineSuiteTest {
     /**
      * The runtime, the sockets and the files above the ring, unchanged, on the portable engine: the socket API,
      * the loop-style server, the drop-in channels, UDP and direct accepts; AsyncFile, the FileChannel and
-     * AsynchronousFileChannel drop-ins, the path operations and the one-flag file-system provider (named: they
-     * are package-private there).
+     * AsynchronousFileChannel drop-ins, the path operations and the one-flag file-system provider, and the
+     * differential programs against the JDK's channels (named: they are package-private there).
      */
     private static final List<String> RUNTIME = List.of("io.uring4j.runtime.ChainTest",
             "io.uring4j.runtime.DeliveryTest", "io.uring4j.runtime.UringTest", "io.uring4j.runtime.BlockingWakeTest",
@@ -51,7 +51,8 @@ class PortableEngineSuiteTest {
             "io.uring4j.fs.AsyncFileTest", "io.uring4j.fs.UringFileChannelTest",
             "io.uring4j.fs.UringAsynchronousFileChannelTest", "io.uring4j.fs.ChannelDataIntegrityTest",
             "io.uring4j.fs.ChannelConcurrencyTest", "io.uring4j.fs.UringFilesTest",
-            "io.uring4j.fs.UringFileSystemProviderTest", "io.uring4j.fs.UringProviderFilesTest");
+            "io.uring4j.fs.UringFileSystemProviderTest", "io.uring4j.fs.UringProviderFilesTest",
+            "io.uring4j.fs.FileChannelDifferentialTest", "io.uring4j.net.SocketChannelDifferentialTest");
 
     @Test
     void ringSemanticsHoldOnThePortableEngine() {
