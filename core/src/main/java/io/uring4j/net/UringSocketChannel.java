@@ -281,6 +281,11 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /**
+     * As the JDK's writev: the buffers' bytes go out together, gathered into the staging memory a chunk at a
+     * time, so that what fits in one chunk is one send — a send per buffer could fail halfway (a peer's reset
+     * arriving between them) where the JDK's single writev succeeds.
+     */
     @Override
     /**
      * As the JDK's writev: the buffers' bytes go out together, gathered into the staging memory a chunk at a

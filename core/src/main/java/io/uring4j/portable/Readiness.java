@@ -44,6 +44,12 @@ final class Readiness {
             res = call(fd, write, iovecs, count, off, rwFlags | Sys.RWF_NOWAIT);
         }
         boolean blockingOnly = res == -Errno.EOPNOTSUPP;
+        if (!write && off != -1 && res >= 0 && res < Integer.toUnsignedLong(r.wanted)) {
+            // A positional read (of a file: a stream took the ESPIPE path) that found only part of its range ready,
+            // e.g. holes, whose pages only a blocking read makes: the kernel's io-wq reads on, blocking, up to the
+            // end of the file. This runs on a worker, as the read of a regular file always does here.
+            return call(fd, false, iovecs, count, off, rwFlags);
+        }
         if (res != -Errno.EAGAIN && !blockingOnly) {
             return res;
         }

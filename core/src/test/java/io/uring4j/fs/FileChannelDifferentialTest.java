@@ -414,6 +414,223 @@ class FileChannelDifferentialTest {
         }
     }
 
+    // ---- the asynchronous channel ------------------------------------------------------------------------------
+
+    /**
+     * The same kind of program against the JDK's AsynchronousFileChannel and UringAsynchronousFileChannel:
+     * positional reads and writes through futures and through completion handlers (compared on what they deliver,
+     * the exception a future's get wraps included), size, truncate, force, locks and close.
+     */
+    @Test
+    void randomProgramsOnAnAsynchronousChannel() throws Exception {
+        for (long seed : Differential.seeds(8)) {
+            Path root = dir.resolve("async-" + seed);
+            AsyncSide[] sides = {new AsyncSide(true, root.resolve("jdk")), new AsyncSide(false, root.resolve("ours"))};
+            try {
+                new AsyncProgram(seed, sides).run();
+            } finally {
+                for (AsyncSide s : sides) {
+                    if (s.ch != null) {
+                        s.ch.close();
+                    }
+                }
+            }
+        }
+    }
+
+    private static final class AsyncSide {
+        final boolean jdk;
+        final Path file;
+        java.nio.channels.AsynchronousFileChannel ch;
+        final List<FileLock> locks = new ArrayList<>();
+
+        AsyncSide(boolean jdk, Path dir) throws IOException {
+            this.jdk = jdk;
+            this.file = Files.createDirectories(dir).resolve("file");
+        }
+
+        void open(Set<OpenOption> options) throws IOException {
+            ch = jdk ? java.nio.channels.AsynchronousFileChannel.open(file, options, null)
+                    : UringAsynchronousFileChannel.open(uring, file, options, null);
+        }
+    }
+
+    @FunctionalInterface
+    private interface AsyncStep {
+        Object run(AsyncSide s) throws Exception;
+    }
+
+    private static final class AsyncProgram {
+        private static final List<Set<OpenOption>> ASYNC_OPTIONS = List.of(Set.of(READ, WRITE), Set.of(READ, WRITE),
+                Set.of(READ), Set.of(WRITE), Set.of(READ, WRITE, DSYNC), Set.of(READ, APPEND));
+        final Random r;
+        final Differential d;
+        final AsyncSide[] sides;
+        /** A FileProgram for its argument choices (sizes, positions, buffers); its sides are not used. */
+        final FileProgram args;
+
+        AsyncProgram(long seed, AsyncSide[] sides) {
+            this.r = new Random(seed);
+            this.d = new Differential(seed);
+            this.sides = sides;
+            this.args = new FileProgram(seed ^ 0x5DEECE66DL, null);
+        }
+
+        void both(String what, AsyncStep step) {
+            String[] out = new String[2];
+            for (int i = 0; i < 2; i++) {
+                AsyncSide s = sides[i];
+                out[i] = outcome(() -> step.run(s));
+            }
+            d.same(what, out[0], out[1]);
+        }
+
+        void reopen() {
+            Set<OpenOption> options = ASYNC_OPTIONS.get(r.nextInt(ASYNC_OPTIONS.size()));
+            both("open " + options, s -> {
+                if (s.ch != null) {
+                    s.ch.close();
+                }
+                s.locks.clear();
+                try {
+                    s.open(options);
+                } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                    s.open(Set.of(READ, WRITE));
+                    throw e;
+                }
+                return s.ch.size();
+            });
+        }
+
+        void run() throws Exception {
+            byte[] initial = args.random(r.nextInt(100_000));
+            for (AsyncSide s : sides) {
+                Files.write(s.file, initial);
+            }
+            args.size = initial.length;
+            reopen();
+            for (int i = 0; i < STEPS; i++) {
+                int op = r.nextInt(100);
+                if (op < 20) {
+                    Buf b = args.buf(false);
+                    long at = args.position();
+                    boolean handler = r.nextBoolean();
+                    both((handler ? "read(" : "read future(") + b + ", " + at + ")", s -> {
+                        ByteBuffer bb = b.make();
+                        return await(s, handler, bb, at, true) + " " + state(bb);
+                    });
+                } else if (op < 45) {
+                    Buf b = args.buf(true);
+                    long at = args.position();
+                    boolean handler = r.nextBoolean();
+                    both((handler ? "write(" : "write future(") + b + ", " + at + ")", s -> {
+                        ByteBuffer bb = b.make();
+                        return await(s, handler, bb, at, false) + " " + state(bb);
+                    });
+                } else if (op < 52) {
+                    both("size()", s -> s.ch.size());
+                } else if (op < 60) {
+                    long to = r.nextInt(20) == 0 ? -1 : (long) (r.nextDouble() * (args.size + 1000));
+                    both("truncate(" + to + ")", s -> s.ch.truncate(to) == s.ch);
+                } else if (op < 64) {
+                    boolean meta = r.nextBoolean();
+                    both("force(" + meta + ")", s -> {
+                        s.ch.force(meta);
+                        return "done";
+                    });
+                } else if (op < 80) {
+                    long at = r.nextInt(20) == 0 ? -1 : r.nextInt(3000);
+                    long length = r.nextInt(5) == 0 ? Long.MAX_VALUE - Math.max(at, 0) : r.nextInt(3000);
+                    boolean shared = r.nextBoolean();
+                    boolean tryLock = r.nextBoolean();
+                    both((tryLock ? "tryLock(" : "lock(") + at + ", " + length + ", " + shared + ")", s -> {
+                        FileLock lock = tryLock ? s.ch.tryLock(at, length, shared)
+                                : s.ch.lock(at, length, shared).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                        if (lock == null) {
+                            return "null";
+                        }
+                        s.locks.add(lock);
+                        return "lock " + lock.position() + "+" + lock.size() + (lock.isShared() ? " shared" : "")
+                                + (lock.acquiredBy() == s.ch ? "" : " OF ANOTHER CHANNEL");
+                    });
+                } else if (op < 86) {
+                    int which = r.nextInt(4);
+                    both("release lock " + which, s -> {
+                        if (s.locks.isEmpty()) {
+                            return "no lock";
+                        }
+                        FileLock lock = s.locks.get(which % s.locks.size());
+                        lock.release();
+                        return lock.isValid();
+                    });
+                } else if (op < 89) {
+                    both("close()", s -> {
+                        s.ch.close();
+                        return s.ch.isOpen();
+                    });
+                } else {
+                    reopen();
+                }
+                both("  state", s -> {
+                    StringBuilder st = new StringBuilder(s.ch.isOpen() ? "open size " + outcome(s.ch::size) : "closed");
+                    for (FileLock lock : s.locks) {
+                        st.append(lock.isValid() ? " valid" : " invalid");
+                    }
+                    return st;
+                });
+                if (sides[0].ch.isOpen()) {
+                    args.size = sides[0].ch.size();
+                }
+            }
+            for (AsyncSide s : sides) {
+                s.ch.close();
+            }
+            both("  contents", s -> Files.size(s.file) + "#" + Arrays.hashCode(Files.readAllBytes(s.file)));
+        }
+
+        /** A read or write through a future or a handler: its result, or the exception it failed with. */
+        static Object await(AsyncSide s, boolean handler, ByteBuffer b, long at, boolean read) throws Exception {
+            if (!handler) {
+                var f = read ? s.ch.read(b, at) : s.ch.write(b, at);
+                try {
+                    return f.get(20, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw cause(e);
+                }
+            }
+            java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
+            java.nio.channels.CompletionHandler<Integer, String> h = new java.nio.channels.CompletionHandler<>() {
+                @Override
+                public void completed(Integer result, String attachment) {
+                    done.complete(result);
+                }
+
+                @Override
+                public void failed(Throwable exc, String attachment) {
+                    done.completeExceptionally(exc);
+                }
+            };
+            if (read) {
+                s.ch.read(b, at, "a", h);
+            } else {
+                s.ch.write(b, at, "a", h);
+            }
+            try {
+                return done.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw cause(e);
+            }
+        }
+
+        /** What failed the operation (a future's get wraps it): compared as the caller of either API sees it. */
+        static Exception cause(java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                return x;
+            }
+            throw (Error) e.getCause();
+        }
+    }
+
     // ---- a FIFO: reads that block, and what ends them ----------------------------------------------------------
 
     /**
