@@ -75,8 +75,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
 
     // ---- the channels: uring4j's ------------------------------------------------------------------------
     //
-    // Until the shared runtime is up, the platform's: the first files a JVM opens under the flag may be opened with
-    // a class-loading lock held (verifying a signed jar reads java.security), and waiting there for the runtime's
+    // The platform's for a file opened while a class loads, until the shared runtime is up: such a caller may hold
+    // a class-loading lock (verifying a signed jar reads java.security), and waiting there for the runtime's
     // threads, which load classes as they start, would wait for ever (UringFiles.sharedOrStart).
 
     @Override

@@ -36,6 +36,7 @@ public final class UringFiles {
     private static final AtomicBoolean STARTING = new AtomicBoolean();
     /** That start failed: {@link #sharedOrStart} then calls {@link #shared()}, which says why. */
     private static volatile boolean startFailed;
+    private static final StackWalker STACK = StackWalker.getInstance();
 
     private final Uring uring;
 
@@ -59,18 +60,19 @@ public final class UringFiles {
     }
 
     /**
-     * The shared files if their runtime is up; else null, once their start has been handed to a thread of its
-     * own. For callers that must not wait for the runtime's threads: they load classes as they start, and a
-     * caller holding a class-loading lock — a JVM verifying a signed jar reads {@code java.security} through the
-     * default file system — would wait for ever. Such a caller serves itself some other way meanwhile.
+     * The shared files, started and waited for if need be — unless the caller is loading a class. Then (until the
+     * runtime is up) null, once the start has been handed to a thread of its own: the runtime's threads load
+     * classes as they start, and a caller holding a class-loading lock — a JVM verifying a signed jar reads
+     * {@code java.security} through the default file system — would wait for them for ever. Such a caller serves
+     * itself some other way meanwhile.
      */
     static UringFiles sharedOrStart() throws IOException {
         UringFiles files = shared;
         if (files != null) {
             return files;
         }
-        if (startFailed) {
-            return shared();            // throws, saying why
+        if (startFailed || !loadingAClass()) {
+            return shared();            // starts it (or says why it cannot) and waits for it
         }
         if (STARTING.compareAndSet(false, true)) {
             Thread.ofPlatform().daemon().name("uring4j-start").start(() -> {
@@ -82,6 +84,15 @@ public final class UringFiles {
             });
         }
         return null;
+    }
+
+    /** Whether the calling thread is inside class loading (a class loader, or a jar being opened or verified). */
+    private static boolean loadingAClass() {
+        return STACK.walk(frames -> frames.anyMatch(f -> {
+            String c = f.getClassName();
+            return c.equals("java.lang.ClassLoader") || c.startsWith("jdk.internal.loader.")
+                    || c.startsWith("java.util.jar.");
+        }));
     }
 
     public Uring runtime() {

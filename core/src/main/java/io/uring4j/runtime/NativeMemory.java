@@ -11,10 +11,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * naming it; a loop-style connection that hits it is closed with that error, others go on.
  *
  * <p>The limit: {@code -During4j.maxNativeMemory=SIZE} (bytes, or with a K, M or G suffix); by default the
- * JVM's maximum heap, which is also the JDK's default for MaxDirectMemorySize.
+ * JVM's maximum heap, which is also the JDK's default for MaxDirectMemorySize, but at least
+ * {@link #SMALLEST_DEFAULT}: a server's fixed share (a 16 MiB receive buffer ring per loop, request tables) must
+ * not use up the limit of a small heap.
  */
 public final class NativeMemory {
     private static final String PROPERTY = "uring4j.maxNativeMemory";
+    /** The least the default limit is. */
+    static final long SMALLEST_DEFAULT = 512L << 20;
     private static final AtomicLong IN_USE = new AtomicLong();
     private static final long LIMIT = limitFrom(System.getProperty(PROPERTY));
 
@@ -62,7 +66,7 @@ public final class NativeMemory {
     /** The limit a property value sets: bytes, or with a K, M or G suffix; null for the default. */
     static long limitFrom(String value) {
         if (value == null || value.isBlank()) {
-            return Runtime.getRuntime().maxMemory();
+            return Math.max(Runtime.getRuntime().maxMemory(), SMALLEST_DEFAULT);
         }
         String v = value.strip().toUpperCase(Locale.ROOT);
         int shift = switch (v.charAt(v.length() - 1)) {

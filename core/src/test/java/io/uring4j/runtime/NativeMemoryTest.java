@@ -15,12 +15,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The library-wide native memory count and its limit. */
 class NativeMemoryTest {
     @Test
-    void theLimitIsReadAsBytesOrWithASuffixAndDefaultsToTheMaximumHeap() {
+    void theLimitIsReadAsBytesOrWithASuffixAndDefaultsToTheMaximumHeapOrMore() {
         assertThat(NativeMemory.limitFrom("4096")).isEqualTo(4096);
         assertThat(NativeMemory.limitFrom("64k")).isEqualTo(64L << 10);
         assertThat(NativeMemory.limitFrom(" 512M ")).isEqualTo(512L << 20);
         assertThat(NativeMemory.limitFrom("2G")).isEqualTo(2L << 30);
-        assertThat(NativeMemory.limitFrom(null)).isEqualTo(Runtime.getRuntime().maxMemory());
+        assertThat(NativeMemory.limitFrom(null))
+                .isEqualTo(Math.max(Runtime.getRuntime().maxMemory(), NativeMemory.SMALLEST_DEFAULT));
         for (String bad : new String[] {"0", "-1", "ten", "12T", "G", "9999999999999G"}) {
             assertThatThrownBy(() -> NativeMemory.limitFrom(bad)).as(bad)
                     .isInstanceOf(IllegalArgumentException.class)
