@@ -161,7 +161,7 @@ class FaultInjectionTest {
                                 canaries.fill(buffer);
                                 done.complete(res);
                             });
-                            case 2 -> uring.submitAsync(counted(Ops.read(fd, buffer, offset), ends, id))
+                            case 2 -> uring.submitAsync(counted(Ops.read(fd, buffer, offset), ends, id, null))
                                     .whenComplete((res, failure) -> {
                                         if (failure == null) {
                                             checkRead(buffer, res, content, offset);
@@ -172,14 +172,14 @@ class FaultInjectionTest {
                             default -> {        // a pipe read: fed, or cancelled while in flight
                                 Pipe pipe = Pipe.open();
                                 pipes.add(pipe);
-                                CompletableFuture<Integer> f = uring.submitAsync(
-                                        counted(ended(Ops.read(pipe.readFd(), buffer, -1), buffer, canaries), ends, id));
+                                // A cancelled future is done at once; the request ends at its CQE, or when withdrawn.
+                                CompletableFuture<Integer> f = uring.submitAsync(counted(
+                                        ended(Ops.read(pipe.readFd(), buffer, -1), buffer, canaries), ends, id, done));
                                 if (rnd.nextBoolean()) {
                                     pipe.write(new byte[] {7, 7});
                                 } else {
                                     f.cancel(true);
                                 }
-                                f.handle((res, failure) -> done.complete(0));
                             }
                         }
                         all.add(done);
@@ -398,9 +398,13 @@ class FaultInjectionTest {
             client = UringSocketChannel.open(uring, server.getLocalAddress());
         } catch (IOException e) {
             assertNamesAnInjectedErrno(e);
-            try (SocketChannel accepted = server.accept()) {
-                return;         // the connect may have reached the peer before its result failed
+            server.configureBlocking(false);        // a connect failed this way never reached the peer: nothing
+            try (SocketChannel accepted = server.accept()) {       // to accept, but nothing must be left either
+                assertThat(accepted).as("a connection whose connect failed").isNull();
+            } finally {
+                server.configureBlocking(true);
             }
+            return;
         }
         try (client; SocketChannel peer = server.accept()) {
             CompletableFuture<Long> echo = CompletableFuture.supplyAsync(() -> {
@@ -558,8 +562,8 @@ class FaultInjectionTest {
         };
     }
 
-    /** {@code op}, counting its final CQEs in {@code ends[id]}. */
-    private static Op counted(Op op, AtomicIntegerArray ends, int id) {
+    /** {@code op}, counting its final CQEs in {@code ends[id]}, and completing {@code done} (if any) with 0. */
+    private static Op counted(Op op, AtomicIntegerArray ends, int id, CompletableFuture<Integer> done) {
         return new Op() {
             @Override
             public void prepare(io.uring4j.ring.Sqe sqe, MemorySegment scratch) {
@@ -569,7 +573,11 @@ class FaultInjectionTest {
             @Override
             public int result(int cqeResult) {
                 ends.incrementAndGet(id);
-                return op.result(cqeResult);
+                int result = op.result(cqeResult);
+                if (done != null) {
+                    done.complete(0);
+                }
+                return result;
             }
         };
     }
