@@ -211,13 +211,23 @@ public final class AsyncFile implements AutoCloseable {
         if (n == -Errno.EOPNOTSUPP) {
             noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
         }
+        return restThroughRing(n, src, position, true);
+    }
+
+    /**
+     * What an attempt on the calling thread left, through the ring: all of it if the attempt moved nothing (it
+     * would block, or failed: the ring names the error), else the rest — an error then makes it a short transfer,
+     * as with pread and pwrite, and shows on the next call.
+     */
+    private int restThroughRing(long n, MemorySegment buf, long position, boolean write) throws IOException {
         if (n <= 0) {
-            return call(Ops.write(fd(), src, position));      // it would block, or an error the ring will name
+            return call(write ? Ops.write(fd(), buf, position) : Ops.read(fd(), buf, position));
         }
+        MemorySegment rest = buf.asSlice(n);
         try {
-            return (int) n + call(Ops.write(fd(), src.asSlice(n), position + n));
+            return (int) n + call(write ? Ops.write(fd(), rest, position + n) : Ops.read(fd(), rest, position + n));
         } catch (ErrnoException e) {
-            return (int) n;         // like a short pwrite: the error shows on the next write
+            return (int) n;
         }
     }
 
@@ -452,14 +462,7 @@ public final class AsyncFile implements AutoCloseable {
         if (n == dst.byteSize() || n == 0) {
             return (int) n;         // all of it, or end of file
         }
-        if (n < 0) {
-            return call(Ops.read(fd(), dst, position));     // not cached, or an error the ring will name
-        }
-        try {
-            return (int) n + call(Ops.read(fd(), dst.asSlice(n), position + n));
-        } catch (ErrnoException e) {
-            return (int) n;         // like a short pread: the error shows on the next read
-        }
+        return restThroughRing(n, dst, position, false);   // not cached, or partly
     }
 
     /**
