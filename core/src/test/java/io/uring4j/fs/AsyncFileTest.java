@@ -3,6 +3,7 @@ package io.uring4j.fs;
 import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** AsyncFile: positional and vectored I/O in both styles, the fd operations, O_DIRECT checks, close and interrupt. */
+@BothEngines
 class AsyncFileTest {
     private static Uring uring;
     private static UringFiles files;

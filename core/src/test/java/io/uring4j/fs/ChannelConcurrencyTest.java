@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static java.nio.file.StandardOpenOption.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Many virtual threads on one channel, and a close racing with them. */
+@BothEngines
 class ChannelConcurrencyTest {
     private static Uring uring;
 

@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * heap and direct buffers, positional and relative — each made by the JDK's FileChannel or by uring4j's at
  * random, then random reads by both, all checked against a byte-array model of the file.
  */
+@BothEngines
 class ChannelDataIntegrityTest {
     private static final int SPAN = 1 << 20;
     private static Uring uring;

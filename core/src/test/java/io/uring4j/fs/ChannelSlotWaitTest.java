@@ -4,6 +4,7 @@ import io.uring4j.ring.Pipe;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writes): interrupting a thread blocked in a read, or closing the channel under it, returns at once — as the
  * JDK's channel does — and wakes the blocked thread, instead of waiting for a slot to free.
  */
+@BothEngines
 class ChannelSlotWaitTest {
     private static final long STUCK_SECONDS = 10;
 

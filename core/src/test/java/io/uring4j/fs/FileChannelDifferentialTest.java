@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,7 @@ import static java.nio.file.StandardOpenOption.*;
  * calls made with the thread's interrupt status set, and — on a FIFO, where a read reliably blocks — reads that
  * another thread interrupts, closes under, or feeds. See {@link Differential} for replaying a seed.
  */
+@BothEngines
 class FileChannelDifferentialTest {
     private static final int STEPS = 120;
     private static final int FIFO_STEPS = 40;

@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Set;
 
 /** The asynchronous contract against UringAsynchronousFileChannel. */
+@BothEngines
 class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
     private static Uring uring;
 

@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -12,6 +13,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.util.Set;
 
 /** The contract against UringFileChannel. */
+@BothEngines
 class UringFileChannelTest extends FileChannelContract {
     private static Uring uring;
 

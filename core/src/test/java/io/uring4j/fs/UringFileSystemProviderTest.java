@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * a child JVM, as does the watch test here): its paths lead back to it, its channels are uring4j's, everything
  * else is the platform's with its paths.
  */
+@BothEngines
 class UringFileSystemProviderTest {
     @TempDir
     Path tmp;

@@ -2,6 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** UringFiles: open errors as java.nio.file exceptions, and the path operations against what the JDK sees. */
+@BothEngines
 class UringFilesTest {
     private static Uring uring;
     private static UringFiles files;

@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * applies), with the same expectations, so where ours differs from the JDK the difference shows as a failure of
  * exactly one of the pair.
  */
+@BothEngines
 class ChannelContractTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static Uring uring;

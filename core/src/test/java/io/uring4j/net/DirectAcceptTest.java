@@ -5,6 +5,7 @@ import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Accepts straight into a loop's registered file table (single and multishot), and the direct descriptors they
  * give used for recv, send, cancel and close. One loop, so every request meets the table it needs.
  */
+@BothEngines
 class DirectAcceptTest {
     private static final int SLOTS = 8;
 

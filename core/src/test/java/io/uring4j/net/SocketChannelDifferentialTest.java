@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.fs.Differential;
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code /proc/net/tcp6}): the bytes the peer wrote are all in the channel's receive queue before a read (so
  * its count is exact), and a FIN or RST from the peer has arrived before the next call.
  */
+@BothEngines
 class SocketChannelDifferentialTest {
     private static final int STEPS = 70;
     /** What the peer may have written and the channel not read yet: well within any receive buffer we set. */

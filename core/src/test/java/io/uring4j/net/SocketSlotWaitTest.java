@@ -4,6 +4,7 @@ import io.uring4j.ring.Pipe;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * — as the JDK's channels do — and wakes the blocked thread, instead of waiting for a slot to free. The
  * blocking-style socket's close does the same.
  */
+@BothEngines
 class SocketSlotWaitTest {
     private static final long STUCK_SECONDS = 10;
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);

@@ -4,6 +4,7 @@ import io.uring4j.ring.Engine;
 import io.uring4j.ring.Features;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** The loop style: {@link Tcp} servers and clients, their buffer ring, write path and close. */
+@BothEngines
 class TcpLoopTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -5,6 +5,7 @@ import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link UdpSocket} and the SENDMSG/RECVMSG ops on loopback, IPv4 and IPv6, in the three styles. */
+@BothEngines
 class UdpSocketTest {
     private static final InetSocketAddress V4 = new InetSocketAddress("127.0.0.1", 0);
     private static final InetSocketAddress V6 = new InetSocketAddress("::1", 0);

@@ -11,6 +11,7 @@ import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the F_NOTIF CQE, not at the result. One loop, and the peer is a JDK channel, so the send is the loop's only
  * request and the loop's in-flight count shows whether its slot (and so the buffer) is still held.
  */
+@BothEngines
 class ZeroCopySendTest {
     private Uring uring;
     private EventLoop loop;

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.fail;
  * What the portable engine does its own way under the socket opcodes: waits are armed on one epoll poller per
  * ring (no thread per pending request), cancel takes an armed request out of it, and a multishot receive reads
  * the application's buffer ring as the kernel would. The kernel's semantics themselves are checked by the ring
- * and net suites, which {@code PortableEngineSuiteTest} runs on this engine.
+ * and net suites, which run on this engine too ({@code BothEngines}).
  */
 class PortableSocketsTest {
     private static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(10);

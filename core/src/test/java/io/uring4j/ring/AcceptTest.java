@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * liburing accept.c: ACCEPT returning an fd, accept into a direct descriptor, multishot accept (plain and into
  * kernel-allocated slots), the explicit-slot multishot error, and cancelling a pending accept.
  */
+@BothEngines
 class AcceptTest {
     private static final int MESSAGE = 128;
 

@@ -3,6 +3,7 @@ package io.uring4j.ring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingConsumer;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * descriptors, and what {@link ErrnoException} messages say. Errors must be exceptions with a message that
  * names the operation and the errno, never a crash.
  */
+@BothEngines
 class ApiErrorsTest {
     // ---- use after close -----------------------------------------------------------------------------
 

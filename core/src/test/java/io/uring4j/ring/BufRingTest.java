@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * for mixing ring-backed and legacy (PROVIDE_BUFFERS) groups, and the running test: a ring of N buffers serves
  * exactly N buffer-select reads, each with its own buffer id, then -ENOBUFS, refilled three times.
  */
+@BothEngines
 class BufRingTest {
     private static final int BUF_LEN = 32;
     private static final byte FILL = 0x55;

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * itself ends with 0, or -EALREADY in that running case.
  */
 @Timeout(30)
+@BothEngines
 class CancelTest {
     @ParameterizedTest(name = "IOSQE_ASYNC read: {0}")
     @ValueSource(booleans = {false, true})

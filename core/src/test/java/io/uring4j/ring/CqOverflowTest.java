@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the next enter with GETEVENTS — which {@link IoUring#getEvents()}, {@link IoUring#peekCqe()} and the waits do.
  */
 @Timeout(60)
+@BothEngines
 class CqOverflowTest {
     @BeforeAll
     static void kernelKeepsOverflowedCompletions() throws Exception {

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * time submit returns; {@link CompletionQueue#ready()} counts them and {@link CompletionQueue#advance} gives
  * slots back.
  */
+@BothEngines
 class CqReadyTest {
     @Test
     void readyCountsPostedCqesAndAdvanceConsumesThem() throws Exception {

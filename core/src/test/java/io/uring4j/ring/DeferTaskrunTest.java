@@ -3,6 +3,7 @@ package io.uring4j.ring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * queues the work synchronously in the waker's context, so "not in the CQ yet" is deterministic here.
  */
 @Timeout(30)
+@BothEngines
 class DeferTaskrunTest {
     @BeforeAll
     static void kernelHasDeferTaskrun() throws ErrnoException {

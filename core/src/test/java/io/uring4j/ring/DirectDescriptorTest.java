@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (the peer sees end of stream), while a request already working on the slot's file and an fd installed from
  * the slot keep it open.
  */
+@BothEngines
 class DirectDescriptorTest {
     private Arena arena;
     private NetFixture net;

@@ -3,6 +3,7 @@ package io.uring4j.ring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * on a chain member drains the whole chain. Long chains complete in order, and a corrupted SQ dropped counter
  * (which the app can write) does not stall draining.
  */
+@BothEngines
 class DrainOrderTest {
     private static final int ROUNDS = 200;
 

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link CompletionQueue#eventfdEnabled(boolean)} turned notification off (IORING_CQ_EVENTFD_DISABLED).
  */
 @Timeout(30)
+@BothEngines
 class EventfdTest {
     /**
      * A POLL_ADD on the eventfd linked to a READV of it, then a separate NOP: the NOP's CQE signals the eventfd,

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (through java.nio.file), with their usual error results; FALLOCATE and FTRUNCATE on a registered file, and the
  * prep checks that refuse fields an opcode does not use.
  */
+@BothEngines
 class FileOpsTest {
     private static final int AT_REMOVEDIR = 0x200;
     private static final int RENAME_NOREPLACE = 1;

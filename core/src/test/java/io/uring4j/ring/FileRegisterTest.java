@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IOSQE_FIXED_FILE reaches the file in the slot; invalid fds are refused; the FILES_UPDATE opcode and file
  * allocation ranges with their error cases.
  */
+@BothEngines
 class FileRegisterTest {
     private static final int BS = 4096;
 

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * buffered and O_DIRECT I/O at random offsets, with and without IOSQE_ASYNC; addresses outside a registered
  * buffer and unknown buffer indexes fail with -EFAULT; a sparse buffer table filled by an update.
  */
+@BothEngines
 class FixedBufferTest {
     private static final int BS = 4096;
     private static final int BLOCKS = 16;

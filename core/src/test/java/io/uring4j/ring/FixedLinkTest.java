@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -10,6 +11,7 @@ import static io.uring4j.ring.Reap.submitAndReap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** liburing fixed-link.c: READ_FIXED (IO_LINK) → READ_FIXED of 18 bytes each from /dev/zero into two registered buffers. */
+@BothEngines
 class FixedLinkTest {
     private static final int READ_LEN = 18;
 

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * liburing fsync.c: FSYNC completes; four WRITEVs followed by an IO_DRAIN'ed FSYNC(DATASYNC) complete writes
  * first and the fsync fifth; SYNC_FILE_RANGE completes with 0.
  */
+@BothEngines
 class FsyncTest {
     private static final int BS = 4096;
 

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * run one at a time (the portable engine's in submission order); work on a pipe or socket, which may block forever, runs on unbound
  * workers, so it cannot starve file I/O of the bounded ones.
  */
+@BothEngines
 class IoWqTest {
     private static final int RECORD = 512;
 

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * liburing test/link.c: soft and hard links. A soft link breaks on the first error and cancels the rest of the
  * chain with ECANCELED; a hard link survives completion errors. Linked completions are posted in chain order.
  */
+@BothEngines
 class LinkTest {
     private static final long TEN_MS = Duration.ofMillis(10).toNanos();
 

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (-ECANCELED, or -EINTR when it was blocked in a worker) and posts -ETIME — or -EALREADY when the request was
  * already on its way to completing. Reads of an empty pipe serve as requests that never complete on their own.
  */
+@BothEngines
 class LinkTimeoutTest {
     private static final long ONE_MS = Duration.ofMillis(1).toNanos();
     private static final long ONE_S = Duration.ofSeconds(1).toNanos();

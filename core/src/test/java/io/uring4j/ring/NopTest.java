@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -9,6 +10,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** liburing nop.c: single NOPs, a batch with a drain in the middle, injected results, under several ring configs. */
+@BothEngines
 class NopTest {
     @ParameterizedTest(name = "setup flags {0}")
     @ValueSource(ints = {0, SetupFlags.SQE128, SetupFlags.CQE32, SetupFlags.SQE128 | SetupFlags.CQE32,

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * direct open with FILE_INDEX_ALLOC returns the slot it picked. OPENAT2 applies its RESOLVE bits and checks its
  * {@code open_how} as openat2(2) does (size, a newer struct's zero tail, unknown bits).
  */
+@BothEngines
 class OpenCloseTest {
     private static final int SIZE = 4096;
     private static final int O_DIRECTORY = 0x10000;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pending. Polls and reads are armed inline at submit (no IOSQE_ASYNC), so every count is exact.
  */
 @Timeout(30)
+@BothEngines
 class PollCancelAllTest {
     private static final long CANCEL = 100;
 

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * firing POLLIN, multishot polls (F_MORE on every CQE but the last), and updating a pending poll in place.
  */
 @Timeout(30)
+@BothEngines
 class PollTest {
     @Test
     void pollRemoveCancelsThePollByUserData() throws Exception {

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -10,6 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** liburing probe.c: IORING_REGISTER_PROBE reports the last opcode and which opcodes are supported. */
+@BothEngines
 class ProbeTest {
     @Test
     void coreOpcodesAreSupportedAndLastOpIsSane() throws Exception {

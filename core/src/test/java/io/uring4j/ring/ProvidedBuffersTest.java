@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * BUFFER_SELECT report the chosen bid in the CQE flags and the data lands in that buffer; REMOVE_BUFFERS returns
  * how many it removed; one-byte pipe reads consume the bytes in order.
  */
+@BothEngines
 class ProvidedBuffersTest {
     private static final int BS = 4096;
     private static final int BUFFERS = 16;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * READV/WRITEV, with and without IOSQE_ASYNC. Every result is the full length and the data read back is the data
  * written. Fixed buffers are in {@link FixedBufferTest}, provided buffers in {@link ProvidedBuffersTest}.
  */
+@BothEngines
 class ReadWriteTest {
     private static final int BS = 4096;
     private static final int BLOCKS = 32;

@@ -3,6 +3,7 @@ package io.uring4j.ring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The sockets are an AF_UNIX SOCK_SEQPACKET pair: message boundaries are kept (one message per CQE, whatever
  * the timing) and closing one end is EOF for the other. The recvmsg case uses UDP, whose source address it checks.
  */
+@BothEngines
 class RecvMultishotTest {
     private static final int GROUP = 7;
     private static final int BUF_LEN = 64;

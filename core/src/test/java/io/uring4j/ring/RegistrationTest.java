@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * liburing reg-reg-ring.c, personality.c, register-restrictions.c, sync-cancel.c and the io-wq worker limits of
  * io_uring_register.c: registrations that change how the ring itself behaves.
  */
+@BothEngines
 class RegistrationTest {
     private static final long ONE_SECOND = 1_000_000_000L;
 

@@ -17,7 +17,7 @@ final class Rings {
     private Rings() {
     }
 
-    /** Whether this test runs on the portable engine ({@code -During4j.engine=portable}, or PortableEngineSuiteTest). */
+    /** Whether this test runs on the portable engine ({@code -During4j.engine=portable}, the both-engines run). */
     static boolean portable() {
         return "portable".equals(System.getProperty("uring4j.engine"));
     }

@@ -3,6 +3,7 @@ package io.uring4j.ring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (-ENOBUFS, no F_SOCK_NONEMPTY), NULL msghdrs on a SUBMIT_ALL ring, and SENDMSG/RECVMSG with real iovecs and
  * the source address.
  */
+@BothEngines
 class SendRecvTest {
     private static final int SIZE = 4096;
     private static final int GROUP = 1;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (F_NOTIF, res 0, no F_MORE) once the buffer may be reused —, with usage reporting, SENDMSG_ZC, and the
  * submit-time faults on a SUBMIT_ALL ring.
  */
+@BothEngines
 class SendZcTest {
     /** {@code IORING_NOTIF_USAGE_ZC_COPIED}: with ZC_REPORT_USAGE, the notification says the data was copied. */
     private static final int NOTIF_USAGE_ZC_COPIED = 1 << 31;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * liburing short-read.c: a READV of 4096 bytes from a 1024-byte file completes with 1024 (a short read is a
  * success result). As the io_uring_enter man page says, it still breaks an IO_LINK chain.
  */
+@BothEngines
 class ShortReadTest {
     private static final int FILE_SIZE = 1024;
     private static final int READ_SIZE = 4096;

@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * liburing's forked child becomes a second platform thread here.
  */
 @Timeout(30)
+@BothEngines
 class SingleIssuerTest {
     @Test
     void theCreatorSubmitsAndReaps() throws Exception {

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * still posts (and the members it cancels then post nothing), link timeouts that skip never post, and the CQEs
  * that are posted keep chain order. Each case ends by checking that nothing else is in the CQ.
  */
+@BothEngines
 class SkipCqeTest {
     private static final int LINK_SIZE = 6;
     private static final int MID = LINK_SIZE / 2;

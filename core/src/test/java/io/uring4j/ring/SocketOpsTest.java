@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * socket-getsetsock-cmd.c / socket-io-cmd.c: SOCKET (plain and direct), BIND and LISTEN (6.11), CONNECT,
  * SHUTDOWN, POLL_ADD on sockets, and the socket URING_CMDs (SIOCINQ, SIOCOUTQ, GETSOCKOPT, SETSOCKOPT).
  */
+@BothEngines
 class SocketOpsTest {
     /** {@code SOCKET_URING_OP_*}: the socket URING_CMD sub-commands. */
     private static final int SIOCINQ = 0;

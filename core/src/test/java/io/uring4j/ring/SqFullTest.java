@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code entries} SQEs and then null; a submit stops after an SQE that fails at submission time, which still
  * consumes its slot and posts an error CQE.
  */
+@BothEngines
 class SqFullTest {
     private static final byte BAD_OPCODE = (byte) 0xfe;
 

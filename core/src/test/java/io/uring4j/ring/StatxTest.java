@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * statx syscall; we compare with {@code unix:*} attributes), for a path and for fd + AT_EMPTY_PATH; a bad
  * buffer or path pointer fails with -EFAULT.
  */
+@BothEngines
 class StatxTest {
     private static final int STATX_ALL = 0xfff;
     private static final int AT_EMPTY_PATH = 0x1000;

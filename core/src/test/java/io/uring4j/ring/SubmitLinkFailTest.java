@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * failure at completion, this one takes the whole chain down: every other member, earlier ones included and
  * even under IO_HARDLINK, completes with -ECANCELED, and submit still counts every SQE of the batch.
  */
+@BothEngines
 class SubmitLinkFailTest {
     /** user_data of the read that clogs the drain in the DRAIN variants. */
     private static final long CLOG = 42;

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * themselves must stay alive until the CQE.
  */
 @Timeout(30)
+@BothEngines
 class SubmitReuseTest {
     private static final int BLOCK = 4096;
     private static final int POSIX_FADV_DONTNEED = 4;

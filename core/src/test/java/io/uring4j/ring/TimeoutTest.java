@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a multishot timeout fires repeatedly. Timing is asserted as lower bounds (never fired early); "fired at all"
  * within the patience of {@link Reap} stands in for "fired early" where an update shortened a 30 s timer.
  */
+@BothEngines
 class TimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
     private static final long SHORT = Duration.ofMillis(50).toNanos();

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * or {@code null} once the time is up with none; {@link IoUring#submitAndWait(int, long)} returns the number
  * submitted whether or not the wait was cut short. A timed-out wait does not cancel the I/O it waited for.
  */
+@BothEngines
 class WaitTimeoutTest {
     private static final long TIMEOUT = Duration.ofMillis(100).toNanos();
 

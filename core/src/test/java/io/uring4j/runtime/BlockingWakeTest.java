@@ -1,6 +1,7 @@
 package io.uring4j.runtime;
 
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * batched unpark of virtual waiters. A pipe read stands in for a slow request that completes only when the test
  * says so; called through {@code callBounded}, it keeps the loop in bounded sleeps until then.
  */
+@BothEngines
 class BlockingWakeTest {
     private Uring uring;
     private EventLoop loop;

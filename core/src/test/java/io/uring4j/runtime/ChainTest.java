@@ -2,6 +2,7 @@ package io.uring4j.runtime;
 
 import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.io.InterruptedIOException;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Linked requests through the runtime: per-step results and the kernel's failure rules as typed outcomes. */
+@BothEngines
 class ChainTest {
     @Test
     void stepsRunInOrderAndReportTheirResults() throws Exception {

@@ -3,6 +3,7 @@ package io.uring4j.runtime;
 import io.uring4j.ring.Pipe;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Exactly-once delivery under load, CQ overflow, races with close, and misuse. */
+@BothEngines
 class DeliveryTest {
     @Test
     void everyCompletionIsDeliveredExactlyOnceFromFourSubmittingThreads() throws Exception {

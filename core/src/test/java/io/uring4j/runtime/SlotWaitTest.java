@@ -3,6 +3,7 @@ package io.uring4j.runtime;
 import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * pipe nobody writes) must still honour interrupts, cancels and closes at once, must not let a withdrawn request
  * reach the kernel later, and must sleep rather than spin while it waits.
  */
+@BothEngines
 class SlotWaitTest {
     private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
     /** How long a call that should return at once may take before the test calls it stuck. */

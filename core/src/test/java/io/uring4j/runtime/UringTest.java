@@ -3,6 +3,7 @@ package io.uring4j.runtime;
 import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
 
 import java.io.InterruptedIOException;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The runtime's three API styles over one request table, and its close. */
+@BothEngines
 class UringTest {
     @Test
     void callbackStyleRunsOnTheLoopThread() throws Exception {
