@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.*;
 import static io.uring4j.fs.OpenFlags.*;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.mkfifo;
-import static io.uring4j.fs.FsTestKit.pattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -2,6 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.Patterns;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -64,7 +65,7 @@ class ChannelDataIntegrityTest {
              FileChannel ours = UringFileChannel.open(uring, path, READ, WRITE)) {
             for (Access w : writes) {
                 FileChannel ch = w.byUring() ? ours : jdk;
-                byte[] data = FsTestKit.pattern(w.seed(), w.length());
+                byte[] data = Patterns.pattern(w.seed(), w.length());
                 ByteBuffer src = w.direct() ? ByteBuffer.allocateDirect(w.length()).put(data).flip() : ByteBuffer.wrap(data);
                 int n;
                 if (w.positional()) {

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.awaitBlocked;
 import static io.uring4j.fs.FsTestKit.mkfifo;
-import static io.uring4j.fs.FsTestKit.pattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;

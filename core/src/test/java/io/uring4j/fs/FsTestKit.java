@@ -16,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Test plumbing for the file layer: FIFOs, data patterns, dropping pages from the cache, and waiting for a thread to block. */
+/** Test plumbing for the file layer: FIFOs, native copies, dropping pages from the cache, waiting for a thread to block. */
 public final class FsTestKit {
     private static final MethodHandle MKFIFO = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().find("mkfifo").orElseThrow(),
@@ -69,24 +69,6 @@ public final class FsTestKit {
             assertThat(ret).as("mkfifo(%s)", path).isZero();
         }
         return path;
-    }
-
-    /** The byte at {@code pos} of pattern {@code seed}: position-dependent, so misplaced data shows. */
-    static byte patternByte(int seed, long pos) {
-        return (byte) (seed * 31 + pos * 7 + (pos >>> 9));
-    }
-
-    static byte[] pattern(int seed, int length) {
-        return pattern(seed, 0, length);
-    }
-
-    /** The pattern's bytes at file positions {@code [from, from + length)}. */
-    static byte[] pattern(int seed, long from, int length) {
-        byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = patternByte(seed, from + i);
-        }
-        return bytes;
     }
 
     static MemorySegment nativeCopy(Arena arena, byte[] bytes) {

@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import static io.uring4j.fs.FsTestKit.pattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.*;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -17,8 +17,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-import static io.uring4j.fs.FsTestKit.pattern;
 import static io.uring4j.fs.OpenFlags.*;
+import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;

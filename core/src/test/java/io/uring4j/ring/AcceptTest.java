@@ -11,10 +11,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.only;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;

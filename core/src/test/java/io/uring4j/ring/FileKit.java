@@ -13,8 +13,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Data for the I/O tests: {@code struct iovec} arrays, position-dependent byte patterns, and blocks written or
- * read in a scrambled order. Open files are {@link Fd}s, pipes {@link Pipe}s.
+ * Data for the I/O tests: {@code struct iovec} arrays and blocks written or read in a scrambled order. Byte
+ * patterns are {@link io.uring4j.testkit.Patterns}, open files {@link Fd}s, pipes {@link Pipe}s.
  */
 final class FileKit {
     /** {@code struct iovec}: base u64, len u64. */
@@ -31,26 +31,6 @@ final class FileKit {
             iov.set(JAVA_LONG, IOVEC_SIZE * i + 8, buffers[i].byteSize());
         }
         return iov;
-    }
-
-    /** The byte at {@code pos} of the test pattern {@code seed}: position-dependent, so misplaced data shows. */
-    static byte patternByte(int seed, long pos) {
-        return (byte) (seed * 31 + pos * 7 + (pos >>> 9));
-    }
-
-    /** {@code length} bytes of pattern {@code seed}; different seeds (mod 256) give different bytes everywhere. */
-    static byte[] pattern(int seed, int length) {
-        byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = patternByte(seed, i);
-        }
-        return bytes;
-    }
-
-    static void fillPattern(MemorySegment buf, int seed) {
-        for (long i = 0; i < buf.byteSize(); i++) {
-            buf.set(JAVA_BYTE, i, patternByte(seed, i));
-        }
     }
 
     static byte[] bytes(MemorySegment buf) {

@@ -16,11 +16,11 @@ import java.nio.file.Path;
 
 import static io.uring4j.ring.Completion.cqe;
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.fillPattern;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
 import static io.uring4j.ring.Rings.assumeSupported;
+import static io.uring4j.testkit.Patterns.fillPattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -16,10 +16,10 @@ import java.util.Arrays;
 import java.util.Random;
 
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.fillPattern;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Rings.errnoOf;
+import static io.uring4j.testkit.Patterns.fillPattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 

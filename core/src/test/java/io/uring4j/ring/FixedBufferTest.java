@@ -16,12 +16,12 @@ import java.util.Arrays;
 
 import static io.uring4j.ring.FileKit.assertEveryBlockTransferred;
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.fillPattern;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.FileKit.shuffledBlocks;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
 import static io.uring4j.ring.Rings.errnoOf;
+import static io.uring4j.testkit.Patterns.fillPattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

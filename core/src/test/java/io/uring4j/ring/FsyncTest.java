@@ -11,11 +11,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import static io.uring4j.ring.Completion.cqe;
-import static io.uring4j.ring.FileKit.fillPattern;
 import static io.uring4j.ring.FileKit.iovecs;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.testkit.Patterns.fillPattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -14,8 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -23,11 +23,11 @@ import java.util.Set;
 
 import static io.uring4j.ring.FileKit.IOVEC_SIZE;
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
 import static io.uring4j.ring.Rings.assumeSupported;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;

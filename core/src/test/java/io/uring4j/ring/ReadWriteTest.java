@@ -21,13 +21,13 @@ import java.util.stream.Stream;
 
 import static io.uring4j.ring.FileKit.assertEveryBlockTransferred;
 import static io.uring4j.ring.FileKit.bytes;
-import static io.uring4j.ring.FileKit.fillPattern;
 import static io.uring4j.ring.FileKit.iovecs;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.FileKit.shuffledBlocks;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.testkit.Patterns.fillPattern;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

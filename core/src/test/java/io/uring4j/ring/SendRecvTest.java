@@ -14,10 +14,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.only;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -15,9 +15,9 @@ import java.util.Arrays;
 import static io.uring4j.ring.Completion.cqe;
 import static io.uring4j.ring.FileKit.bytes;
 import static io.uring4j.ring.FileKit.iovecs;
-import static io.uring4j.ring.FileKit.pattern;
 import static io.uring4j.ring.Reap.run;
 import static io.uring4j.ring.Reap.submitAndReap;
+import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
