@@ -4,7 +4,7 @@ import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** AsyncFile: positional and vectored I/O in both styles, the fd operations, O_DIRECT checks, close and interrupt. */
 @BothEngines
 class AsyncFileTest {
+    @UringRuntime(loops = 2)
     private static Uring uring;
     private static UringFiles files;
 
@@ -40,13 +41,7 @@ class AsyncFileTest {
 
     @BeforeAll
     static void start() throws Exception {
-        uring = Uring.builder().loops(2).build();
         files = UringFiles.of(uring);
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
     }
 
     @Test

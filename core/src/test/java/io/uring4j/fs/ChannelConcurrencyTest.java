@@ -2,8 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,20 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Many virtual threads on one channel, and a close racing with them. */
 @BothEngines
 class ChannelConcurrencyTest {
+    @UringRuntime(loops = 2)
     private static Uring uring;
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() throws Exception {
-        uring = Uring.builder().loops(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
-    }
 
     @Test
     void concurrentPositionalReadsEachGetTheirOwnBytes() throws Exception {

@@ -2,8 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,20 +38,11 @@ import static java.nio.file.StandardOpenOption.*;
 class FileChannelDifferentialTest {
     private static final int STEPS = 120;
     private static final int FIFO_STEPS = 40;
+    @UringRuntime(loops = 2)
     private static Uring uring;
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() throws Exception {
-        uring = Uring.builder().loops(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
-    }
 
     /** One implementation's channels and files; the two sides are driven by the same random choices. */
     private static final class Side {

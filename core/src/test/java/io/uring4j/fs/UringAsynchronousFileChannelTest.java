@@ -2,8 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.uring4j.testkit.UringRuntime;
 
 import java.io.IOException;
 import java.nio.channels.AsynchronousFileChannel;
@@ -14,17 +13,8 @@ import java.util.Set;
 /** The asynchronous contract against UringAsynchronousFileChannel. */
 @BothEngines
 class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
+    @UringRuntime(loops = 2)
     private static Uring uring;
-
-    @BeforeAll
-    static void start() throws Exception {
-        uring = Uring.builder().loops(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
-    }
 
     @Override
     AsynchronousFileChannel open(Path path, Set<? extends OpenOption> options) throws IOException {

@@ -3,7 +3,7 @@ package io.uring4j.fs;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 /** UringFiles: open errors as java.nio.file exceptions, and the path operations against what the JDK sees. */
 @BothEngines
 class UringFilesTest {
+    @UringRuntime(loops = 1)
     private static Uring uring;
     private static UringFiles files;
 
@@ -34,13 +35,7 @@ class UringFilesTest {
 
     @BeforeAll
     static void start() throws Exception {
-        uring = Uring.builder().loops(1).build();
         files = UringFiles.of(uring);
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
     }
 
     @Test

@@ -2,8 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -41,17 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @BothEngines
 class ChannelContractTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    @UringRuntime(loops = 2)
     private static Uring uring;
-
-    @BeforeAll
-    static void open() throws Exception {
-        uring = Uring.builder().loops(2).build();
-    }
-
-    @AfterAll
-    static void close() {
-        uring.close();
-    }
 
     private static SocketChannel client(String impl) throws IOException {
         return switch (impl) {

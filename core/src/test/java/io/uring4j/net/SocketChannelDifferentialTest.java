@@ -3,8 +3,7 @@ package io.uring4j.net;
 import io.uring4j.fs.Differential;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -50,17 +49,8 @@ class SocketChannelDifferentialTest {
     private static final int MAX_PENDING = 16 * 1024;
     private static final long HANG_NANOS = TimeUnit.SECONDS.toNanos(20);
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    @UringRuntime(loops = 2)
     private static Uring uring;
-
-    @BeforeAll
-    static void start() throws Exception {
-        uring = Uring.builder().loops(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        uring.close();
-    }
 
     private enum Peer { OPEN, CLOSED, RESET }
 

@@ -3,6 +3,7 @@ package io.uring4j.net;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Sockets;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,18 +32,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TcpSocketTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
+    @UringRuntime(loops = 2)
     private Uring uring;
     private Arena arena;
 
     @BeforeEach
     void open() throws Exception {
-        uring = Uring.builder().loops(2).build();
         arena = Arena.ofShared();
     }
 
     @AfterEach
     void close() {
-        uring.close();
         arena.close();
     }
 

@@ -6,6 +6,7 @@ import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,18 +34,17 @@ class UdpSocketTest {
     private static final InetSocketAddress V4 = new InetSocketAddress("127.0.0.1", 0);
     private static final InetSocketAddress V6 = new InetSocketAddress("::1", 0);
 
+    @UringRuntime(loops = 2)
     private Uring uring;
     private Arena arena;
 
     @BeforeEach
     void open() throws Exception {
-        uring = Uring.builder().loops(2).build();
         arena = Arena.ofShared();
     }
 
     @AfterEach
     void close() {
-        uring.close();
         arena.close();
     }
 
