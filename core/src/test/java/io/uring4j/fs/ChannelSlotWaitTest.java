@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.uring4j.fs.FsTestKit.mkfifo;
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -111,13 +112,5 @@ class ChannelSlotWaitTest {
         });
         awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
         return reader;
-    }
-
-    private static void awaitCondition(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STUCK_SECONDS);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited too long for the test's setup").isNegative();
-            Thread.sleep(1);
-        }
     }
 }

@@ -26,8 +26,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -223,13 +223,5 @@ class SocketSlotWaitTest {
     private static void awaitEnd(Thread thread, String what) throws InterruptedException {
         thread.join(TimeUnit.SECONDS.toMillis(STUCK_SECONDS));
         assertThat(thread.isAlive()).as(what).isFalse();
-    }
-
-    private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STUCK_SECONDS);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited too long for the test's setup").isNegative();
-            Thread.sleep(1);
-        }
     }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -250,13 +251,5 @@ class SlotWaitTest {
     private void freeTheHeldSlots() throws Exception {
         holder.write(new byte[16]);
         CompletableFuture.allOf(held).get(STUCK_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static void awaitCondition(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STUCK_SECONDS);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited too long for the test's setup").isNegative();
-            Thread.sleep(1);
-        }
     }
 }
