@@ -584,7 +584,7 @@ public final class EventLoop implements Executor {
 
     private void run() {
         try {
-            ring = RingFlags.create(config.engine(), config.entries(), config.cqEntries());
+            ring = RingSetup.create(config.engine(), config.entries(), config.cqEntries());
             arena = new TrackedArena();
             table = new RequestTable(config.maxInFlight(), arena);
             eventfd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
