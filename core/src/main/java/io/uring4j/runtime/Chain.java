@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutionException;
  * All SQEs of a chain are written together into one submit, since a chain never spans two submits.
  *
  * <pre>{@code
- * ChainResult r = loop.chain(Ops.write(fd, buf, 0)).then(Ops.fsync(fd)).call();
+ * ChainResult r = loop.chain(Op.write(fd, buf, 0)).then(Op.fsync(fd)).call();
  * }</pre>
  */
 public final class Chain {

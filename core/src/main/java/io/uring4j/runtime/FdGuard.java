@@ -146,7 +146,7 @@ public final class FdGuard {
         }
         for (EventLoop loop : loops) {
             try {
-                loop.submitControl(Ops.cancelFd(fd), releaseOnCompletion);     // never waits for a slot
+                loop.submitControl(Op.cancelFd(fd), releaseOnCompletion);     // never waits for a slot
             } catch (RejectedExecutionException runtimeClosed) {
                 release();                      // a closed runtime has cancelled everything itself
             }
