@@ -5,7 +5,6 @@ import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InlineReads;
 import io.uring4j.runtime.Op;
-import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -40,7 +39,7 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link io.uring4j.sys.ErrnoException}s naming the opcode. An interrupted blocking call throws
  * {@link InterruptedIOException} and leaves the file open.
  *
- * <p>The callback style needs no wrapper: {@code uring.submit(Ops.read(file.fd(), buf, pos), handler)} — but
+ * <p>The callback style needs no wrapper: {@code uring.submit(Op.read(file.fd(), buf, pos), handler)} — but
  * then the caller must not close the file while such requests are in flight.
  */
 public final class AsyncFile implements AutoCloseable {
@@ -163,7 +162,7 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
-        return submit(Ops.read(fd(), transfer(dst, position), position), Integer::valueOf);
+        return submit(Op.read(fd(), transfer(dst, position), position), Integer::valueOf);
     }
 
     /** preadv into {@code dsts} in order: the bytes read, 0 at end of file. */
@@ -178,7 +177,7 @@ public final class AsyncFile implements AutoCloseable {
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
         MemorySegment part = transfer(src, position);
-        return inPlace() ? writeInPlace(part, position) : call(Ops.write(fd(), part, position));
+        return inPlace() ? writeInPlace(part, position) : call(Op.write(fd(), part, position));
     }
 
     /**
@@ -221,11 +220,11 @@ public final class AsyncFile implements AutoCloseable {
      */
     private int restThroughRing(long n, MemorySegment buf, long position, boolean write) throws IOException {
         if (n <= 0) {
-            return call(write ? Ops.write(fd(), buf, position) : Ops.read(fd(), buf, position));
+            return call(write ? Op.write(fd(), buf, position) : Op.read(fd(), buf, position));
         }
         MemorySegment rest = buf.asSlice(n);
         try {
-            return (int) n + call(write ? Ops.write(fd(), rest, position + n) : Ops.read(fd(), rest, position + n));
+            return (int) n + call(write ? Op.write(fd(), rest, position + n) : Op.read(fd(), rest, position + n));
         } catch (ErrnoException e) {
             return (int) n;
         }
@@ -241,7 +240,7 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment src, long position) {
-        return submit(Ops.write(fd(), transfer(src, position), position), Integer::valueOf);
+        return submit(Op.write(fd(), transfer(src, position), position), Integer::valueOf);
     }
 
     /** pwritev of {@code srcs} in order: the bytes written. */
@@ -452,10 +451,10 @@ public final class AsyncFile implements AutoCloseable {
                     && device.inline();
             InlineReads batcher = onCarrier ? uring.inlineReads() : null;
             long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
-            return n >= 0 ? (int) n : call(Ops.read(fd(), dst, position));    // the ring names an error
+            return n >= 0 ? (int) n : call(Op.read(fd(), dst, position));    // the ring names an error
         }
         if (!NOWAIT_READS) {
-            return call(Ops.read(fd(), dst, position));
+            return call(Op.read(fd(), dst, position));
         }
         boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
         long n = readHere(batch ? uring.inlineReads() : null, dst, position);

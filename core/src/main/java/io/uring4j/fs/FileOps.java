@@ -15,7 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * final CQE however the caller waits — or stops waiting. Use them with any of the runtime's styles:
  * {@code loop.submit(FileOps.fsync(fd, false), handler)}, {@code uring.submitAsync(...)}, {@code uring.call(...)}.
  * {@link AsyncFile} and {@link UringFiles} wrap them with typed results and fd lifetime; plain reads and writes
- * are {@link io.uring4j.runtime.Ops#read} and {@link io.uring4j.runtime.Ops#write}.
+ * are {@link io.uring4j.runtime.Op#read} and {@link io.uring4j.runtime.Op#write}.
  *
  * <p>Arguments are checked here, on the caller's thread.
  */

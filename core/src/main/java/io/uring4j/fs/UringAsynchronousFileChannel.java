@@ -1,6 +1,6 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -141,11 +141,11 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return CompletableFuture.failedFuture(illegalSeek());
         }
         if (dst.isDirect()) {
-            return file.submit(Ops.read(file.fd(), MemorySegment.ofBuffer(dst), position),
+            return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
                     new Transfer(dst, null, true));
         }
         TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
-        return file.submit(Ops.read(file.fd(), lease.segment(), position), new Transfer(dst, lease, true));
+        return file.submit(Op.read(file.fd(), lease.segment(), position), new Transfer(dst, lease, true));
     }
 
     private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
@@ -166,12 +166,12 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return CompletableFuture.failedFuture(illegalSeek());
         }
         if (src.isDirect()) {
-            return file.submit(Ops.write(file.fd(), MemorySegment.ofBuffer(src), position),
+            return file.submit(Op.write(file.fd(), MemorySegment.ofBuffer(src), position),
                     new Transfer(src, null, false));
         }
         TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
         lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-        return file.submit(Ops.write(file.fd(), lease.segment(), position), new Transfer(src, lease, false));
+        return file.submit(Op.write(file.fd(), lease.segment(), position), new Transfer(src, lease, false));
     }
 
     /**

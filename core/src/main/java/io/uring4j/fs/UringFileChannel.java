@@ -1,7 +1,6 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.InterruptedCalls;
-import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;

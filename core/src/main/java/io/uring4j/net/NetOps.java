@@ -40,7 +40,7 @@ public final class NetOps {
     /**
      * accept4 straight into the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors}):
      * the result is the slot the kernel picked, a direct descriptor for {@link #recvDirect}, {@link #sendDirect}
-     * and {@link io.uring4j.runtime.Ops#closeDirect} on the same loop — no fd in the process's table, no fd
+     * and {@link io.uring4j.runtime.Op#closeDirect} on the same loop — no fd in the process's table, no fd
      * lookup per request. ENFILE when the table is full.
      */
     public static Op acceptDirect(int listenFd) {

@@ -22,8 +22,8 @@
  * caller's pages; the request, and the buffer with it, is held until the kernel's F_NOTIF CQE, and the future and
  * blocking styles answer only then. {@link io.uring4j.net.NetOps#acceptDirect} (single or multishot) installs
  * connections in the loop's registered file table ({@link io.uring4j.runtime.UringBuilder#directDescriptors});
- * the slot serves {@code recvDirect}/{@code sendDirect} with IOSQE_FIXED_FILE, {@code Ops.cancelDirect} and
- * {@code Ops.closeDirect}, on that loop only.
+ * the slot serves {@code recvDirect}/{@code sendDirect} with IOSQE_FIXED_FILE, {@code Op.cancelDirect} and
+ * {@code Op.closeDirect}, on that loop only.
  *
  * <h2>Loop style: {@link io.uring4j.net.Tcp}, {@link io.uring4j.net.Connection}, {@link io.uring4j.net.ConnectionHandler}</h2>
  * <ul>

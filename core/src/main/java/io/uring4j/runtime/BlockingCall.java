@@ -18,18 +18,16 @@ import java.util.concurrent.locks.LockSupport;
  * withdrawn instead and never reaches the kernel. Virtual waiters whose CQEs were reaped in one batch are woken
  * together: the loop unparks the first, which unparks the rest from its carrier.
  *
- * <p>With an {@link FdGuard} the request becomes a user of the fd when it is prepared and stops being one at
- * its final CQE, both on the loop thread.
+ * <p>With an {@link FdGuard} the request becomes a user of the fd when the loop prepares it and stops being one at
+ * its final CQE ({@link RequestTable.Request#guard}).
  */
-final class BlockingCall implements EventLoop.SelfSubmitting {
+final class BlockingCall implements SelfHandledRequest {
     private final Op op;
     private final EventLoop loop;
     /** The fd the request names, or null. */
     private final FdGuard guard;
-    /** Loop thread: the request is a user of {@link #guard}'s fd. */
-    private boolean guarding;
     /** The request completes without an outside event ({@link EventLoop#callBounded}). */
-    final boolean bounded;
+    private final boolean bounded;
     private final Thread waiter = Thread.currentThread();
     /** Read here, on the waiter's thread: the loop would take a cache miss on the Thread object for it. */
     private final boolean virtualWaiter = waiter.isVirtual();
@@ -57,10 +55,6 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
-        if (guard != null) {
-            guard.acquireForRequest();
-            guarding = true;
-        }
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
@@ -82,7 +76,6 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
             held = res;
             return;
         }
-        releaseGuard();
         if (!done) {
             result = op.result(ZeroCopy.reported(res, flags, held));
             if (virtualWaiter) {
@@ -94,8 +87,9 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         }
     }
 
-    static boolean isBounded(Object task) {
-        return task instanceof BlockingCall call && call.bounded;
+    @Override
+    public boolean bounded() {
+        return bounded;
     }
 
     /** Loop thread, after a reaped batch: the head wakes, and unparks the rest from its carrier. */
@@ -126,16 +120,8 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         return guard;
     }
 
-    private void releaseGuard() {
-        if (guarding) {
-            guarding = false;
-            guard.release();
-        }
-    }
-
     @Override
     public void failed(Throwable cause) {
-        releaseGuard();
         failure = cause instanceof UncheckedIOException unchecked ? unchecked.getCause() : cause;
         done = true;
         LockSupport.unpark(waiter);
@@ -146,14 +132,14 @@ final class BlockingCall implements EventLoop.SelfSubmitting {
         if (loop.inLoop()) {
             throw new IllegalStateException("a blocking call on the event loop's own thread would never complete");
         }
-        loop.submitSelf(this);
+        loop.submit(this);
         boolean interrupted = false;
         while (!done) {
             LockSupport.park(this);
             if (Thread.interrupted() && !interrupted) {
                 interrupted = true;
                 cancelRequested = true;
-                loop.cancelSelf(this);
+                loop.cancel(this);
             }
         }
         wakeRest();

@@ -1,24 +1,29 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.ring.Timespec;
+import io.uring4j.sys.Errno;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Linked requests: each step starts when the one before it has completed. A soft link ({@link #then}) breaks
  * when its predecessor fails or comes up short; a hard link ({@link #thenHard}) survives a failed predecessor.
- * All SQEs of a chain are written together into one submit, since a chain never spans two submits.
+ * All SQEs of a chain are written together into one submit, since a chain never spans two submits: the chain
+ * waits until the loop has a slot for every step, and makes room in the SQ for all of them first.
  *
  * <pre>{@code
- * ChainResult r = loop.chain(Ops.write(fd, buf, 0)).then(Ops.fsync(fd)).call();
+ * ChainResult r = loop.chain(Op.write(fd, buf, 0)).then(Op.fsync(fd)).call();
  * }</pre>
  */
 public final class Chain {
@@ -82,9 +87,9 @@ public final class Chain {
 
     /** Submits the chain; the future completes once every step has its final CQE. */
     public CompletableFuture<ChainResult> submitAsync() {
-        ChainFuture future = new ChainFuture(steps.toArray(Op[]::new),
+        ChainFuture future = new ChainFuture(loop, steps.toArray(Op[]::new),
                 links.stream().mapToInt(Integer::intValue).toArray(), guard);
-        loop.submitChain(future);
+        loop.submit(future);
         return future;
     }
 
@@ -106,7 +111,7 @@ public final class Chain {
             } catch (InterruptedException e) {
                 if (!interrupted) {
                     interrupted = true;
-                    loop.cancelChain(future);
+                    future.cancelSteps();
                 }
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
@@ -115,22 +120,22 @@ public final class Chain {
     }
 
     /** The chain's state, touched only by the loop thread until it completes the future. */
-    static final class ChainFuture extends CompletableFuture<ChainResult> {
-        final Op[] ops;
-        /** The fd the chain names, or null. */
-        final FdGuard guard;
-        /** Loop thread: the chain is a user of {@link #guard}'s fd. */
-        boolean guarding;
-        final int[] links;
-        final long[] userData;
-        final int[] results;
-        final int[] held;
-        final boolean[] done;
-        int remaining;
+    static final class ChainFuture extends CompletableFuture<ChainResult> implements Submission {
+        private final EventLoop loop;
+        private final Op[] ops;
+        /** The fd the chain names, or null: each step is a user of it from its preparation to its final CQE. */
+        private final FdGuard guard;
+        private final int[] links;
+        private final long[] userData;
+        private final int[] results;
+        private final int[] held;
+        private final boolean[] done;
+        private int remaining;
         /** Cancelled (any thread): if not yet prepared, the chain never reaches the kernel. */
-        volatile boolean withdrawn;
+        private volatile boolean withdrawn;
 
-        ChainFuture(Op[] ops, int[] links, FdGuard guard) {
+        ChainFuture(EventLoop loop, Op[] ops, int[] links, FdGuard guard) {
+            this.loop = loop;
             this.ops = ops;
             this.guard = guard;
             this.links = links;
@@ -141,18 +146,85 @@ public final class Chain {
             this.remaining = ops.length;
         }
 
-        CompletionHandler step(int index) {
+        /** Loop thread: reserves a slot and an SQE for every step, then writes them back to back. */
+        @Override
+        public void submitOn(EventLoop loop) {
+            int n = ops.length;
+            if (loop.closing()) {
+                completeExceptionally(new RejectedExecutionException("uring4j runtime is closed: chain not submitted"));
+                return;
+            }
+            if (withdrawn) {
+                withdraw();
+                return;
+            }
+            LoopRing io = loop.io();
+            if (n > loop.ring().sq().entries() || n > io.slots()) {
+                completeExceptionally(new IllegalArgumentException("a chain of " + n + " steps does not fit this loop"
+                        + " (SQ " + loop.ring().sq().entries() + ", slots " + io.slots() + ")"));
+                return;
+            }
+            if (!loop.hasSlotsOrDefer(n, this)) {
+                return;
+            }
+            if (guard != null) {
+                try {
+                    guard.acquireForRequests(n);
+                } catch (UncheckedIOException closed) {
+                    completeExceptionally(closed.getCause());
+                    return;
+                }
+            }
+            io.makeSqRoom(n);
+            for (int i = 0; i < n; i++) {
+                userData[i] = io.issueStep(i, ops[i], step(i), guard, links[i]);
+            }
+        }
+
+        @Override
+        public FdGuard guard() {
+            return guard;
+        }
+
+        @Override
+        public void refuse(Throwable cause) {
+            completeExceptionally(cause);
+        }
+
+        /**
+         * Any thread: cancels the steps that have not completed; a chain still waiting for slots never reaches
+         * the kernel, and every step reports -ECANCELED.
+         */
+        void cancelSteps() {
+            withdrawn = true;
+            loop.runOnLoop(() -> {
+                if (loop.takeBack(this)) {
+                    withdraw();
+                    return;
+                }
+                for (int i = 0; i < ops.length; i++) {
+                    if (!done[i] && userData[i] != 0) {
+                        loop.io().cancel(userData[i]);
+                    }
+                }
+            });
+        }
+
+        /** Cancelled before it was prepared: every step reports -ECANCELED, none reaches the kernel. */
+        private void withdraw() {
+            for (int i = 0; i < ops.length; i++) {
+                step(i).complete(-Errno.ECANCELED, 0);
+            }
+        }
+
+        private CompletionHandler step(int index) {
             return (result, flags) -> {
-                if ((flags & io.uring4j.ring.CqeFlags.F_MORE) != 0) {
+                if ((flags & CqeFlags.F_MORE) != 0) {
                     held[index] = result;         // a zero-copy send's count: its final CQE is the notification
                 } else if (!done[index]) {
                     done[index] = true;
                     results[index] = ZeroCopy.reported(result, flags, held[index]);
                     if (--remaining == 0) {
-                        if (guarding) {
-                            guarding = false;
-                            guard.release();
-                        }
                         complete(new ChainResult(results));
                     }
                 }

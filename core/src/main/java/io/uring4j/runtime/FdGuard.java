@@ -76,14 +76,18 @@ public final class FdGuard {
     }
 
     /**
-     * Loop thread, as a request on this fd is prepared: it becomes a user (as the kernel looks a file up when it
-     * issues a request), or fails with ClosedChannelException — unchecked, since a prepare cannot throw it.
+     * Loop thread, as {@code n} requests on this fd (one, or a chain's steps) are prepared: each becomes a user (as
+     * the kernel looks a file up when it issues a request) until its slot is released, or all fail with
+     * ClosedChannelException — unchecked, since a prepare cannot throw it. One check for all: a chain is written
+     * whole or not at all.
      */
-    void acquireForRequest() {
-        try {
-            acquire();
-        } catch (ClosedChannelException e) {
-            throw new UncheckedIOException(e);
+    void acquireForRequests(int n) {
+        users.add(n);
+        if (closing) {
+            for (int i = 0; i < n; i++) {
+                release();
+            }
+            throw new UncheckedIOException(new ClosedChannelException());
         }
     }
 
@@ -146,7 +150,7 @@ public final class FdGuard {
         }
         for (EventLoop loop : loops) {
             try {
-                loop.submitControl(Ops.cancelFd(fd), releaseOnCompletion);     // never waits for a slot
+                loop.submitControl(Op.cancelFd(fd), releaseOnCompletion);     // never waits for a slot
             } catch (RejectedExecutionException runtimeClosed) {
                 release();                      // a closed runtime has cancelled everything itself
             }

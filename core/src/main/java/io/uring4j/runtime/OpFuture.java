@@ -14,13 +14,11 @@ import java.util.concurrent.CompletableFuture;
  * the opcode and errno. {@link #cancel} also cancels the request in the kernel (or withdraws it while it waits for
  * a slot); the op's memory stays owned by the request until its CQE arrives regardless.
  */
-final class OpFuture extends CompletableFuture<Integer> implements EventLoop.SelfSubmitting {
+final class OpFuture extends CompletableFuture<Integer> implements SelfHandledRequest {
     private final EventLoop loop;
     private final Op op;
     /** The fd the request names, or null; it is a user from its preparation to its final CQE. */
     private final FdGuard guard;
-    /** Loop thread: the request is a user of {@link #guard}'s fd. */
-    private boolean guarding;
     private byte opcode;
     /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
     private int held;
@@ -35,10 +33,6 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
-        if (guard != null) {
-            guard.acquireForRequest();
-            guarding = true;
-        }
         op.prepare(sqe, scratch);
         opcode = sqe.opcode();
         userData = sqe.userData();
@@ -59,20 +53,12 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
         return guard;
     }
 
-    private void releaseGuard() {
-        if (guarding) {
-            guarding = false;
-            guard.release();
-        }
-    }
-
     @Override
     public void complete(int cqeResult, int flags) {
         if (ZeroCopy.awaitsNotification(opcode, flags)) {
             held = cqeResult;
             return;
         }
-        releaseGuard();
         int result = op.result(ZeroCopy.reported(cqeResult, flags, held));
         if (result >= 0) {
             complete(result);
@@ -83,7 +69,6 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
 
     @Override
     public void failed(Throwable cause) {
-        releaseGuard();
         completeExceptionally(cause instanceof UncheckedIOException unchecked ? unchecked.getCause() : cause);
     }
 
@@ -91,7 +76,7 @@ final class OpFuture extends CompletableFuture<Integer> implements EventLoop.Sel
     public boolean cancel(boolean mayInterruptIfRunning) {
         boolean cancelled = super.cancel(mayInterruptIfRunning);
         if (cancelled) {
-            loop.cancelSelf(this);
+            loop.cancel(this);
         }
         return cancelled;
     }

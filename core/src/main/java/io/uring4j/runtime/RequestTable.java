@@ -17,8 +17,8 @@ import java.util.Arrays;
  *
  * <p>Slots are made as they are first needed, in chunks that double, up to the size: a bound of a million
  * (a server's idle connections each keep a receive in flight) costs nothing until it is used, and a slot once
- * made is kept. Per slot: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, two
- * references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch.
+ * made is kept. Per slot: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, a
+ * flag, three references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch.
  * Only the loop thread touches the table, so nothing here is synchronized.
  */
 final class RequestTable {
@@ -105,13 +105,18 @@ final class RequestTable {
         r.handler = handler;
         r.owner = owner;
         r.opcode = 0;
+        r.bounded = false;
         return r;
     }
 
-    /** Returns a slot after its final CQE: drops the references that kept the op's memory alive. */
+    /**
+     * Returns a slot after its final CQE (or a failed preparation): drops the references that kept the op's
+     * memory alive, and ends the request's use of its fd.
+     */
     void release(Request r) {
         r.handler = null;
         r.owner = null;
+        r.releaseGuard();
         r.generation = r.generation == Integer.MAX_VALUE ? 1 : r.generation + 1;   // retire the user_data now
         free[freeCount++] = r.index;
     }
@@ -156,6 +161,13 @@ final class RequestTable {
         CompletionHandler handler;
         /** Whatever owns the memory the kernel may touch (usually the {@link Op}): kept until the final CQE. */
         Object owner;
+        /**
+         * The guard of the fd the request names, whose user the request is until its slot is released, or null.
+         * The submitter takes the use as it prepares the request ({@link FdGuard#acquireForRequests}).
+         */
+        FdGuard guard;
+        /** The request completes without an outside event ({@link EventLoop#callBounded}). */
+        boolean bounded;
 
         Request(int index, MemorySegment scratch) {
             this.index = index;
@@ -164,6 +176,15 @@ final class RequestTable {
 
         long userData() {
             return (long) generation << 32 | index;
+        }
+
+        /** Ends the request's use of its fd: at its final CQE, or when the runtime gives up on it. */
+        void releaseGuard() {
+            FdGuard g = guard;
+            if (g != null) {
+                guard = null;
+                g.release();
+            }
         }
     }
 }

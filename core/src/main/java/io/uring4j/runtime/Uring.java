@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <pre>{@code
  * try (Uring uring = Uring.builder().loops(2).build()) {
- *     int n = uring.call(Ops.read(fd, buffer, 0));                    // blocking: parks a virtual thread
- *     uring.submitAsync(Ops.nop()).thenAccept(r -> ...);              // future
- *     uring.loop().submit(Ops.nop(), (result, flags) -> ...);         // callback on the loop thread
+ *     int n = uring.call(Op.read(fd, buffer, 0));                    // blocking: parks a virtual thread
+ *     uring.submitAsync(Op.nop()).thenAccept(r -> ...);              // future
+ *     uring.loop().submit(Op.nop(), (result, flags) -> ...);         // callback on the loop thread
  * }
  * }</pre>
  *

@@ -1,6 +1,18 @@
 /**
  * The runtime: event loops that own rings, a preallocated request table, and three API styles over it.
  *
+ * <h2>Where things are</h2>
+ * <ul>
+ *   <li>{@code EventLoop}: the loop thread, its iteration and close, the hand-over queue, and the public API;
+ *       {@code LoopRing}: its ring and request slots ({@code RequestTable}) — SQEs written, CQEs dispatched.</li>
+ *   <li>{@code Waker}: the eventfd wake-up state machine; {@code SleepPolicy}: spin, bounded and batched sleeps;
+ *       {@code SlotWaiters}: submissions waiting for a free slot; {@code WakeBatch}: one unpark per reaped batch.</li>
+ *   <li>Requests: {@link io.uring4j.runtime.Op} and its ready-made factories; {@code OpFuture} and
+ *       {@code BlockingCall}, which are their own op and handler; {@link io.uring4j.runtime.Chain}, which submits
+ *       its linked steps itself. A {@code Submission} is what the loop queues as it is.</li>
+ *   <li>{@code RingSetup}: the setup flags a loop's ring is created with, and the order they are dropped in.</li>
+ * </ul>
+ *
  * <h2>Loops</h2>
  * A {@link io.uring4j.runtime.Uring} owns N {@link io.uring4j.runtime.EventLoop}s. Each is a platform thread that
  * creates its ring itself (so it is the ring's single issuer) with SINGLE_ISSUER + DEFER_TASKRUN, TASKRUN_FLAG,
@@ -36,7 +48,8 @@
  * the kernel no longer reads the buffer —; callbacks see both, while futures and blocking calls report the count
  * at the notification, so a caller that got its answer may reuse the buffer.
  * {@link io.uring4j.runtime.Chain} links requests (soft, hard, link timeouts) with per-step results.
- * {@link io.uring4j.runtime.FdGuard} keeps an fd open while requests name it, for the files and sockets above.
+ * {@link io.uring4j.runtime.FdGuard} keeps an fd open while requests name it, for the files and sockets above: a
+ * request's use is taken as it is prepared and released with its slot.
  *
  * <h2>Hand-over</h2>
  * Threads other than the loop enqueue a task on an MPSC queue and write the loop's eventfd only if the loop

@@ -2,7 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.ring.Pipe;
 import io.uring4j.runtime.EventLoop;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
@@ -54,8 +54,8 @@ class ChannelSlotWaitTest {
                 StandardOpenOption.WRITE);
         holder = Pipe.open();
         held = new CompletableFuture<?>[] {
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1)),
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1))};
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1)),
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1))};
         awaitCondition(() -> loop.stats().inFlight() == 2);
     }
 

@@ -2,7 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.ring.CqeFlags;
 import io.uring4j.runtime.EventLoop;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
@@ -90,7 +90,7 @@ class DirectAcceptTest {
         assertThat(loop.call(NetOps.sendDirect(slot, bytes("world")))).isEqualTo(5);
         assertThat(read(c, 5)).isEqualTo("world");
 
-        assertThat(loop.call(Ops.closeDirect(slot))).isZero();
+        assertThat(loop.call(Op.closeDirect(slot))).isZero();
         assertThat(c.read(ByteBuffer.allocate(8))).as("the peer sees the close").isEqualTo(-1);
         assertThatThrownBy(() -> receive(slot))
                 .isInstanceOf(ErrnoException.class).hasMessageStartingWith("RECV: EBADF");
@@ -117,12 +117,12 @@ class DirectAcceptTest {
             assertThat(read(clients.get(i), 6)).isEqualTo("from " + i);
         }
 
-        assertThat(loop.call(Ops.cancelFd(listener.fd()))).isEqualTo(1);
+        assertThat(loop.call(Op.cancelFd(listener.fd()))).isEqualTo(1);
         int[] last = cqes.poll(10, TimeUnit.SECONDS);
         assertThat(last).isNotNull();
         assertThat(CqeFlags.hasMore(last[1])).as("the cancelled accept's last CQE ends it").isFalse();
         for (int slot : slots) {
-            assertThat(loop.call(Ops.closeDirect(slot))).isZero();
+            assertThat(loop.call(Op.closeDirect(slot))).isZero();
         }
     }
 
@@ -133,10 +133,10 @@ class DirectAcceptTest {
         int slot = accepted.get(10, TimeUnit.SECONDS);
         CompletableFuture<Integer> recv = loop.submitAsync(NetOps.recvDirect(slot, arena.allocate(16)));
 
-        assertThat(loop.call(Ops.cancelDirect(slot))).as("requests cancelled on the slot").isEqualTo(1);
+        assertThat(loop.call(Op.cancelDirect(slot))).as("requests cancelled on the slot").isEqualTo(1);
         assertThatThrownBy(() -> recv.join()).cause()
                 .isInstanceOf(ErrnoException.class).hasMessageStartingWith("RECV: ECANCELED");
-        assertThat(loop.call(Ops.closeDirect(slot))).isZero();
+        assertThat(loop.call(Op.closeDirect(slot))).isZero();
         assertThat(c.read(ByteBuffer.allocate(8))).isEqualTo(-1);
     }
 
@@ -153,7 +153,7 @@ class DirectAcceptTest {
         assertThatThrownBy(() -> ninth.get(10, TimeUnit.SECONDS)).cause()
                 .isInstanceOf(ErrnoException.class).hasMessageStartingWith("ACCEPT: ENFILE");
         for (int slot : slots) {
-            loop.call(Ops.closeDirect(slot));
+            loop.call(Op.closeDirect(slot));
         }
     }
 }

@@ -2,7 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.ring.Pipe;
 import io.uring4j.runtime.EventLoop;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
@@ -74,8 +74,8 @@ class SocketSlotWaitTest {
         server = open(UringServerSocketChannel.open(uring).bind(ANY_PORT));
         holder = Pipe.open();
         held = new CompletableFuture<?>[] {
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1)),
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1))};
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1)),
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1))};
         awaitCondition(() -> loop.stats().inFlight() == 2);
     }
 

@@ -6,7 +6,7 @@ import io.uring4j.ring.Probe;
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.OnVirtualThread;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -128,7 +128,7 @@ class ZeroCopySendTest {
     @Test
     void aChainStepReportsTheBytesSentNotTheNotification() throws Exception {
         MemorySegment out = arena.allocateFrom(JAVA_BYTE, Clients.random(9, 4096));
-        ChainResult r = loop.chain(NetOps.sendZc(socket.fd(), out)).then(Ops.nop()).call();
+        ChainResult r = loop.chain(NetOps.sendZc(socket.fd(), out)).then(Op.nop()).call();
         assertThat(r.result(0)).isEqualTo(4096);
         assertThat(r.result(1)).isZero();
         assertThat(Clients.readFully(peer, 4096)).isEqualTo(out.toArray(JAVA_BYTE));

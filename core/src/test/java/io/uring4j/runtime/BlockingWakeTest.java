@@ -50,7 +50,7 @@ class BlockingWakeTest {
             CountDownLatch ran = new CountDownLatch(1);
             loop.execute(ran::countDown);
             assertThat(ran.await(10, TimeUnit.SECONDS)).as("task ran while the bounded read is pending").isTrue();
-            assertThat(OnVirtualThread.supply(() -> loop.call(Ops.nop(7))).get(10, TimeUnit.SECONDS)).isEqualTo(7);
+            assertThat(OnVirtualThread.supply(() -> loop.call(Op.nop(7))).get(10, TimeUnit.SECONDS)).isEqualTo(7);
             assertThat(read.isDone()).isFalse();
 
             writeOneByte(arena);
@@ -71,7 +71,7 @@ class BlockingWakeTest {
                 List<CompletableFuture<Integer>> riders = new ArrayList<>();
                 for (int i = 0; i < 32; i++) {
                     int result = i;
-                    riders.add(OnVirtualThread.supply(() -> loop.callBounded(Ops.nop(result))));
+                    riders.add(OnVirtualThread.supply(() -> loop.callBounded(Op.nop(result))));
                 }
                 for (int i = 0; i < riders.size(); i++) {
                     assertThat(riders.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i);
@@ -109,7 +109,7 @@ class BlockingWakeTest {
             all.add(OnVirtualThread.supply(() -> {
                 for (int i = 0; i < calls; i++) {
                     boolean bounded = (i & 1) == 0;
-                    Op nop = Ops.nop((base + i) & 0xFFFF);
+                    Op nop = Op.nop((base + i) & 0xFFFF);
                     int r = bounded ? loop.callBounded(nop) : loop.call(nop);
                     if (r != ((base + i) & 0xFFFF)) {
                         wrong.incrementAndGet();
@@ -135,7 +135,7 @@ class BlockingWakeTest {
                 CompletableFuture<Integer> f = new CompletableFuture<>();
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
-                        f.complete(loop.callBounded(Ops.nop(3)));
+                        f.complete(loop.callBounded(Op.nop(3)));
                     } catch (Throwable e) {
                         f.completeExceptionally(e);
                     }
@@ -156,7 +156,7 @@ class BlockingWakeTest {
     /** A pipe read through callBounded on a virtual thread, returned once the loop has it in flight. */
     private Future<Integer> boundedPipeRead(Arena arena) throws InterruptedException {
         MemorySegment buf = arena.allocate(16);
-        CompletableFuture<Integer> read = OnVirtualThread.supply(() -> loop.callBounded(Ops.read(pipe[0], buf, -1)));
+        CompletableFuture<Integer> read = OnVirtualThread.supply(() -> loop.callBounded(Op.read(pipe[0], buf, -1)));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (loop.stats().inFlight() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);

@@ -20,7 +20,7 @@ class ChainTest {
     @Test
     void stepsRunInOrderAndReportTheirResults() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build()) {
-            ChainResult r = uring.loop().chain(Ops.nop(1)).then(Ops.nop(2)).then(Ops.nop(3)).call();
+            ChainResult r = uring.loop().chain(Op.nop(1)).then(Op.nop(2)).then(Op.nop(3)).call();
             assertThat(r.steps()).isEqualTo(3);
             assertThat(new int[] {r.result(0), r.result(1), r.result(2)}).containsExactly(1, 2, 3);
             assertThat(r.firstFailure()).isEqualTo(-1);
@@ -30,14 +30,14 @@ class ChainTest {
     @Test
     void aFailedSoftLinkCancelsTheRestAndAHardLinkDoesNot() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build()) {
-            ChainResult soft = uring.loop().chain(Ops.nop(-Errno.EIO)).then(Ops.nop(5)).then(Ops.nop(6))
+            ChainResult soft = uring.loop().chain(Op.nop(-Errno.EIO)).then(Op.nop(5)).then(Op.nop(6))
                     .submitAsync().get(10, TimeUnit.SECONDS);
             assertThat(soft.result(0)).isEqualTo(-Errno.EIO);
             assertThat(soft.wasCancelled(1)).isTrue();
             assertThat(soft.wasCancelled(2)).isTrue();
             assertThat(soft.firstFailure()).isZero();
 
-            ChainResult hard = uring.loop().chain(Ops.nop(-Errno.EIO)).thenHard(Ops.nop(5))
+            ChainResult hard = uring.loop().chain(Op.nop(-Errno.EIO)).thenHard(Op.nop(5))
                     .submitAsync().get(10, TimeUnit.SECONDS);
             assertThat(hard.result(0)).isEqualTo(-Errno.EIO);
             assertThat(hard.result(1)).isEqualTo(5);
@@ -47,7 +47,7 @@ class ChainTest {
     @Test
     void aLinkTimeoutCancelsAReadThatNeverCompletes() throws Exception {
         try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
-            ChainResult r = uring.loop().chain(Ops.read(pipe.readFd(), arena.allocate(16), -1))
+            ChainResult r = uring.loop().chain(Op.read(pipe.readFd(), arena.allocate(16), -1))
                     .timeout(Duration.ofMillis(10)).call();
             assertThat(r.result(0)).isIn(-Errno.ECANCELED, -Errno.EINTR);
             assertThat(r.result(1)).isEqualTo(-Errno.ETIME);
@@ -57,7 +57,7 @@ class ChainTest {
     @Test
     void aLinkTimeoutIsCancelledWhenItsRequestWins() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build()) {
-            ChainResult r = uring.loop().chain(Ops.nop(9)).timeout(Duration.ofSeconds(30)).call();
+            ChainResult r = uring.loop().chain(Op.nop(9)).timeout(Duration.ofSeconds(30)).call();
             assertThat(r.result(0)).isEqualTo(9);
             assertThat(r.result(1)).isEqualTo(-Errno.ECANCELED);
         }
@@ -70,7 +70,7 @@ class ChainTest {
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread t = Thread.ofVirtual().start(() -> {
                 try {
-                    uring.loop().chain(Ops.read(pipe.readFd(), buffer, -1)).then(Ops.nop()).call();
+                    uring.loop().chain(Op.read(pipe.readFd(), buffer, -1)).then(Op.nop()).call();
                 } catch (Throwable e) {
                     thrown.set(e);
                 }
@@ -90,7 +90,7 @@ class ChainTest {
         try (Pipe pipe = Pipe.open(); Uring uring = Uring.builder().loops(1).build(); Arena arena = Arena.ofShared()) {
             for (int i = 0; i < 300; i++) {
                 MemorySegment buffer = arena.allocate(8);
-                var chain = uring.loop().chain(Ops.read(pipe.readFd(), buffer, -1))
+                var chain = uring.loop().chain(Op.read(pipe.readFd(), buffer, -1))
                         .timeout(Duration.ofNanos(20_000L * (i % 50))).submitAsync();
                 pipe.write((byte) 'x');
                 ChainResult r = chain.get(10, TimeUnit.SECONDS);

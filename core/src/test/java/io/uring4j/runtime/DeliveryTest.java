@@ -41,7 +41,7 @@ class DeliveryTest {
                 Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < perThread; i++) {
                         int id = base + i;
-                        uring.submit(Ops.nop(), (res, flags) -> {
+                        uring.submit(Op.nop(), (res, flags) -> {
                             if (seen.getAndIncrement(id) != 0) {
                                 duplicates.incrementAndGet();
                             }
@@ -71,7 +71,7 @@ class DeliveryTest {
                 uring.loop().execute(() -> {
                     for (int i = 0; i < burst; i++) {
                         int id = i;
-                        uring.loop().submit(Ops.nop(), (res, flags) -> {
+                        uring.loop().submit(Op.nop(), (res, flags) -> {
                             seen.incrementAndGet(id);
                             done.countDown();
                         });
@@ -98,7 +98,7 @@ class DeliveryTest {
             try {
                 MemorySegment buffer = arena.allocate(8);
                 for (int i = 0; i < reads.length; i++) {
-                    reads[i] = uring.submitAsync(Ops.read(pipe.readFd(), buffer, -1));
+                    reads[i] = uring.submitAsync(Op.read(pipe.readFd(), buffer, -1));
                 }
             } finally {
                 uring.close();
@@ -123,7 +123,7 @@ class DeliveryTest {
                 submitters[t] = Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < mine.length; i++) {
                         try {
-                            mine[i] = uring.submitAsync(Ops.nop());
+                            mine[i] = uring.submitAsync(Op.nop());
                         } catch (RejectedExecutionException closed) {
                             mine[i] = CompletableFuture.failedFuture(closed);
                         }
@@ -146,7 +146,7 @@ class DeliveryTest {
     void cancelRacingCompletionDeliversExactlyOneOutcome() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build()) {
             for (int i = 0; i < 2000; i++) {
-                CompletableFuture<Integer> f = uring.submitAsync(Ops.timeout(Duration.ofNanos(i * 500L)));
+                CompletableFuture<Integer> f = uring.submitAsync(Op.timeout(Duration.ofNanos(i * 500L)));
                 f.cancel(true);
                 assertThat(f).isDone();
             }
@@ -164,23 +164,23 @@ class DeliveryTest {
     void misuseGetsAClearException(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Uring uring = Uring.builder().loops(1).build();
         try (Arena arena = Arena.ofConfined()) {
-            assertThatThrownBy(() -> Ops.read(0, MemorySegment.ofArray(new byte[16]), 0))
+            assertThatThrownBy(() -> Op.read(0, MemorySegment.ofArray(new byte[16]), 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
-            assertThatThrownBy(() -> Ops.read(0, ByteBuffer.allocate(16), 0))
+            assertThatThrownBy(() -> Op.read(0, ByteBuffer.allocate(16), 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
-            assertThatThrownBy(() -> Ops.read(0, arena.allocate(16), -5))
+            assertThatThrownBy(() -> Op.read(0, arena.allocate(16), -5))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative");
-            assertThatThrownBy(() -> Ops.timeout(Duration.ofMillis(-1)))
+            assertThatThrownBy(() -> Op.timeout(Duration.ofMillis(-1)))
                     .isInstanceOf(IllegalArgumentException.class);
             Path file = Files.writeString(dir.resolve("f"), "x");
             int fd = LibC.open(file.toString(), LibC.O_RDONLY, 0);
-            assertThatThrownBy(() -> uring.call(Ops.write(fd, arena.allocate(1), 0)))
+            assertThatThrownBy(() -> uring.call(Op.write(fd, arena.allocate(1), 0)))
                     .isInstanceOf(ErrnoException.class).hasMessageContaining("WRITE").hasMessageContaining("EBADF");
             LibC.close(fd);
         } finally {
             uring.close();
         }
-        assertThatThrownBy(() -> uring.call(Ops.nop())).isInstanceOf(RejectedExecutionException.class)
+        assertThatThrownBy(() -> uring.call(Op.nop())).isInstanceOf(RejectedExecutionException.class)
                 .hasMessageContaining("closed");
         assertThatThrownBy(() -> uring.loop().execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
         uring.close();
@@ -192,7 +192,7 @@ class DeliveryTest {
             CompletableFuture<Throwable> thrown = new CompletableFuture<>();
             uring.loop().execute(() -> {
                 try {
-                    uring.call(Ops.nop());
+                    uring.call(Op.nop());
                     thrown.complete(null);
                 } catch (IOException | RuntimeException e) {
                     thrown.complete(e);

@@ -104,13 +104,13 @@ class FaultInjectionTest {
         checked(faulty, 1, 8, (uring, canaries) -> {
             try (Pipe pipe = Pipe.open()) {
                 MemorySegment buffer = canaries.arena().allocate(16);
-                CompletableFuture<Integer> read = uring.submitAsync(ended(Ops.read(pipe.readFd(), buffer, -1),
+                CompletableFuture<Integer> read = uring.submitAsync(ended(Op.read(pipe.readFd(), buffer, -1),
                         buffer, canaries));
                 awaitInFlight(uring, 1);
                 for (int errno : new int[] {Errno.EAGAIN, Errno.EBUSY, Errno.ENOMEM, Errno.EINTR}) {
                     faulty.failEnters(errno, errno, errno);
                     for (int i = 0; i < 3; i++) {
-                        assertThat(uring.submitAsync(Ops.nop()).get(10, TimeUnit.SECONDS))
+                        assertThat(uring.submitAsync(Op.nop()).get(10, TimeUnit.SECONDS))
                                 .as("a NOP after io_uring_enter failed with %s", Errno.name(errno)).isZero();
                     }
                 }
@@ -149,11 +149,11 @@ class FaultInjectionTest {
                         MemorySegment buffer = arena.allocate(len);
                         CompletableFuture<Integer> done = new CompletableFuture<>();
                         switch (rnd.nextInt(4)) {
-                            case 0 -> uring.submit(Ops.nop(), (res, flags) -> {
+                            case 0 -> uring.submit(Op.nop(), (res, flags) -> {
                                 ends.incrementAndGet(id);
                                 done.complete(res);
                             });
-                            case 1 -> uring.submit(Ops.read(fd, buffer, offset), (res, flags) -> {
+                            case 1 -> uring.submit(Op.read(fd, buffer, offset), (res, flags) -> {
                                 ends.incrementAndGet(id);
                                 if (res >= 0) {
                                     checkRead(buffer, res, content, offset);
@@ -161,7 +161,7 @@ class FaultInjectionTest {
                                 canaries.fill(buffer);
                                 done.complete(res);
                             });
-                            case 2 -> uring.submitAsync(counted(Ops.read(fd, buffer, offset), ends, id, null))
+                            case 2 -> uring.submitAsync(counted(Op.read(fd, buffer, offset), ends, id, null))
                                     .whenComplete((res, failure) -> {
                                         if (failure == null) {
                                             checkRead(buffer, res, content, offset);
@@ -174,7 +174,7 @@ class FaultInjectionTest {
                                 pipes.add(pipe);
                                 // A cancelled future is done at once; the request ends at its CQE, or when withdrawn.
                                 CompletableFuture<Integer> f = uring.submitAsync(counted(
-                                        ended(Ops.read(pipe.readFd(), buffer, -1), buffer, canaries), ends, id, done));
+                                        ended(Op.read(pipe.readFd(), buffer, -1), buffer, canaries), ends, id, done));
                                 if (rnd.nextBoolean()) {
                                     pipe.write(new byte[] {7, 7});
                                 } else {
@@ -226,7 +226,7 @@ class FaultInjectionTest {
                             long offset = rnd.nextInt(content.length - len);
                             MemorySegment buffer = arena.allocate(len);
                             try {
-                                int n = uring.call(Ops.read(fd, buffer, offset));
+                                int n = uring.call(Op.read(fd, buffer, offset));
                                 checkRead(buffer, n, content, offset);
                             } catch (ErrnoException e) {
                                 assertThat(e.errnoName()).as(e.getMessage()).isIn(INJECTED);
@@ -246,7 +246,7 @@ class FaultInjectionTest {
                         Thread reader = Thread.ofVirtual().start(() -> {
                             calling.countDown();
                             try {
-                                uring.call(Ops.read(pipe.readFd(), buffer, -1));
+                                uring.call(Op.read(pipe.readFd(), buffer, -1));
                             } catch (IOException e) {
                                 // interrupted, or an injected failure: both end the request
                             }
@@ -284,8 +284,8 @@ class FaultInjectionTest {
                     long offset = 8192L * (block++ % 64);
                     MemorySegment out = arena.allocate(len).fill((byte) rnd.nextInt());
                     MemorySegment in = arena.allocate(len);
-                    Chain chain = uring.loop().chain(Ops.write(fd, out, offset)).then(Ops.read(fd, in, offset))
-                            .then(Ops.nop());
+                    Chain chain = uring.loop().chain(Op.write(fd, out, offset)).then(Op.read(fd, in, offset))
+                            .then(Op.nop());
                     ChainResult r = rnd.nextBoolean() ? chain.call()
                             : chain.submitAsync().get(20, TimeUnit.SECONDS);
                     assertThat(r.steps()).isEqualTo(3);
@@ -493,7 +493,7 @@ class FaultInjectionTest {
             workload.run(uring, canaries);
             awaitInFlight(uring, 0);
             for (int i = 0; i < loops; i++) {
-                CompletableFuture<Integer> nop = uring.loop(i).submitAsync(Ops.nop());
+                CompletableFuture<Integer> nop = uring.loop(i).submitAsync(Op.nop());
                 try {
                     assertThat(nop.get(10, TimeUnit.SECONDS)).as("loop %d answers a NOP", i).isZero();
                 } catch (ExecutionException e) {

@@ -38,7 +38,7 @@ class FdGuardTest {
             FdGuard guard = new FdGuard(uring.loop(), udpSocket());     // a read on it waits until cancelled
             MemorySegment buf = arena.allocate(8);
             int fd = guard.acquire();
-            CompletableFuture<Integer> read = uring.loop().submitAsync(Ops.read(fd, buf, -1));
+            CompletableFuture<Integer> read = uring.loop().submitAsync(Op.read(fd, buf, -1));
             read.whenComplete((n, t) -> guard.release());
             int holder = guard.acquire();           // a user that has not submitted yet
 

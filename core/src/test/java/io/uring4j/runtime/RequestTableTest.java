@@ -58,7 +58,7 @@ class RequestTableTest {
     void aRuntimeWithAMillionSlotsMakesThemOnlyAsTheyAreUsed() throws Exception {
         long before = Uring.nativeBytesInUse();
         try (Uring uring = Uring.builder().loops(1).maxInFlight(1 << 20).build()) {
-            assertThat(uring.submitAsync(Ops.nop(3)).get()).isEqualTo(3);
+            assertThat(uring.submitAsync(Op.nop(3)).get()).isEqualTo(3);
             // A million slots' scratch would be 64 MiB; the ring and the first chunk are far less.
             assertThat(Uring.nativeBytesInUse() - before).isLessThan(4L << 20);
         }

@@ -53,8 +53,8 @@ class SlotWaitTest {
         target = Pipe.open();
         target.write(DATA);
         held = new CompletableFuture<?>[] {
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1)),
-                loop.submitAsync(Ops.read(holder.readFd(), arena.allocate(8), -1))};
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1)),
+                loop.submitAsync(Op.read(holder.readFd(), arena.allocate(8), -1))};
         awaitCondition(() -> loop.stats().inFlight() == 2);
     }
 
@@ -77,7 +77,7 @@ class SlotWaitTest {
         long deferredBefore = loop.stats().tableFull();
         Thread reader = (virtual ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {
             try {
-                loop.call(Ops.read(target.readFd(), buffer, -1));
+                loop.call(Op.read(target.readFd(), buffer, -1));
             } catch (Throwable t) {
                 thrown.set(t);
             }
@@ -99,7 +99,7 @@ class SlotWaitTest {
         long deferredBefore = loop.stats().tableFull();
         Thread reader = Thread.ofVirtual().start(() -> {
             try {
-                loop.chain(Ops.read(target.readFd(), buffer, -1)).then(Ops.nop()).call();
+                loop.chain(Op.read(target.readFd(), buffer, -1)).then(Op.nop()).call();
             } catch (Throwable t) {
                 thrown.set(t);
             }
@@ -117,12 +117,12 @@ class SlotWaitTest {
     void aCancelledFutureThatWaitsForASlotNeverReachesTheKernel() throws Exception {
         MemorySegment buffer = arena.allocate(8);
         long deferredBefore = loop.stats().tableFull();
-        CompletableFuture<Integer> read = loop.submitAsync(Ops.read(target.readFd(), buffer, -1));
+        CompletableFuture<Integer> read = loop.submitAsync(Op.read(target.readFd(), buffer, -1));
         awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
         assertThat(read.cancel(true)).isTrue();
         long submitted = loop.stats().submitted();
         freeTheHeldSlots();                         // a request still queued would go now
-        assertThat(loop.submitAsync(Ops.nop(1)).get(STUCK_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(loop.submitAsync(Op.nop(1)).get(STUCK_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(loop.stats().submitted() - submitted).as("SQEs written after the cancel: the NOP's alone")
                 .isEqualTo(1);
         assertThat(buffer.toArray(JAVA_BYTE)).as("never read into").containsOnly((byte) 0);
@@ -131,7 +131,7 @@ class SlotWaitTest {
     @Test
     void aLoopWhoseTableIsFullSleepsInsteadOfSpinning() throws Exception {
         long deferredBefore = loop.stats().tableFull();
-        CompletableFuture<Integer> waiting = loop.submitAsync(Ops.nop(5));
+        CompletableFuture<Integer> waiting = loop.submitAsync(Op.nop(5));
         awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
         long enters = loop.stats().enters();
         Thread.sleep(200);
@@ -149,21 +149,21 @@ class SlotWaitTest {
         AtomicReference<Throwable> chain = new AtomicReference<>();
         Thread caller = Thread.ofVirtual().start(() -> {
             try {
-                loop.call(Ops.read(target.readFd(), arena.allocate(8), -1));
+                loop.call(Op.read(target.readFd(), arena.allocate(8), -1));
             } catch (Throwable t) {
                 call.set(t);
             }
         });
         Thread chainer = Thread.ofVirtual().start(() -> {
             try {
-                loop.chain(Ops.read(target.readFd(), arena.allocate(8), -1)).then(Ops.nop()).call();
+                loop.chain(Op.read(target.readFd(), arena.allocate(8), -1)).then(Op.nop()).call();
             } catch (Throwable t) {
                 chain.set(t);
             }
         });
-        CompletableFuture<Integer> future = loop.submitAsync(Ops.read(target.readFd(), arena.allocate(8), -1));
+        CompletableFuture<Integer> future = loop.submitAsync(Op.read(target.readFd(), arena.allocate(8), -1));
         AtomicReference<Throwable> callback = new AtomicReference<>();
-        loop.submit(Ops.read(target.readFd(), arena.allocate(8), -1), new CompletionHandler() {
+        loop.submit(Op.read(target.readFd(), arena.allocate(8), -1), new CompletionHandler() {
             @Override
             public void complete(int result, int flags) {
                 callback.set(new AssertionError("completed: " + result));
@@ -199,7 +199,7 @@ class SlotWaitTest {
             MemorySegment buffer = arena.allocate(8);
             readers[i] = Thread.ofVirtual().start(() -> {
                 try {
-                    loop.call(Ops.read(guard.fd(), buffer, -1), guard, false);
+                    loop.call(Op.read(guard.fd(), buffer, -1), guard, false);
                 } catch (Throwable t) {
                     thrown.compareAndSet(null, t);
                 }
@@ -228,7 +228,7 @@ class SlotWaitTest {
         long deferredBefore = loop.stats().tableFull();
         Thread reader = Thread.ofVirtual().start(() -> {
             try {
-                loop.call(Ops.read(guard.fd(), buffer, -1), guard, false);
+                loop.call(Op.read(guard.fd(), buffer, -1), guard, false);
             } catch (Throwable t) {
                 thrown.set(t);
             }

@@ -31,7 +31,7 @@ class UringTest {
             CountDownLatch done = new CountDownLatch(1);
             AtomicReference<String> thread = new AtomicReference<>();
             AtomicInteger result = new AtomicInteger(-1);
-            uring.submit(Ops.nop(7), (res, flags) -> {
+            uring.submit(Op.nop(7), (res, flags) -> {
                 thread.set(Thread.currentThread().getName());
                 result.set(res);
                 done.countDown();
@@ -45,8 +45,8 @@ class UringTest {
     @Test
     void futureStyleCompletesWithTheResultOrANamedErrno() throws Exception {
         try (Uring uring = Uring.builder().loops(2).build(); Arena arena = Arena.ofShared()) {
-            assertThat(uring.submitAsync(Ops.nop(3)).get(10, TimeUnit.SECONDS)).isEqualTo(3);
-            CompletableFuture<Integer> bad = uring.submitAsync(Ops.read(-1, arena.allocate(16), 0));
+            assertThat(uring.submitAsync(Op.nop(3)).get(10, TimeUnit.SECONDS)).isEqualTo(3);
+            CompletableFuture<Integer> bad = uring.submitAsync(Op.read(-1, arena.allocate(16), 0));
             assertThatThrownBy(() -> bad.get(10, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
                     .cause().isInstanceOf(ErrnoException.class)
@@ -63,7 +63,7 @@ class UringTest {
                 int value = i;
                 threads[i] = Thread.ofVirtual().start(() -> {
                     try {
-                        sum.addAndGet(uring.call(Ops.nop(value)));
+                        sum.addAndGet(uring.call(Op.nop(value)));
                     } catch (Exception e) {
                         throw new AssertionError(e);
                     }
@@ -80,7 +80,7 @@ class UringTest {
     void timerExpiryIsASuccessForFutures() throws Exception {
         try (Uring uring = Uring.builder().loops(1).build()) {
             long start = System.nanoTime();
-            assertThat(uring.submitAsync(Ops.timeout(Duration.ofMillis(20))).get(10, TimeUnit.SECONDS)).isZero();
+            assertThat(uring.submitAsync(Op.timeout(Duration.ofMillis(20))).get(10, TimeUnit.SECONDS)).isZero();
             assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
         }
     }
@@ -92,7 +92,7 @@ class UringTest {
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread reader = Thread.ofVirtual().start(() -> {
                 try {
-                    uring.call(Ops.read(pipe.readFd(), buffer, -1));
+                    uring.call(Op.read(pipe.readFd(), buffer, -1));
                 } catch (Throwable t) {
                     thrown.set(t);
                 }
@@ -119,7 +119,7 @@ class UringTest {
             MemorySegment buffer = arena.allocate(64);
             CompletableFuture<?>[] reads = new CompletableFuture<?>[1000];
             for (int i = 0; i < reads.length; i++) {
-                reads[i] = uring.submitAsync(Ops.read(pipe.readFd(), buffer, -1));
+                reads[i] = uring.submitAsync(Op.read(pipe.readFd(), buffer, -1));
             }
             uring.close();
             for (CompletableFuture<?> read : reads) {
@@ -129,7 +129,7 @@ class UringTest {
                         e -> assertThat(e).isInstanceOf(RejectedExecutionException.class),
                         e -> assertThat(((ErrnoException) e).errno()).isIn(Errno.ECANCELED, Errno.EINTR));
             }
-            assertThatThrownBy(() -> uring.submitAsync(Ops.nop())).isInstanceOf(RejectedExecutionException.class)
+            assertThatThrownBy(() -> uring.submitAsync(Op.nop())).isInstanceOf(RejectedExecutionException.class)
                     .hasMessageContaining("closed");
             uring.close();      // idempotent
         }

@@ -6,7 +6,6 @@ import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.LoopStats;
 import io.uring4j.runtime.Op;
-import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.ring.Sqe;
 import io.uring4j.sys.Errno;
@@ -251,9 +250,9 @@ final class RuntimeDriver implements Driver {
     }
 
     private Chain chain(Slot slot) {
-        Chain chain = loop.chain(Ops.nop());
+        Chain chain = loop.chain(Op.nop());
         for (int i = 1; i < link; i++) {
-            chain.then(Ops.nop());
+            chain.then(Op.nop());
         }
         return chain;
     }

@@ -4,7 +4,7 @@ import io.uring4j.fs.AsyncFile;
 import io.uring4j.fs.OpenFlags;
 import io.uring4j.fs.UringFiles;
 import io.uring4j.runtime.ChainResult;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -100,8 +100,8 @@ public final class CopyFile {
                     List<CompletableFuture<ChainResult>> chains = new ArrayList<>();
                     for (int i = 0; i < DEPTH && window + (long) i * CHUNK < size; i++) {
                         long offset = window + (long) i * CHUNK;
-                        chains.add(uring.loop().chain(Ops.read(in.fd(), buffers[i], offset))
-                                .then(Ops.write(out.fd(), buffers[i], offset)).submitAsync());
+                        chains.add(uring.loop().chain(Op.read(in.fd(), buffers[i], offset))
+                                .then(Op.write(out.fd(), buffers[i], offset)).submitAsync());
                     }
                     for (int i = 0; i < chains.size(); i++) {
                         ChainResult r = chains.get(i).join();

@@ -3,7 +3,7 @@ package io.uring4j.examples;
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
-import io.uring4j.runtime.Ops;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.LibC;
 
@@ -34,21 +34,21 @@ public final class RuntimeTour {
                 System.out.println("callback on " + Thread.currentThread().getName() + ": nop -> " + result);
                 done.countDown();
             };
-            uring.submit(Ops.nop(42), handler);
+            uring.submit(Op.nop(42), handler);
             done.await();
 
             // 2. Futures: typed results, or an exception naming the opcode and errno.
             MemorySegment buffer = arena.allocate(64);
-            int n = uring.submitAsync(Ops.read(fd, buffer, 0)).join();
+            int n = uring.submitAsync(Op.read(fd, buffer, 0)).join();
             System.out.println("future: read " + n + " bytes: " + buffer.getString(0, StandardCharsets.UTF_8));
-            uring.submitAsync(Ops.read(-1, buffer, 0))
+            uring.submitAsync(Op.read(-1, buffer, 0))
                     .exceptionally(e -> { System.out.println("future failed: " + e.getMessage()); return -1; })
                     .join();
 
             // 3. Blocking calls: a virtual thread parks until the CQE; no carrier is held meanwhile.
             Thread vt = Thread.ofVirtual().start(() -> {
                 try {
-                    uring.call(Ops.timeout(Duration.ofMillis(5)));
+                    uring.call(Op.timeout(Duration.ofMillis(5)));
                     System.out.println("virtual thread: slept 5 ms on an io_uring timer");
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -59,7 +59,7 @@ public final class RuntimeTour {
             // 4. A chain: write, then fsync only if the write succeeded; each step reports its own result.
             EventLoop loop = uring.loop();
             MemorySegment text = arena.allocateFrom("linked!", StandardCharsets.UTF_8);
-            ChainResult chain = loop.chain(Ops.write(fd, text.asSlice(0, 7), 0)).then(Ops.fsync(fd)).call();
+            ChainResult chain = loop.chain(Op.write(fd, text.asSlice(0, 7), 0)).then(Op.fsync(fd)).call();
             System.out.println("chain: " + chain);
             System.out.println("loop 0: " + uring.loop(0).stats());
             LibC.close(fd);

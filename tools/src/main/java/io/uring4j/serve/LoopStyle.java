@@ -7,7 +7,6 @@ import io.uring4j.net.TcpServer;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;
-import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Sockets;
 
@@ -131,7 +130,7 @@ final class LoopStyle implements Server {
         Sweep(EventLoop loop, Duration idleTimeout) {
             this.loop = loop;
             this.timeoutNanos = idleTimeout.toNanos();
-            this.timer = Ops.timeout(Server.sweepPeriod(idleTimeout));
+            this.timer = Op.timeout(Server.sweepPeriod(idleTimeout));
         }
 
         void arm() {
@@ -154,7 +153,7 @@ final class LoopStyle implements Server {
 
         @Override
         public void complete(int result, int flags) {
-            if (!Ops.isTimerExpiry(result) || stopped) {
+            if (!Op.isTimerExpiry(result) || stopped) {
                 return;                                 // cancelled: the runtime is closing
             }
             long now = System.nanoTime();

@@ -7,11 +7,12 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
 /**
- * The setup flags of a loop's ring: SINGLE_ISSUER + DEFER_TASKRUN (the owner completes its own work, no
- * wake-ups, no locks), TASKRUN_FLAG, COOP_TASKRUN and SUBMIT_ALL (NO_SQARRAY is tried by the builder itself).
- * A flag is dropped only when the kernel refuses it (EINVAL), newest first, so an older kernel keeps all it has.
+ * How a loop creates its ring: with the preferred setup flags — SINGLE_ISSUER + DEFER_TASKRUN (the owner completes
+ * its own work, no wake-ups, no locks), TASKRUN_FLAG, COOP_TASKRUN and SUBMIT_ALL (NO_SQARRAY is tried by the
+ * builder itself) — dropping a flag only when the kernel refuses it (EINVAL), newest first, so an older kernel
+ * keeps all it has.
  */
-final class RingFlags {
+final class RingSetup {
     /** Tried in this order: each step drops one more flag. */
     private static final int[] DROP_ORDER = {
         SetupFlags.DEFER_TASKRUN, SetupFlags.TASKRUN_FLAG, SetupFlags.COOP_TASKRUN, SetupFlags.SINGLE_ISSUER,
@@ -19,7 +20,7 @@ final class RingFlags {
     static final int PREFERRED = SetupFlags.SINGLE_ISSUER | SetupFlags.DEFER_TASKRUN | SetupFlags.TASKRUN_FLAG
             | SetupFlags.COOP_TASKRUN | SetupFlags.SUBMIT_ALL;
 
-    private RingFlags() {
+    private RingSetup() {
     }
 
     /** Creates a ring on the calling thread (which becomes its single issuer). */
