@@ -1,10 +1,10 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
-import io.uring4j.ring.EnterFlags;
-import io.uring4j.ring.Features;
 import io.uring4j.ring.Registrar;
-import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 

@@ -1,13 +1,13 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.CompletionQueue;
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.EnterFlags;
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
-import io.uring4j.ring.SetupFlags;
-import io.uring4j.ring.SqeFlags;
 import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;

@@ -1,5 +1,9 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.IoUringSyscalls;

@@ -1,9 +1,12 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.OFF;
-import static io.uring4j.ring.SqeLayout.U32;
+import static io.uring4j.ring.abi.SqeLayout.OFF;
+import static io.uring4j.ring.abi.SqeLayout.U32;
 
 /**
  * One submission queue entry. The prep methods are grouped by family across the class chain

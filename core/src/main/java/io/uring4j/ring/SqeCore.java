@@ -1,8 +1,12 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.*;
+import static io.uring4j.ring.abi.SqeLayout.*;
 
 /**
  * Raw field access to one SQE slot and the one prep core every typed {@code prepXxx} builds on.

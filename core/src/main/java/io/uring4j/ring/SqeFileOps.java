@@ -1,11 +1,16 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.ADDR;
-import static io.uring4j.ring.SqeLayout.FILE_INDEX;
-import static io.uring4j.ring.SqeLayout.U32;
-import static io.uring4j.ring.SqeLayout.U64;
+import static io.uring4j.ring.abi.SqeLayout.ADDR;
+import static io.uring4j.ring.abi.SqeLayout.FILE_INDEX;
+import static io.uring4j.ring.abi.SqeLayout.U32;
+import static io.uring4j.ring.abi.SqeLayout.U64;
 
 /**
  * Prep methods for file and path operations. Buffers, iovec arrays and paths are native segments that the

@@ -1,7 +1,7 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.SqeFlags;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.SqeFlags;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -143,7 +143,7 @@ public final class Chain {
 
         CompletionHandler step(int index) {
             return (result, flags) -> {
-                if ((flags & io.uring4j.ring.CqeFlags.F_MORE) != 0) {
+                if ((flags & io.uring4j.ring.abi.CqeFlags.F_MORE) != 0) {
                     held[index] = result;         // a zero-copy send's count: its final CQE is the notification
                 } else if (!done[index]) {
                     done[index] = true;

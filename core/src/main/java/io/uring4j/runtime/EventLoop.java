@@ -2,13 +2,13 @@ package io.uring4j.runtime;
 
 import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.Cqe;
-import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.CqeHandler;
-import io.uring4j.ring.Features;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Sqe;
 import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;

@@ -4,9 +4,9 @@ import io.uring4j.ring.BufferRing;
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.SubmissionQueue;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -42,15 +42,15 @@ class PortableSocketsTest {
     /** A CQE copied out of the ring. */
     private record Completion(long userData, int res, int flags) {
         boolean more() {
-            return (flags & io.uring4j.ring.CqeFlags.F_MORE) != 0;
+            return (flags & io.uring4j.ring.abi.CqeFlags.F_MORE) != 0;
         }
 
         boolean buffer() {
-            return (flags & io.uring4j.ring.CqeFlags.F_BUFFER) != 0;
+            return (flags & io.uring4j.ring.abi.CqeFlags.F_BUFFER) != 0;
         }
 
         int bufferId() {
-            return flags >>> io.uring4j.ring.CqeFlags.BUFFER_SHIFT;
+            return flags >>> io.uring4j.ring.abi.CqeFlags.BUFFER_SHIFT;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -11,10 +12,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
-import static io.uring4j.ring.OpFlags.Poll.POLLIN;
 import static io.uring4j.ring.Reap.reapResults;
 import static io.uring4j.ring.Rings.onPlatformThread;
 import static io.uring4j.ring.Rings.openOrSkip;
+import static io.uring4j.ring.abi.OpFlags.Poll.POLLIN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
