@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.portable.PortableEngine;
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -76,7 +77,7 @@ final class AutoEngine implements Engine {
         List<String> missing = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
-            boolean probed = kernel.register(fd, Registrar.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
+            boolean probed = kernel.register(fd, RegisterOpcode.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
             Probe p = Probe.decode(probe);
             for (int op : required) {
                 if (!probed || !p.isSupported(op)) {

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.CqRingFlags;
 import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.ring.abi.ParamsLayout;
 
@@ -17,9 +18,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread reaps.
  */
 public final class CompletionQueue {
-    /** {@code IORING_CQ_EVENTFD_DISABLED} in the CQ flags word. */
-    public static final int EVENTFD_DISABLED = 1;
-
     private final MemorySegment ring;
     private final long kHead;
     private final long kTail;
@@ -148,7 +146,7 @@ public final class CompletionQueue {
 
     /** Whether a registered eventfd is signalled for new CQEs (false after {@link #eventfdEnabled(boolean)}). */
     public boolean eventfdEnabled() {
-        return kFlags == 0 || (Shared.getOpaque(ring, kFlags) & EVENTFD_DISABLED) == 0;
+        return kFlags == 0 || (Shared.getOpaque(ring, kFlags) & CqRingFlags.EVENTFD_DISABLED) == 0;
     }
 
     /** Turns eventfd notification on or off ({@code IORING_CQ_EVENTFD_DISABLED}). */
@@ -157,6 +155,7 @@ public final class CompletionQueue {
             throw new UnsupportedOperationException("this kernel has no CQ flags word");
         }
         int flags = Shared.getOpaque(ring, kFlags);
-        Shared.setRelease(ring, kFlags, enabled ? flags & ~EVENTFD_DISABLED : flags | EVENTFD_DISABLED);
+        Shared.setRelease(ring, kFlags,
+                enabled ? flags & ~CqRingFlags.EVENTFD_DISABLED : flags | CqRingFlags.EVENTFD_DISABLED);
     }
 }

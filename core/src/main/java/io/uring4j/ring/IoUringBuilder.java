@@ -21,7 +21,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * as asked, and a refusal is reported with the errno and what to do.
  */
 public final class IoUringBuilder {
-    private static final int MAX_SQ_ENTRIES = 32768;
 
     private Engine engine = Engine.configured();
     private int entries = 128;
@@ -258,7 +257,7 @@ public final class IoUringBuilder {
     }
 
     private int sqEntriesFor(int setupFlags) {
-        int n = (setupFlags & SetupFlags.CLAMP) != 0 ? Math.min(entries, MAX_SQ_ENTRIES) : entries;
+        int n = (setupFlags & SetupFlags.CLAMP) != 0 ? Math.min(entries, ParamsLayout.MAX_ENTRIES) : entries;
         return Integer.highestOneBit(Math.max(1, n) * 2 - 1);
     }
 
@@ -273,7 +272,7 @@ public final class IoUringBuilder {
         if ((setupFlags & SetupFlags.CQSIZE) != 0) {
             cq = Integer.highestOneBit(Math.max(1, cqEntries) * 2 - 1);
             if ((setupFlags & SetupFlags.CLAMP) != 0) {
-                cq = Math.min(cq, 2 * MAX_SQ_ENTRIES);
+                cq = Math.min(cq, ParamsLayout.MAX_CQ_ENTRIES);
             }
         }
         long bytes = 64 + (long) cq * 16;

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SqRingFlags;
 
 import java.lang.foreign.MemorySegment;
 
@@ -17,11 +18,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread prepares and submits.
  */
 public final class SubmissionQueue {
-    /** {@code IORING_SQ_*} bits of the shared flags word. */
-    public static final int NEED_WAKEUP = 1;
-    public static final int CQ_OVERFLOW = 1 << 1;
-    public static final int TASKRUN = 1 << 2;
-
     private final MemorySegment ring;
     private final long kHead;
     private final long kTail;
@@ -125,12 +121,12 @@ public final class SubmissionQueue {
      */
     boolean needsWakeup() {
         Shared.fullFence();
-        return (Shared.getOpaque(ring, kFlags) & NEED_WAKEUP) != 0;
+        return (Shared.getOpaque(ring, kFlags) & SqRingFlags.NEED_WAKEUP) != 0;
     }
 
     /** Completions wait in the kernel's overflow list or as task_work: an enter with GETEVENTS will flush them. */
     boolean cqNeedsFlush() {
-        return (Shared.getOpaque(ring, kFlags) & (CQ_OVERFLOW | TASKRUN)) != 0;
+        return (Shared.getOpaque(ring, kFlags) & (SqRingFlags.CQ_OVERFLOW | SqRingFlags.TASKRUN)) != 0;
     }
 
     /** SQEs the kernel dropped as invalid (an out-of-range SQ array index). */

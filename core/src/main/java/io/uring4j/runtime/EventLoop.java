@@ -5,10 +5,10 @@ import io.uring4j.ring.Cqe;
 import io.uring4j.ring.CqeHandler;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Sqe;
-import io.uring4j.ring.SubmissionQueue;
 import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.ring.abi.Features;
 import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -699,7 +699,7 @@ public final class EventLoop implements Executor {
                 }
             }
             STATE.setVolatile(this, AWAKE);
-            if ((ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0) {
+            if ((ring.sq().kernelFlags() & SqRingFlags.CQ_OVERFLOW) != 0) {
                 stats.cqOverflow++;
                 RuntimeEvents.cqOverflow(id, table.inFlight());
             }
@@ -798,7 +798,7 @@ public final class EventLoop implements Executor {
     private boolean spin(CompletionQueue cq) {
         long end = System.nanoTime() + config.spinNanos();
         do {
-            if (!tasks.isEmpty() || cq.ready() > 0 || (ring.sq().kernelFlags() & SubmissionQueue.TASKRUN) != 0) {
+            if (!tasks.isEmpty() || cq.ready() > 0 || (ring.sq().kernelFlags() & SqRingFlags.TASKRUN) != 0) {
                 return false;
             }
             Thread.onSpinWait();

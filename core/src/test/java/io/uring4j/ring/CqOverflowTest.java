@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.ring.abi.Features;
 import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -195,6 +196,6 @@ class CqOverflowTest {
     }
 
     private static boolean overflowFlag(IoUring ring) {
-        return (ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0;
+        return (ring.sq().kernelFlags() & SqRingFlags.CQ_OVERFLOW) != 0;
     }
 }

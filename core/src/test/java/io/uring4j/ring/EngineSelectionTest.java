@@ -2,6 +2,7 @@ package io.uring4j.ring;
 
 import io.uring4j.portable.PortableEngine;
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -83,7 +84,7 @@ class EngineSelectionTest {
             @Override
             public int register(int ringFd, int opcode, long arg, int nrArgs) {
                 int ret = real.register(ringFd, opcode, arg, nrArgs);
-                if (opcode == Registrar.REGISTER_PROBE && ret >= 0) {
+                if (opcode == RegisterOpcode.REGISTER_PROBE && ret >= 0) {
                     MemorySegment ops = MemorySegment.ofAddress(arg).reinterpret(Probe.HEADER + Probe.OP_SIZE * nrArgs);
                     ops.set(java.lang.foreign.ValueLayout.JAVA_SHORT, Probe.HEADER + Probe.OP_SIZE * hidden + 2, (short) 0);
                 }

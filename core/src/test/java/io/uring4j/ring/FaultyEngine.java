@@ -4,6 +4,7 @@ import io.uring4j.ring.abi.EnterFlags;
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.Opcode;
 import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
@@ -163,17 +164,17 @@ public final class FaultyEngine implements Engine {
 
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
-        boolean viaIndex = (opcode & Registrar.USE_REGISTERED_RING) != 0;
+        boolean viaIndex = (opcode & RegisterOpcode.USE_REGISTERED_RING) != 0;
         RingState ring = viaIndex ? byIndex.get().get(ringFd) : byFd.get(ringFd);
         Engine engine = ring == null ? delegate : ring.engine;
         int ret = engine.register(ringFd, opcode, arg, nrArgs);
-        int op = opcode & ~Registrar.USE_REGISTERED_RING;
-        if (ret >= 0 && arg != 0 && (op == Registrar.REGISTER_RING_FDS || op == Registrar.UNREGISTER_RING_FDS)) {
+        int op = opcode & ~RegisterOpcode.USE_REGISTERED_RING;
+        if (ret >= 0 && arg != 0 && (op == RegisterOpcode.REGISTER_RING_FDS || op == RegisterOpcode.UNREGISTER_RING_FDS)) {
             // struct io_uring_rsrc_update {u32 offset; u32 resv; u64 data}: the kernel writes the index it chose
             MemorySegment update = MemorySegment.ofAddress(arg).reinterpret(16L * nrArgs);
             for (int i = 0; i < nrArgs; i++) {
                 int index = update.get(JAVA_INT, 16L * i);
-                if (op == Registrar.UNREGISTER_RING_FDS) {
+                if (op == RegisterOpcode.UNREGISTER_RING_FDS) {
                     byIndex.get().remove(index);
                 } else if (ring != null) {
                     byIndex.get().put(index, ring);

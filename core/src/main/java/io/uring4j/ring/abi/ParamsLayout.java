@@ -40,6 +40,10 @@ public final class ParamsLayout {
     public static final long OFF_PBUF_RING = 0x80000000L;
     public static final int OFF_PBUF_SHIFT = 16;
 
+    /** The kernel's limits on sq_entries ({@code IORING_MAX_ENTRIES}) and cq_entries; CLAMP clamps to them. */
+    public static final int MAX_ENTRIES = 32768;
+    public static final int MAX_CQ_ENTRIES = 2 * MAX_ENTRIES;
+
     private ParamsLayout() {
     }
 }
