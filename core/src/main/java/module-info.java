@@ -15,4 +15,8 @@ module io.uring4j {
     exports io.uring4j.net;
 
     requires jdk.jfr;
+
+    // The ring core finds the portable engine as a service, so that io.uring4j.ring does not import it.
+    uses io.uring4j.ring.FallbackEngine.Provider;
+    provides io.uring4j.ring.FallbackEngine.Provider with io.uring4j.portable.PortableEngineProvider;
 }

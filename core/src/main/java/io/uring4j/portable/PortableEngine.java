@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.FallbackEngine;
 import io.uring4j.ring.abi.CqeLayout;
 import io.uring4j.ring.abi.EnterFlags;
 import io.uring4j.ring.abi.Features;
@@ -25,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * ceiling of RLIMIT_NOFILE, is at most {@code 2^30 - 64} — so a ring fd cannot collide with a real one, and a
  * real system call given one fails with EBADF.
  */
-public final class PortableEngine implements Engine {
+public final class PortableEngine implements FallbackEngine {
     /** The first portable ring fd: every portable ring fd is at least this, every real fd below it. */
     public static final int FD_BASE = 1 << 30;
     private static final PortableEngine INSTANCE = new PortableEngine();
@@ -51,9 +52,14 @@ public final class PortableEngine implements Engine {
         return INSTANCE;
     }
 
-    /** Whether this engine implements {@code opcode} (what its probe reports). */
-    public static boolean supports(int opcode) {
+    @Override
+    public boolean supports(int opcode) {
         return Ops.supports(opcode);
+    }
+
+    @Override
+    public boolean owns(int ringFd) {
+        return ringFd >= FD_BASE;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.uring4j.ring;
 
-import io.uring4j.portable.PortableEngine;
 import io.uring4j.ring.abi.Opcode;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
@@ -26,7 +25,7 @@ class EngineSelectionTest {
     @CsvSource({"EPERM, 1, seccomp", "ENOSYS, 38, CONFIG_IO_URING", "ENOMEM, 12, RLIMIT_MEMLOCK"})
     void aRefusedSetupFallsBackToThePortableEngineWithOneLine(String name, int errno, String fix) throws Exception {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(errno), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(errno), FallbackLookup.engine(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
             ring.sq().next().prepNop().userData(7);
@@ -41,7 +40,7 @@ class EngineSelectionTest {
     @Test
     void otherSetupErrorsAreTheCallersAndChooseNothing() {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), FallbackLookup.engine(), log::add, new int[0]);
         int errno = Rings.errnoOf(() -> IoUring.builder().entries(8).engine(auto).build());
         assertThat(errno).isEqualTo(Errno.EINVAL);
         assertThat(log).isEmpty();
@@ -50,7 +49,7 @@ class EngineSelectionTest {
     @Test
     void aKernelThatAcceptsKeepsTheKernelEngineSilently() throws ErrnoException {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.kernel(), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.kernel(), FallbackLookup.engine(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.kernel());
         }
@@ -103,7 +102,7 @@ class EngineSelectionTest {
     void aKernelLackingARequiredOpcodeThePortableEngineHasGivesWayWithOneLine() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), PortableEngine.instance(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), FallbackLookup.engine(), log::add,
                 new int[] {Opcode.READ, Opcode.STATX});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
@@ -121,7 +120,7 @@ class EngineSelectionTest {
     void anOpcodeNeitherEngineHasKeepsTheKernelSilently() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), PortableEngine.instance(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), FallbackLookup.engine(), log::add,
                 new int[] {Opcode.URING_CMD});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed().name()).isEqualTo("kernel");
