@@ -59,7 +59,7 @@ public final class BufferRing implements AutoCloseable {
     /** Publishes {@code count} added buffers to the kernel. */
     public void advance(int count) {
         tail += count;
-        Shared.setShortRelease(bufs, BufRingLayout.TAIL, (short) tail);
+        Barriers.setShortRelease(bufs, BufRingLayout.TAIL, (short) tail);
     }
 
     /** Publishes {@code count} buffers and consumes {@code cqes} CQEs in one go (liburing's buf_ring_cq_advance). */

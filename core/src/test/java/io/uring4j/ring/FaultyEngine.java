@@ -261,8 +261,8 @@ public final class FaultyEngine implements Engine {
             if (!faultable || sqRing == null || sqes == null || toSubmit <= 0) {
                 return;
             }
-            int head = Shared.getAcquire(sqRing, kHead);
-            int tail = Shared.getAcquire(sqRing, kTail);
+            int head = Barriers.getAcquire(sqRing, kHead);
+            int tail = Barriers.getAcquire(sqRing, kTail);
             if (!started || next - head < 0) {
                 next = head;
                 started = true;

@@ -18,8 +18,8 @@ import static io.uring4j.ring.abi.SqeLayout.U64;
  * {@link Features#SUBMIT_STABLE}). Paths are NUL-terminated, as {@code Arena.allocateFrom(String)} makes them.
  * An {@code offset} of -1 means the file's current position (FEAT_RW_CUR_POS).
  */
-abstract sealed class SqeFileOps extends SqeCore permits SqeNetOps {
-    SqeFileOps(MemorySegment slot, int index) {
+abstract sealed class SqeFilePrep extends SqeCore permits SqeNetPrep {
+    SqeFilePrep(MemorySegment slot, int index) {
         super(slot, index);
     }
 

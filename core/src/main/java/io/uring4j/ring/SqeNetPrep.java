@@ -18,8 +18,8 @@ import static io.uring4j.ring.abi.SqeLayout.U32;
  * memory they point to stay alive until the CQE (for zero-copy sends, until the {@link CqeFlags#F_NOTIF} CQE).
  * Multishot receives need a provided-buffer group: chain {@link #bufferSelect(int)}.
  */
-abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
-    SqeNetOps(MemorySegment slot, int index) {
+abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
+    SqeNetPrep(MemorySegment slot, int index) {
         super(slot, index);
     }
 
