@@ -1,7 +1,8 @@
 /**
  * uring4j: io_uring for Java, on the Foreign Function and Memory API.
  *
- * <p>Layers: {@code io.uring4j.sys} (system calls and errno) → {@code io.uring4j.ring} (the ring core) →
+ * <p>Layers: {@code io.uring4j.sys} (system calls and errno) and {@code io.uring4j.ring.abi} (the io_uring ABI:
+ * opcodes, flags, struct offsets) → {@code io.uring4j.ring} (the ring core) →
  * {@code io.uring4j.runtime} (event loops, three API styles) → {@code io.uring4j.fs} (files and drop-in channels),
  * {@code io.uring4j.net} (sockets); {@code io.uring4j.portable} is the ring's kernel side where io_uring is refused.
  */

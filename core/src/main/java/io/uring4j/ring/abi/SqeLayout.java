@@ -28,8 +28,7 @@ public final class SqeLayout {
 
     /*
      * Field access layouts. The SQE array is page-aligned and every field is naturally aligned, so the
-     * unaligned layouts change nothing in memory; they spare the JIT an alignment check on every access, which
-     * was about half the cost of preparing an SQE (RingHotPathBench.prepareSqe).
+     * unaligned layouts change nothing in memory; they spare the JIT an alignment check on every access.
      */
     public static final ValueLayout.OfByte U8 = ValueLayout.JAVA_BYTE;
     public static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED;
