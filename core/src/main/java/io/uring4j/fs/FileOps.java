@@ -1,6 +1,6 @@
 package io.uring4j.fs;
 
-import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.runtime.Op;
 
 import java.lang.foreign.Arena;

@@ -1,7 +1,7 @@
 package io.uring4j.fs;
 
-import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;

@@ -1,6 +1,6 @@
 package io.uring4j.net;
 
-import io.uring4j.ring.CqeFlags;
+import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.Op;

@@ -1,8 +1,8 @@
 package io.uring4j.net;
 
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
-import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Sockets;
 

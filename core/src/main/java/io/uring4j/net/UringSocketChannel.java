@@ -1,7 +1,7 @@
 package io.uring4j.net;
 
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InterruptedCalls;

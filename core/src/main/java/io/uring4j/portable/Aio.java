@@ -1,15 +1,16 @@
 package io.uring4j.portable;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.Native;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
-import static io.uring4j.portable.Sys.CALL_STATE;
-import static io.uring4j.portable.Sys.result;
-import static io.uring4j.portable.Sys.rethrow;
+import static io.uring4j.sys.Native.callState;
+import static io.uring4j.sys.Native.result;
+import static io.uring4j.sys.Native.rethrow;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -31,10 +32,9 @@ final class Aio {
      * One handle for all five: syscall(2) hands the kernel six registers whatever the count, so shorter calls pass
      * zeros for the arguments they lack. Every argument is a long, as the variadic convention promotes them.
      */
-    private static final MethodHandle SYSCALL = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("syscall").orElseThrow(),
+    private static final MethodHandle SYSCALL = Native.libcWithErrno("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+            Linker.Option.firstVariadicArg(1));
 
     private Aio() {
     }
@@ -63,7 +63,7 @@ final class Aio {
         if (!SUPPORTED) {
             return -Errno.ENOSYS;
         }
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return result((long) SYSCALL.invokeExact(s, nr, a, b, c, d, e), s);
         } catch (Throwable t) {

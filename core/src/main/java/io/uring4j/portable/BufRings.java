@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.MemorySegment;
@@ -24,7 +25,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 final class BufRings {
     private static final MemorySegment USER = PortableRing.USER;
     private static final VarHandle SHORT = JAVA_SHORT.varHandle();
-    private static final long TAIL = 14;
     private static final int MAX_ENTRIES = 32768;
     /** Buffer ids per legacy group (MAX_BIDS_PER_BGID), and buffers a legacy group holds at most (USHRT_MAX). */
     private static final int MAX_BIDS = 1 << 16;
@@ -69,23 +69,23 @@ final class BufRings {
         /** Whether the application has published a buffer we have not taken (the tail is read with acquire). */
         @Override
         boolean hasBuffer() {
-            short tail = (short) SHORT.getAcquire(USER, ring + TAIL);
+            short tail = (short) SHORT.getAcquire(USER, ring + BufRingLayout.TAIL);
             return (short) (tail - head) != 0;
         }
 
         @Override
         long addr() {
-            return USER.get(JAVA_LONG, entry());
+            return USER.get(JAVA_LONG, entry() + BufRingLayout.BUF_ADDR);
         }
 
         @Override
         int len() {
-            return USER.get(JAVA_INT, entry() + 8);
+            return USER.get(JAVA_INT, entry() + BufRingLayout.BUF_LEN);
         }
 
         @Override
         int bid() {
-            return USER.get(JAVA_SHORT, entry() + 12) & 0xffff;
+            return USER.get(JAVA_SHORT, entry() + BufRingLayout.BUF_BID) & 0xffff;
         }
 
         @Override
@@ -94,7 +94,7 @@ final class BufRings {
         }
 
         private long entry() {
-            return ring + 16L * (head & mask);
+            return ring + BufRingLayout.BUF_SIZE * (head & mask);
         }
     }
 
@@ -166,10 +166,11 @@ final class BufRings {
         if (ret < 0) {
             return ret;
         }
-        long ringAddr = USER.get(JAVA_LONG, arg);
-        int entries = USER.get(JAVA_INT, arg + 8);
-        int id = USER.get(JAVA_SHORT, arg + 12) & 0xffff;
-        if (USER.get(JAVA_SHORT, arg + 14) != 0 || Integer.bitCount(entries) != 1 || entries > MAX_ENTRIES) {
+        long ringAddr = USER.get(JAVA_LONG, arg + BufRingLayout.REG_RING_ADDR);
+        int entries = USER.get(JAVA_INT, arg + BufRingLayout.REG_RING_ENTRIES);
+        int id = USER.get(JAVA_SHORT, arg + BufRingLayout.REG_BGID) & 0xffff;
+        if (USER.get(JAVA_SHORT, arg + BufRingLayout.REG_FLAGS) != 0 || Integer.bitCount(entries) != 1
+                || entries > MAX_ENTRIES) {
             return -Errno.EINVAL;
         }
         if (ringAddr == 0) {
@@ -188,8 +189,8 @@ final class BufRings {
         if (ret < 0) {
             return ret;
         }
-        int id = USER.get(JAVA_SHORT, arg + 12) & 0xffff;
-        if (USER.get(JAVA_SHORT, arg + 14) != 0) {
+        int id = USER.get(JAVA_SHORT, arg + BufRingLayout.REG_BGID) & 0xffff;
+        if (USER.get(JAVA_SHORT, arg + BufRingLayout.REG_FLAGS) != 0) {
             return -Errno.EINVAL;
         }
         Group old = group(id);
@@ -276,12 +277,12 @@ final class BufRings {
         if (arg == 0) {
             return -Errno.EFAULT;
         }
-        for (long at = arg + 8; at < arg + 40; at += 8) {
+        for (long at = arg + BufRingLayout.STATUS_RESV; at < arg + BufRingLayout.STATUS_SIZE; at += 8) {
             if (USER.get(JAVA_LONG.withByteAlignment(4), at) != 0) {
                 return -Errno.EINVAL;
             }
         }
-        Group found = group(USER.get(JAVA_INT, arg));
+        Group found = group(USER.get(JAVA_INT, arg + BufRingLayout.STATUS_BUF_GROUP));
         if (found == null) {
             return -Errno.ENOENT;
         }
@@ -289,7 +290,7 @@ final class BufRings {
             return -Errno.EINVAL;
         }
         synchronized (g) {
-            USER.set(JAVA_INT, arg + 4, g.head & 0xffff);
+            USER.set(JAVA_INT, arg + BufRingLayout.STATUS_HEAD, g.head & 0xffff);
         }
         return 0;
     }
@@ -301,7 +302,7 @@ final class BufRings {
         if (arg == 0) {
             return -Errno.EFAULT;
         }
-        for (long at = arg + 16; at < arg + 40; at += 8) {
+        for (long at = arg + BufRingLayout.REG_RESV; at < arg + BufRingLayout.REG_SIZE; at += 8) {
             if (USER.get(JAVA_LONG, at) != 0) {
                 return -Errno.EINVAL;
             }

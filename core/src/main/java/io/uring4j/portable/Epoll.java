@@ -4,10 +4,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
-import static io.uring4j.portable.Sys.CALL_STATE;
 import static io.uring4j.portable.Sys.handle;
-import static io.uring4j.portable.Sys.result;
-import static io.uring4j.portable.Sys.rethrow;
+import static io.uring4j.sys.Native.callState;
+import static io.uring4j.sys.Native.result;
+import static io.uring4j.sys.Native.rethrow;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -41,7 +41,7 @@ final class Epoll {
     }
 
     static int create() {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) CREATE.invokeExact(s, EPOLL_CLOEXEC), s);
         } catch (Throwable t) {
@@ -51,7 +51,7 @@ final class Epoll {
 
     /** epoll_ctl with {@code data} = {@code fd}. */
     static int ctl(int epfd, int op, int fd, int events) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         MemorySegment event = EVENT.get();
         event.set(JAVA_INT, 0, events);
         event.set(JAVA_LONG.withByteAlignment(4), DATA, fd);
@@ -67,7 +67,7 @@ final class Epoll {
      * (EINTR included).
      */
     static int await(int epfd, MemorySegment events, int max, int timeoutMillis) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) WAIT.invokeExact(s, epfd, events.address(), max, timeoutMillis), s);
         } catch (Throwable t) {

@@ -1,7 +1,7 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
 /**

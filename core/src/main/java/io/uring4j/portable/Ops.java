@@ -1,8 +1,8 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
-import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -483,7 +483,7 @@ final class Ops {
             }
             if (res >= 0) {
                 group.consume();
-                r.cqeFlags = io.uring4j.ring.CqeFlags.F_BUFFER | (bid << io.uring4j.ring.CqeFlags.BUFFER_SHIFT);
+                r.cqeFlags = io.uring4j.ring.abi.CqeFlags.F_BUFFER | (bid << io.uring4j.ring.abi.CqeFlags.BUFFER_SHIFT);
                 return (int) res;
             }
             if (!inline || res != -Errno.EAGAIN) {

@@ -1,10 +1,14 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
-import io.uring4j.ring.EnterFlags;
-import io.uring4j.ring.Features;
-import io.uring4j.ring.Registrar;
-import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.FallbackEngine;
+import io.uring4j.ring.abi.CqeLayout;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqeLayout;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -22,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * ceiling of RLIMIT_NOFILE, is at most {@code 2^30 - 64} — so a ring fd cannot collide with a real one, and a
  * real system call given one fails with EBADF.
  */
-public final class PortableEngine implements Engine {
+public final class PortableEngine implements FallbackEngine {
     /** The first portable ring fd: every portable ring fd is at least this, every real fd below it. */
     public static final int FD_BASE = 1 << 30;
     private static final PortableEngine INSTANCE = new PortableEngine();
@@ -35,7 +39,7 @@ public final class PortableEngine implements Engine {
             | Features.RW_CUR_POS | Features.EXT_ARG | Features.CQE_SKIP | Features.LINKED_FILE
             | Features.REG_REG_RING | Features.MIN_TIMEOUT;
     /** IORING_REGISTER_LAST as we know it: register opcodes from here on are EINVAL, as on an older kernel. */
-    static final int REGISTER_LAST = Registrar.REGISTER_PBUF_STATUS + 1;
+    static final int REGISTER_LAST = RegisterOpcode.REGISTER_PBUF_STATUS + 1;
 
     /** Rings by {@code fd - FD_BASE}; replaced whole under the monitor, read without a lock on every enter. */
     private volatile PortableRing[] rings = new PortableRing[16];
@@ -48,9 +52,14 @@ public final class PortableEngine implements Engine {
         return INSTANCE;
     }
 
-    /** Whether this engine implements {@code opcode} (what its probe reports). */
-    public static boolean supports(int opcode) {
+    @Override
+    public boolean supports(int opcode) {
         return Ops.supports(opcode);
+    }
+
+    @Override
+    public boolean owns(int ringFd) {
+        return ringFd >= FD_BASE;
     }
 
     @Override
@@ -60,7 +69,7 @@ public final class PortableEngine implements Engine {
 
     @Override
     public int setup(int entries, MemorySegment params) {
-        int flags = params.get(JAVA_INT, RingLayout.P_FLAGS);
+        int flags = params.get(JAVA_INT, ParamsLayout.FLAGS);
         if ((flags & ~SETUP_FLAGS) != 0
                 || ((flags & SetupFlags.TASKRUN_FLAG) != 0
                         && (flags & (SetupFlags.COOP_TASKRUN | SetupFlags.DEFER_TASKRUN)) == 0)
@@ -68,25 +77,25 @@ public final class PortableEngine implements Engine {
             return -Errno.EINVAL;
         }
         boolean clamp = (flags & SetupFlags.CLAMP) != 0;
-        if (entries <= 0 || (entries > RingLayout.MAX_SQ_ENTRIES && !clamp)) {
+        if (entries <= 0 || (entries > ParamsLayout.MAX_ENTRIES && !clamp)) {
             return -Errno.EINVAL;
         }
-        int sq = roundUp(Math.min(entries, RingLayout.MAX_SQ_ENTRIES));
+        int sq = roundUp(Math.min(entries, ParamsLayout.MAX_ENTRIES));
         int cq = 2 * sq;
         if ((flags & SetupFlags.CQSIZE) != 0) {
-            int asked = params.get(JAVA_INT, RingLayout.P_CQ_ENTRIES);
-            if (asked <= 0 || (asked > RingLayout.MAX_CQ_ENTRIES && !clamp)) {
+            int asked = params.get(JAVA_INT, ParamsLayout.CQ_ENTRIES);
+            if (asked <= 0 || (asked > ParamsLayout.MAX_CQ_ENTRIES && !clamp)) {
                 return -Errno.EINVAL;
             }
-            cq = roundUp(Math.min(asked, RingLayout.MAX_CQ_ENTRIES));
+            cq = roundUp(Math.min(asked, ParamsLayout.MAX_CQ_ENTRIES));
             if (cq < sq) {
                 return -Errno.EINVAL;
             }
         }
         // The kernel's rings_size(): with CQE32 the whole of header + CQEs doubles (the CQEs start at 64 still).
-        long ringBytes = (RingLayout.CQES + (long) cq * RingLayout.CQE_SIZE)
+        long ringBytes = (RingLayout.CQES + (long) cq * CqeLayout.SIZE)
                 * ((flags & SetupFlags.CQE32) != 0 ? 2 : 1);
-        int sqeSize = (flags & SetupFlags.SQE128) != 0 ? 2 * RingLayout.SQE_SIZE : RingLayout.SQE_SIZE;
+        int sqeSize = (int) ((flags & SetupFlags.SQE128) != 0 ? 2 * SqeLayout.SIZE : SqeLayout.SIZE);
         boolean sqArray = (flags & SetupFlags.NO_SQARRAY) == 0;
         long arrayOff = sqArray ? (ringBytes + 63) & -64 : -1;
         if (sqArray) {
@@ -125,25 +134,25 @@ public final class PortableEngine implements Engine {
     }
 
     private static void fillParams(MemorySegment p, int sq, int cq, long arrayOff) {
-        p.set(JAVA_INT, RingLayout.P_SQ_ENTRIES, sq);
-        p.set(JAVA_INT, RingLayout.P_CQ_ENTRIES, cq);
-        p.set(JAVA_INT, RingLayout.P_FEATURES, FEATURES);
-        long s = RingLayout.P_SQ_OFF;
-        p.set(JAVA_INT, s, RingLayout.SQ_HEAD);
-        p.set(JAVA_INT, s + 4, RingLayout.SQ_TAIL);
-        p.set(JAVA_INT, s + 8, RingLayout.SQ_RING_MASK);
-        p.set(JAVA_INT, s + 12, RingLayout.SQ_RING_ENTRIES);
-        p.set(JAVA_INT, s + 16, RingLayout.SQ_FLAGS);
-        p.set(JAVA_INT, s + 20, RingLayout.SQ_DROPPED);
-        p.set(JAVA_INT, s + 24, (int) arrayOff);
-        long c = RingLayout.P_CQ_OFF;
-        p.set(JAVA_INT, c, RingLayout.CQ_HEAD);
-        p.set(JAVA_INT, c + 4, RingLayout.CQ_TAIL);
-        p.set(JAVA_INT, c + 8, RingLayout.CQ_RING_MASK);
-        p.set(JAVA_INT, c + 12, RingLayout.CQ_RING_ENTRIES);
-        p.set(JAVA_INT, c + 16, RingLayout.CQ_OVERFLOW);
-        p.set(JAVA_INT, c + 20, RingLayout.CQES);
-        p.set(JAVA_INT, c + 24, RingLayout.CQ_FLAGS);
+        p.set(JAVA_INT, ParamsLayout.SQ_ENTRIES, sq);
+        p.set(JAVA_INT, ParamsLayout.CQ_ENTRIES, cq);
+        p.set(JAVA_INT, ParamsLayout.FEATURES, FEATURES);
+        long s = ParamsLayout.SQ_OFF;
+        p.set(JAVA_INT, s + ParamsLayout.SQ_HEAD, RingLayout.SQ_HEAD);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_TAIL, RingLayout.SQ_TAIL);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_RING_MASK, RingLayout.SQ_RING_MASK);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_RING_ENTRIES, RingLayout.SQ_RING_ENTRIES);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_FLAGS, RingLayout.SQ_FLAGS);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_DROPPED, RingLayout.SQ_DROPPED);
+        p.set(JAVA_INT, s + ParamsLayout.SQ_ARRAY, (int) arrayOff);
+        long c = ParamsLayout.CQ_OFF;
+        p.set(JAVA_INT, c + ParamsLayout.CQ_HEAD, RingLayout.CQ_HEAD);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_TAIL, RingLayout.CQ_TAIL);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_RING_MASK, RingLayout.CQ_RING_MASK);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_RING_ENTRIES, RingLayout.CQ_RING_ENTRIES);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_OVERFLOW, RingLayout.CQ_OVERFLOW);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_CQES, RingLayout.CQES);
+        p.set(JAVA_INT, c + ParamsLayout.CQ_FLAGS, RingLayout.CQ_FLAGS);
     }
 
     private static int roundUp(int n) {
@@ -165,8 +174,8 @@ public final class PortableEngine implements Engine {
     public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
         PortableRing ring = ring(ringFd);
         MemorySegment region = ring == null ? null
-                : offset == RingLayout.OFF_SQ_RING || offset == RingLayout.OFF_CQ_RING ? ring.mem
-                : offset == RingLayout.OFF_SQES ? ring.sqes : null;
+                : offset == ParamsLayout.OFF_SQ_RING || offset == ParamsLayout.OFF_CQ_RING ? ring.mem
+                : offset == ParamsLayout.OFF_SQES ? ring.sqes : null;
         if (region == null || size > region.byteSize()) {
             throw new ErrnoException("map(portable ring region 0x" + Long.toHexString(offset) + ", " + size
                     + " bytes)", ring == null ? -Errno.EBADF : -Errno.EINVAL);
@@ -192,8 +201,8 @@ public final class PortableEngine implements Engine {
      */
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
-        boolean viaIndex = (opcode & Registrar.USE_REGISTERED_RING) != 0;
-        int op = opcode & ~Registrar.USE_REGISTERED_RING;
+        boolean viaIndex = (opcode & RegisterOpcode.USE_REGISTERED_RING) != 0;
+        int op = opcode & ~RegisterOpcode.USE_REGISTERED_RING;
         if (op >= REGISTER_LAST) {
             return -Errno.EINVAL;
         }
@@ -209,13 +218,13 @@ public final class PortableEngine implements Engine {
             return -Errno.EACCES;
         }
         switch (op) {
-            case Registrar.REGISTER_RING_FDS:
+            case RegisterOpcode.REGISTER_RING_FDS:
                 return RingFds.register(arg, nrArgs);
-            case Registrar.UNREGISTER_RING_FDS:
+            case RegisterOpcode.UNREGISTER_RING_FDS:
                 return RingFds.unregister(arg, nrArgs);
-            case Registrar.REGISTER_SYNC_CANCEL:
+            case RegisterOpcode.REGISTER_SYNC_CANCEL:
                 return arg == 0 || nrArgs != 1 ? -Errno.EINVAL : Cancels.sync(ring, arg);
-            case Registrar.REGISTER_IOWQ_MAX_WORKERS:
+            case RegisterOpcode.REGISTER_IOWQ_MAX_WORKERS:
                 return arg == 0 || nrArgs != 2 ? -Errno.EINVAL : ring.wq.maxWorkers(arg);
             default:
                 break;
@@ -223,15 +232,15 @@ public final class PortableEngine implements Engine {
         ring.lock.lock();
         try {
             return switch (op) {
-                case Registrar.REGISTER_RESTRICTIONS -> ring.restrict(arg, nrArgs);
-                case Registrar.REGISTER_ENABLE_RINGS -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL : ring.enable();
-                case Registrar.REGISTER_PERSONALITY -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL
+                case RegisterOpcode.REGISTER_RESTRICTIONS -> ring.restrict(arg, nrArgs);
+                case RegisterOpcode.REGISTER_ENABLE_RINGS -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL : ring.enable();
+                case RegisterOpcode.REGISTER_PERSONALITY -> arg != 0 || nrArgs != 0 ? -Errno.EINVAL
                         : ring.personalities.register();
-                case Registrar.UNREGISTER_PERSONALITY -> arg != 0 ? -Errno.EINVAL
+                case RegisterOpcode.UNREGISTER_PERSONALITY -> arg != 0 ? -Errno.EINVAL
                         : ring.personalities.unregister(nrArgs);
                 default -> {
                     int ret = ring.registered.register(op, arg, nrArgs);
-                    if (ret == 0 && (op == Registrar.REGISTER_EVENTFD || op == Registrar.REGISTER_EVENTFD_ASYNC)) {
+                    if (ret == 0 && (op == RegisterOpcode.REGISTER_EVENTFD || op == RegisterOpcode.REGISTER_EVENTFD_ASYNC)) {
                         ring.eventfdRegistered();
                     }
                     yield ret;

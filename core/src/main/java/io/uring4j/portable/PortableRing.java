@@ -1,13 +1,16 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.CompletionQueue;
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.EnterFlags;
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
-import io.uring4j.ring.SetupFlags;
-import io.uring4j.ring.SqeFlags;
-import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.ring.abi.CqRingFlags;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.CqeLayout;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.GeteventsArgLayout;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqRingFlags;
+import io.uring4j.ring.abi.SqeFlags;
+import io.uring4j.ring.abi.SqeLayout;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
@@ -183,11 +186,11 @@ final class PortableRing {
         long timeout = -1;
         long minWait = 0;
         if ((flags & EnterFlags.EXT_ARG) != 0) {
-            if (argSize != 24) {
+            if (argSize != GeteventsArgLayout.SIZE) {
                 return -Errno.EINVAL;
             }
-            minWait = arg == 0 ? 0 : Integer.toUnsignedLong(USER.get(ANY_INT, arg + 12)) * 1000;
-            long ts = arg == 0 ? 0 : USER.get(ANY_LONG, arg + 16);
+            minWait = arg == 0 ? 0 : Integer.toUnsignedLong(USER.get(ANY_INT, arg + GeteventsArgLayout.MIN_WAIT_USEC)) * 1000;
+            long ts = arg == 0 ? 0 : USER.get(ANY_LONG, arg + GeteventsArgLayout.TS);
             if (ts != 0) {
                 timeout = Math.max(0, timespecNanos(ts));
             }
@@ -353,9 +356,9 @@ final class PortableRing {
     void pendingChanged() {
         if (taskrunFlag && poller.issuerPolls()) {
             if (poller.hasArmed() || directIo.busy()) {
-                INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
+                INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SqRingFlags.TASKRUN);
             } else if (taskWork.isEmpty()) {
-                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SqRingFlags.TASKRUN);
             }
         }
     }
@@ -482,18 +485,18 @@ final class PortableRing {
     /** SUBMIT_STABLE: everything the request needs is copied now. Returns 0 or the prep error. */
     private int copySqe(Request r, long sqe) {
         final MemorySegment s = sqes;
-        r.opcode = s.get(JAVA_BYTE, sqe);
-        r.sqeFlags = s.get(JAVA_BYTE, sqe + 1);
-        int ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
+        r.opcode = s.get(JAVA_BYTE, sqe + SqeLayout.OPCODE);
+        r.sqeFlags = s.get(JAVA_BYTE, sqe + SqeLayout.FLAGS);
+        int ioprio = s.get(JAVA_SHORT, sqe + SqeLayout.IOPRIO) & 0xffff;
         r.ioprio = ioprio;
-        r.fd = s.get(JAVA_INT, sqe + 4);
-        r.off = s.get(JAVA_LONG, sqe + 8);
-        r.addr = s.get(JAVA_LONG, sqe + 16);
-        r.len = s.get(JAVA_INT, sqe + 24);
-        r.opFlags = s.get(JAVA_INT, sqe + 28);
-        r.userData = s.get(JAVA_LONG, sqe + 32);
-        r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
-        r.fileIndex = s.get(JAVA_INT, sqe + 44);
+        r.fd = s.get(JAVA_INT, sqe + SqeLayout.FD);
+        r.off = s.get(JAVA_LONG, sqe + SqeLayout.OFF);
+        r.addr = s.get(JAVA_LONG, sqe + SqeLayout.ADDR);
+        r.len = s.get(JAVA_INT, sqe + SqeLayout.LEN);
+        r.opFlags = s.get(JAVA_INT, sqe + SqeLayout.OP_FLAGS);
+        r.userData = s.get(JAVA_LONG, sqe + SqeLayout.USER_DATA);
+        r.bufIndex = s.get(JAVA_SHORT, sqe + SqeLayout.BUF_INDEX) & 0xffff;
+        r.fileIndex = s.get(JAVA_INT, sqe + SqeLayout.FILE_INDEX);
         if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
             return -Errno.EINVAL;
         }
@@ -511,14 +514,14 @@ final class PortableRing {
         if (restrictions != null && !restrictions.allows(r.opcode, r.sqeFlags & 0xff)) {
             return -Errno.EACCES;
         }
-        int personality = sqes.get(JAVA_SHORT, sqe + 42) & 0xffff;
+        int personality = sqes.get(JAVA_SHORT, sqe + SqeLayout.PERSONALITY) & 0xffff;
         if ((personality != 0 && !personalities.contains(personality))
                 || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL)
-                    && sqes.get(JAVA_LONG, sqe + 48) != 0) {
+                    && sqes.get(JAVA_LONG, sqe + SqeLayout.ADDR3) != 0) {
             return -Errno.EINVAL;
         }
         if (r.opcode == Opcode.MSG_RING) {
-            r.progress = (int) sqes.get(JAVA_LONG, sqe + 48);
+            r.progress = (int) sqes.get(JAVA_LONG, sqe + SqeLayout.ADDR3);
         }
         return 0;
     }
@@ -638,7 +641,7 @@ final class PortableRing {
                 tail.state = Request.READY;
             }
             taskWork.addChain(ready, tail);
-            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.TASKRUN);
+            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SqRingFlags.TASKRUN);
         } finally {
             lock.unlock();
         }
@@ -663,7 +666,7 @@ final class PortableRing {
         }
         taskWork.unlink(r);         // a READY request is always in the list
         if (taskWork.isEmpty()) {
-            INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+            INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SqRingFlags.TASKRUN);
         }
         r.state = Request.RUNNING;
         return true;
@@ -682,7 +685,7 @@ final class PortableRing {
                 q.state = Request.RUNNING;          // out of the list: no longer for cancel to take
             }
             if (ready != null) {
-                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.TASKRUN);
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SqRingFlags.TASKRUN);
             }
         } finally {
             lock.unlock();
@@ -954,7 +957,7 @@ final class PortableRing {
     void post(long userData, int res, int flags, boolean counts) {
         if (overflow.count == 0 && !tryPost(userData, res, flags)) {
             overflow.add(userData, res, flags);
-            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SubmissionQueue.CQ_OVERFLOW);
+            INT.getAndBitwiseOrRelease(mem, (long) RingLayout.SQ_FLAGS, SqRingFlags.CQ_OVERFLOW);
         } else if (overflow.count > 0) {
             overflow.add(userData, res, flags);
         }
@@ -985,12 +988,12 @@ final class PortableRing {
             return false;
         }
         long at = RingLayout.CQES + ((long) (cqTail & cqMask) << cqeShift);
-        mem.set(JAVA_LONG, at, userData);
-        mem.set(JAVA_INT, at + 8, res);
-        mem.set(JAVA_INT, at + 12, flags);
+        mem.set(JAVA_LONG, at + CqeLayout.USER_DATA, userData);
+        mem.set(JAVA_INT, at + CqeLayout.RES, res);
+        mem.set(JAVA_INT, at + CqeLayout.FLAGS, flags);
         if (cqeShift == 5) {
-            mem.set(JAVA_LONG, at + 16, 0L);        // big_cqe[]: the slot may hold an older CQE's
-            mem.set(JAVA_LONG, at + 24, 0L);
+            mem.set(JAVA_LONG, at + CqeLayout.BIG_CQE, 0L);        // big_cqe[]: the slot may hold an older CQE's
+            mem.set(JAVA_LONG, at + CqeLayout.BIG_CQE + 8, 0L);
         }
         cqTail++;
         INT.setRelease(mem, (long) RingLayout.CQ_TAIL, cqTail);
@@ -1005,7 +1008,7 @@ final class PortableRing {
                 overflow.removeFirst();
             }
             if (overflow.count == 0) {
-                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SubmissionQueue.CQ_OVERFLOW);
+                INT.getAndBitwiseAndRelease(mem, (long) RingLayout.SQ_FLAGS, ~SqRingFlags.CQ_OVERFLOW);
             }
         } finally {
             lock.unlock();
@@ -1046,7 +1049,7 @@ final class PortableRing {
             }
         }
         if (notify && registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
-                && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
+                && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CqRingFlags.EVENTFD_DISABLED) == 0) {
             registered.signalEventfd();
         }
     }

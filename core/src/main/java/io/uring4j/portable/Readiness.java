@@ -1,6 +1,6 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.OpFlags;
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;

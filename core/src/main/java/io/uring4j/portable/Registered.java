@@ -1,7 +1,7 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.Registrar;
-import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 
@@ -75,26 +75,26 @@ final class Registered {
 
     int register(int opcode, long arg, int nr) {
         return switch (opcode) {
-            case Registrar.REGISTER_FILES -> registerFiles(arg, nr, false);
-            case Registrar.REGISTER_FILES2 -> rsrcRegister(arg, nr, true);
-            case Registrar.UNREGISTER_FILES -> unregisterFiles();
-            case Registrar.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
+            case RegisterOpcode.REGISTER_FILES -> registerFiles(arg, nr, false);
+            case RegisterOpcode.REGISTER_FILES2 -> rsrcRegister(arg, nr, true);
+            case RegisterOpcode.UNREGISTER_FILES -> unregisterFiles();
+            case RegisterOpcode.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
                     : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
-            case Registrar.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
+            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
                     : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
-            case Registrar.REGISTER_BUFFERS -> registerBuffers(arg, nr, false);
-            case Registrar.REGISTER_BUFFERS2 -> rsrcRegister(arg, nr, false);
-            case Registrar.UNREGISTER_BUFFERS -> unregisterBuffers();
-            case Registrar.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
+            case RegisterOpcode.REGISTER_BUFFERS -> registerBuffers(arg, nr, false);
+            case RegisterOpcode.REGISTER_BUFFERS2 -> rsrcRegister(arg, nr, false);
+            case RegisterOpcode.UNREGISTER_BUFFERS -> unregisterBuffers();
+            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
                     : updateBuffers(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
-            case Registrar.REGISTER_EVENTFD -> registerEventfd(arg, nr, false);
-            case Registrar.REGISTER_EVENTFD_ASYNC -> registerEventfd(arg, nr, true);
-            case Registrar.UNREGISTER_EVENTFD -> unregisterEventfd();
-            case Registrar.REGISTER_PROBE -> probe(arg, nr);
-            case Registrar.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
-            case Registrar.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
-            case Registrar.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
-            case Registrar.REGISTER_FILE_ALLOC_RANGE -> fileAllocRange(arg, nr);
+            case RegisterOpcode.REGISTER_EVENTFD -> registerEventfd(arg, nr, false);
+            case RegisterOpcode.REGISTER_EVENTFD_ASYNC -> registerEventfd(arg, nr, true);
+            case RegisterOpcode.UNREGISTER_EVENTFD -> unregisterEventfd();
+            case RegisterOpcode.REGISTER_PROBE -> probe(arg, nr);
+            case RegisterOpcode.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
+            case RegisterOpcode.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
+            case RegisterOpcode.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
+            case RegisterOpcode.REGISTER_FILE_ALLOC_RANGE -> fileAllocRange(arg, nr);
             default -> -Errno.EINVAL;
         };
     }

@@ -1,9 +1,9 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.Opcode;
-import io.uring4j.ring.SqeFlags;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;

@@ -3,10 +3,10 @@ package io.uring4j.portable;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
-import static io.uring4j.portable.Sys.CALL_STATE;
 import static io.uring4j.portable.Sys.handle;
-import static io.uring4j.portable.Sys.result;
-import static io.uring4j.portable.Sys.rethrow;
+import static io.uring4j.sys.Native.callState;
+import static io.uring4j.sys.Native.result;
+import static io.uring4j.sys.Native.rethrow;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -37,7 +37,7 @@ final class SocketSys {
     }
 
     static int socket(int domain, int type, int protocol) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) SOCKET.invokeExact(s, domain, type, protocol), s);
         } catch (Throwable t) {
@@ -46,7 +46,7 @@ final class SocketSys {
     }
 
     static int connect(int fd, long addr, int len) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) CONNECT.invokeExact(s, fd, addr, len), s);
         } catch (Throwable t) {
@@ -55,7 +55,7 @@ final class SocketSys {
     }
 
     static int bind(int fd, long addr, int len) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) BIND.invokeExact(s, fd, addr, len), s);
         } catch (Throwable t) {
@@ -64,7 +64,7 @@ final class SocketSys {
     }
 
     static int listen(int fd, int backlog) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) LISTEN.invokeExact(s, fd, backlog), s);
         } catch (Throwable t) {
@@ -73,7 +73,7 @@ final class SocketSys {
     }
 
     static int accept4(int fd, long addr, long addrLen, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) ACCEPT4.invokeExact(s, fd, addr, addrLen, flags), s);
         } catch (Throwable t) {
@@ -83,7 +83,7 @@ final class SocketSys {
 
     /** sendto(2): {@code dest} 0 for a plain send. */
     static int send(int fd, long buf, long len, int flags, long dest, int destLen) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((long) SENDTO.invokeExact(s, fd, buf, len, flags, dest, destLen), s);
         } catch (Throwable t) {
@@ -92,7 +92,7 @@ final class SocketSys {
     }
 
     static int recv(int fd, long buf, long len, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((long) RECV.invokeExact(s, fd, buf, len, flags), s);
         } catch (Throwable t) {
@@ -102,7 +102,7 @@ final class SocketSys {
 
     /** sendmsg(2) or recvmsg(2). */
     static int transferMsg(boolean send, int fd, long msghdr, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             long ret = send ? (long) SENDMSG.invokeExact(s, fd, msghdr, flags)
                     : (long) RECVMSG.invokeExact(s, fd, msghdr, flags);
@@ -113,7 +113,7 @@ final class SocketSys {
     }
 
     static int shutdown(int fd, int how) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) SHUTDOWN.invokeExact(s, fd, how), s);
         } catch (Throwable t) {
@@ -135,7 +135,7 @@ final class SocketSys {
 
     /** An int SOL_SOCKET option, or -errno. */
     private static int option(int fd, int name) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         MemorySegment scratch = SCRATCH.get();
         scratch.set(JAVA_INT, 0, 0);
         scratch.set(JAVA_INT, 4, 4);

@@ -1,16 +1,17 @@
 package io.uring4j.portable;
 
 import io.uring4j.sys.LibC;
+import io.uring4j.sys.Native;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static io.uring4j.sys.Native.callState;
+import static io.uring4j.sys.Native.result;
+import static io.uring4j.sys.Native.rethrow;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -21,14 +22,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * Results follow the kernel's convention: {@code >= 0} or {@code -errno}.
  */
 final class Sys {
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = STATE.varHandle(groupElement("errno"));
-    private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
-    /** One errno capture segment per thread; freed with the thread. */
-    static final ThreadLocal<MemorySegment> CALL_STATE =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE));
-
     private static final MethodHandle READ = handle("read", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle WRITE = handle("write", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle PREADV2 = handle("preadv2", JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -52,13 +45,12 @@ final class Sys {
     private static final MethodHandle SYMLINKAT = handle("symlinkat", JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG);
     private static final MethodHandle LINKAT = handle("linkat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     /** openat2 through syscall(2): older glibc has no wrapper. Its number is 437 on every architecture. */
-    private static final MethodHandle SYSCALL4 = LINKER.downcallHandle(LINKER.defaultLookup().find("syscall").orElseThrow(),
+    private static final MethodHandle SYSCALL4 = Native.libcWithErrno("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1), CAPTURE);
+            Linker.Option.firstVariadicArg(1));
     private static final long NR_OPENAT2 = 437;
     /** posix_fadvise returns the error number itself and leaves errno alone: linked without capture. */
-    private static final MethodHandle FADVISE = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("posix_fadvise").orElseThrow(),
+    private static final MethodHandle FADVISE = Native.libc("posix_fadvise",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
@@ -76,33 +68,18 @@ final class Sys {
     private Sys() {
     }
 
+    /** A libc function with errno captured ({@link Native#libcWithErrno}); fcntl and openat are variadic. */
     static MethodHandle handle(String name, java.lang.foreign.MemoryLayout ret,
             java.lang.foreign.MemoryLayout... args) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
         Linker.Option[] options = name.equals("fcntl") || name.equals("openat")
-                ? new Linker.Option[] {Linker.Option.firstVariadicArg(name.equals("fcntl") ? 2 : 3), CAPTURE}
-                : new Linker.Option[] {CAPTURE};
-        return LINKER.downcallHandle(symbol, FunctionDescriptor.of(ret, args), options);
-    }
-
-    static long result(long ret, MemorySegment state) {
-        return ret == -1 ? -(int) ERRNO.get(state, 0L) : ret;
-    }
-
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+                ? new Linker.Option[] {Linker.Option.firstVariadicArg(name.equals("fcntl") ? 2 : 3)}
+                : new Linker.Option[0];
+        return Native.libcWithErrno(name, FunctionDescriptor.of(ret, args), options);
     }
 
     /** read(2): eventfd counters. */
     static long read(int fd, long buf, long len) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return result((long) READ.invokeExact(s, fd, buf, len), s);
         } catch (Throwable t) {
@@ -112,7 +89,7 @@ final class Sys {
 
     /** write(2): eventfd signals. */
     static long write(int fd, long buf, long len) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return result((long) WRITE.invokeExact(s, fd, buf, len), s);
         } catch (Throwable t) {
@@ -125,7 +102,7 @@ final class Sys {
      * (FEAT_RW_CUR_POS), and RWF_NOWAIT gives the non-blocking first attempt.
      */
     static long readv(int fd, long iov, int count, long off, int rwFlags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return result((long) PREADV2.invokeExact(s, fd, iov, count, off, rwFlags), s);
         } catch (Throwable t) {
@@ -134,7 +111,7 @@ final class Sys {
     }
 
     static long writev(int fd, long iov, int count, long off, int rwFlags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return result((long) PWRITEV2.invokeExact(s, fd, iov, count, off, rwFlags), s);
         } catch (Throwable t) {
@@ -143,7 +120,7 @@ final class Sys {
     }
 
     static int fsync(int fd, boolean dataOnly) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result(dataOnly ? (int) FDATASYNC.invokeExact(s, fd) : (int) FSYNC.invokeExact(s, fd), s);
         } catch (Throwable t) {
@@ -152,7 +129,7 @@ final class Sys {
     }
 
     static int openat(int dfd, long path, int flags, int mode) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) OPENAT.invokeExact(s, dfd, path, flags, mode), s);
         } catch (Throwable t) {
@@ -161,7 +138,7 @@ final class Sys {
     }
 
     static int statx(int dfd, long path, int flags, int mask, long buf) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) STATX.invokeExact(s, dfd, path, flags, mask, buf), s);
         } catch (Throwable t) {
@@ -201,7 +178,7 @@ final class Sys {
     }
 
     static int close(int fd) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) CLOSE.invokeExact(s, fd), s);
         } catch (Throwable t) {
@@ -219,7 +196,7 @@ final class Sys {
 
     /** fcntl(2) with an int argument: F_GETFL / F_SETFL for the O_NONBLOCK checks of accept and connect. */
     static int fcntl(int fd, int cmd, int arg) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) FCNTL.invokeExact(s, fd, cmd, arg), s);
         } catch (Throwable t) {
@@ -228,7 +205,7 @@ final class Sys {
     }
 
     static int poll(long fds, int count, int timeoutMillis) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) POLL.invokeExact(s, fds, (long) count, timeoutMillis), s);
         } catch (Throwable t) {
@@ -237,7 +214,7 @@ final class Sys {
     }
 
     static int eventfd(int initval, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) EVENTFD.invokeExact(s, initval, flags), s);
         } catch (Throwable t) {
@@ -254,7 +231,7 @@ final class Sys {
     }
 
     static int fallocate(int fd, int mode, long off, long len) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) FALLOCATE.invokeExact(s, fd, mode, off, len), s);
         } catch (Throwable t) {
@@ -263,7 +240,7 @@ final class Sys {
     }
 
     static int ftruncate(int fd, long length) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) FTRUNCATE.invokeExact(s, fd, length), s);
         } catch (Throwable t) {
@@ -273,7 +250,7 @@ final class Sys {
 
     /** splice(2) with the offsets as values, -1 for none (a null pointer). */
     static int splice(int in, long offIn, int out, long offOut, long len, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         MemorySegment offsets = OFFSETS.get();
         offsets.set(JAVA_LONG, 0, offIn);
         offsets.set(JAVA_LONG, 8, offOut);
@@ -287,7 +264,7 @@ final class Sys {
     }
 
     static int tee(int in, int out, long len, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((long) TEE.invokeExact(s, in, out, len, flags), s);
         } catch (Throwable t) {
@@ -297,7 +274,7 @@ final class Sys {
 
     /** openat2(dfd, path, how, size): {@code how} is a {@code struct open_how} of {@code size} bytes. */
     static int openat2(int dfd, long path, long how, long size) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((long) SYSCALL4.invokeExact(s, NR_OPENAT2, (long) dfd, path, how, size), s);
         } catch (Throwable t) {
@@ -306,7 +283,7 @@ final class Sys {
     }
 
     static int renameat2(int oldDfd, long oldPath, int newDfd, long newPath, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) RENAMEAT2.invokeExact(s, oldDfd, oldPath, newDfd, newPath, flags), s);
         } catch (Throwable t) {
@@ -315,7 +292,7 @@ final class Sys {
     }
 
     static int unlinkat(int dfd, long path, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) UNLINKAT.invokeExact(s, dfd, path, flags), s);
         } catch (Throwable t) {
@@ -324,7 +301,7 @@ final class Sys {
     }
 
     static int mkdirat(int dfd, long path, int mode) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) MKDIRAT.invokeExact(s, dfd, path, mode), s);
         } catch (Throwable t) {
@@ -333,7 +310,7 @@ final class Sys {
     }
 
     static int symlinkat(long target, int newDfd, long linkPath) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) SYMLINKAT.invokeExact(s, target, newDfd, linkPath), s);
         } catch (Throwable t) {
@@ -342,7 +319,7 @@ final class Sys {
     }
 
     static int linkat(int oldDfd, long oldPath, int newDfd, long newPath, int flags) {
-        MemorySegment s = CALL_STATE.get();
+        MemorySegment s = callState();
         try {
             return (int) result((int) LINKAT.invokeExact(s, oldDfd, oldPath, newDfd, newPath, flags), s);
         } catch (Throwable t) {

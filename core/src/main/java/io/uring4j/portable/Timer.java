@@ -1,6 +1,6 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.Opcode;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.Errno;
 
 import java.util.concurrent.locks.Condition;

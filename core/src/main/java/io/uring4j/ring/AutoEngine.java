@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
-import io.uring4j.portable.PortableEngine;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -19,19 +20,20 @@ import java.util.function.Consumer;
  * with a line naming them: an older kernel behind a newer library.
  *
  * <p>After setup, each ring talks to the engine that created it: {@link IoUringBuilder} asks {@link #owner}.
- * Portable ring fds start at 2^30, above any fd the kernel hands out, so the fd alone says which one it is.
+ * Portable ring fds never collide with the kernel's ({@link FallbackEngine#owns}), so the fd alone says which
+ * one it is.
  */
 final class AutoEngine implements Engine {
-    static final AutoEngine INSTANCE = new AutoEngine(Engine.kernel(), PortableEngine.instance(),
+    static final AutoEngine INSTANCE = new AutoEngine(Engine.kernel(), FallbackLookup.engine(),
             message -> System.getLogger("io.uring4j").log(System.Logger.Level.WARNING, message), new int[0]);
 
     private final Engine kernel;
-    private final PortableEngine portable;
+    private final FallbackEngine portable;
     private final Consumer<String> log;
     private final int[] required;
 
     /** {@code kernel} and {@code log} are replaceable so that tests can inject setup failures and read the line. */
-    AutoEngine(Engine kernel, PortableEngine portable, Consumer<String> log, int[] required) {
+    AutoEngine(Engine kernel, FallbackEngine portable, Consumer<String> log, int[] required) {
         this.kernel = kernel;
         this.portable = portable;
         this.log = log;
@@ -75,11 +77,11 @@ final class AutoEngine implements Engine {
         List<String> missing = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
-            boolean probed = kernel.register(fd, Registrar.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
+            boolean probed = kernel.register(fd, RegisterOpcode.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
             Probe p = Probe.decode(probe);
             for (int op : required) {
                 if (!probed || !p.isSupported(op)) {
-                    if (!PortableEngine.supports(op)) {
+                    if (!portable.supports(op)) {
                         return fd;          // neither has everything: the kernel's is the better partial answer
                     }
                     missing.add(Opcode.name(op));
@@ -115,7 +117,7 @@ final class AutoEngine implements Engine {
 
     /** The engine behind a ring fd this engine set up. */
     Engine owner(int ringFd) {
-        return ringFd >= PortableEngine.FD_BASE ? portable : kernel;
+        return portable.owns(ringFd) ? portable : kernel;
     }
 
     @Override

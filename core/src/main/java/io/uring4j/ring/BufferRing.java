@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.sys.ErrnoException;
 
 import java.lang.foreign.Arena;
@@ -21,9 +22,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * Not thread-safe: the ring's reaping thread refills it.
  */
 public final class BufferRing implements AutoCloseable {
-    static final long BUF_SIZE = 16;
-    private static final long TAIL = 14;
-
     private final IoUring ring;
     private final Arena arena;
     private final MemorySegment bufs;
@@ -52,16 +50,16 @@ public final class BufferRing implements AutoCloseable {
 
     /** {@link #add(MemorySegment, int, int)} with a raw address and length. */
     public void add(long address, int length, int bufferId, int offset) {
-        long entry = ((tail + offset) & mask) * BUF_SIZE;
-        bufs.set(JAVA_LONG, entry, address);
-        bufs.set(JAVA_INT, entry + 8, length);
-        bufs.set(JAVA_SHORT, entry + 12, (short) bufferId);
+        long entry = ((tail + offset) & mask) * BufRingLayout.BUF_SIZE;
+        bufs.set(JAVA_LONG, entry + BufRingLayout.BUF_ADDR, address);
+        bufs.set(JAVA_INT, entry + BufRingLayout.BUF_LEN, length);
+        bufs.set(JAVA_SHORT, entry + BufRingLayout.BUF_BID, (short) bufferId);
     }
 
     /** Publishes {@code count} added buffers to the kernel. */
     public void advance(int count) {
         tail += count;
-        Shared.setShortRelease(bufs, TAIL, (short) tail);
+        Barriers.setShortRelease(bufs, BufRingLayout.TAIL, (short) tail);
     }
 
     /** Publishes {@code count} buffers and consumes {@code cqes} CQEs in one go (liburing's buf_ring_cq_advance). */

@@ -1,5 +1,9 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.CqRingFlags;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.ParamsLayout;
+
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -14,9 +18,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread reaps.
  */
 public final class CompletionQueue {
-    /** {@code IORING_CQ_EVENTFD_DISABLED} in the CQ flags word. */
-    public static final int EVENTFD_DISABLED = 1;
-
     private final MemorySegment ring;
     private final long kHead;
     private final long kTail;
@@ -49,7 +50,7 @@ public final class CompletionQueue {
         // The cursor reads through the ring's own segment, the one the tail is read from: one segment object
         // (and cache line) fewer to touch per batch than a separate slice for the CQE array.
         this.cursor = new Cqe(ring, cqe32 || mixed);
-        this.head = Shared.getAcquire(ring, kHead);
+        this.head = Barriers.getAcquire(ring, kHead);
     }
 
     private static long offset(MemorySegment params, long field) {
@@ -58,7 +59,7 @@ public final class CompletionQueue {
 
     /** CQEs posted and not yet consumed (16-byte slots on CQE_MIXED rings). */
     public int ready() {
-        return Shared.getAcquire(ring, kTail) - head;
+        return Barriers.getAcquire(ring, kTail) - head;
     }
 
     /**
@@ -76,7 +77,7 @@ public final class CompletionQueue {
         final int mask = this.mask;
         final int shift = slotShift;
         final int start = head;
-        final int tail = Shared.getAcquire(ring, kTail);
+        final int tail = Barriers.getAcquire(ring, kTail);
         int h = start;
         int handled = 0;
         try {
@@ -97,7 +98,7 @@ public final class CompletionQueue {
         } finally {
             if (h != start) {
                 head = h;
-                Shared.setRelease(ring, kHead, h);
+                Barriers.setRelease(ring, kHead, h);
             }
         }
         return handled;
@@ -109,7 +110,7 @@ public final class CompletionQueue {
      */
     public Cqe peek() {
         while (true) {
-            int tail = Shared.getAcquire(ring, kTail);
+            int tail = Barriers.getAcquire(ring, kTail);
             if (head == tail) {
                 return null;
             }
@@ -130,7 +131,7 @@ public final class CompletionQueue {
     public void advance(int count) {
         if (count != 0) {
             head += count;
-            Shared.setRelease(ring, kHead, head);
+            Barriers.setRelease(ring, kHead, head);
         }
     }
 
@@ -140,12 +141,12 @@ public final class CompletionQueue {
 
     /** CQEs the kernel could not post (dropped on overflow; with FEAT_NODROP only under memory pressure). */
     public int overflow() {
-        return Shared.getOpaque(ring, kOverflow);
+        return Barriers.getOpaque(ring, kOverflow);
     }
 
     /** Whether a registered eventfd is signalled for new CQEs (false after {@link #eventfdEnabled(boolean)}). */
     public boolean eventfdEnabled() {
-        return kFlags == 0 || (Shared.getOpaque(ring, kFlags) & EVENTFD_DISABLED) == 0;
+        return kFlags == 0 || (Barriers.getOpaque(ring, kFlags) & CqRingFlags.EVENTFD_DISABLED) == 0;
     }
 
     /** Turns eventfd notification on or off ({@code IORING_CQ_EVENTFD_DISABLED}). */
@@ -153,7 +154,8 @@ public final class CompletionQueue {
         if (kFlags == 0) {
             throw new UnsupportedOperationException("this kernel has no CQ flags word");
         }
-        int flags = Shared.getOpaque(ring, kFlags);
-        Shared.setRelease(ring, kFlags, enabled ? flags & ~EVENTFD_DISABLED : flags | EVENTFD_DISABLED);
+        int flags = Barriers.getOpaque(ring, kFlags);
+        Barriers.setRelease(ring, kFlags,
+                enabled ? flags & ~CqRingFlags.EVENTFD_DISABLED : flags | CqRingFlags.EVENTFD_DISABLED);
     }
 }

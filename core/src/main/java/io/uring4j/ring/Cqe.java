@@ -1,5 +1,8 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.CqeLayout;
+
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -15,11 +18,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * alignment check per read.
  */
 public final class Cqe {
-    static final long USER_DATA = 0;
-    static final long RES = 8;
-    static final long FLAGS = 12;
-    static final long BIG_CQE = 16;
-
     /** The CQ ring mapping; {@link #offset} is the current CQE's byte offset in it. */
     private final MemorySegment cqes;
     private final boolean big;
@@ -36,17 +34,17 @@ public final class Cqe {
     }
 
     public long userData() {
-        return cqes.get(JAVA_LONG_UNALIGNED, offset + USER_DATA);
+        return cqes.get(JAVA_LONG_UNALIGNED, offset + CqeLayout.USER_DATA);
     }
 
     /** The result: {@code >= 0} as the opcode defines it, or {@code -errno}. */
     public int res() {
-        return cqes.get(JAVA_INT_UNALIGNED, offset + RES);
+        return cqes.get(JAVA_INT_UNALIGNED, offset + CqeLayout.RES);
     }
 
     /** {@code IORING_CQE_F_*} bits, with the buffer id in the upper 16. */
     public int flags() {
-        return cqes.get(JAVA_INT_UNALIGNED, offset + FLAGS);
+        return cqes.get(JAVA_INT_UNALIGNED, offset + CqeLayout.FLAGS);
     }
 
     /** More CQEs will follow for this request ({@link CqeFlags#F_MORE}). */
@@ -78,7 +76,7 @@ public final class Cqe {
         if (!big) {
             throw new IllegalStateException("big_cqe exists only on CQE32 rings");
         }
-        return cqes.get(JAVA_LONG_UNALIGNED, offset + BIG_CQE + 8L * java.util.Objects.checkIndex(index, 2));
+        return cqes.get(JAVA_LONG_UNALIGNED, offset + CqeLayout.BIG_CQE + 8L * java.util.Objects.checkIndex(index, 2));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.ErrnoException;
 
 import java.lang.foreign.Arena;
@@ -20,7 +21,7 @@ public interface Engine {
 
     /** io_uring's kernel side written in Java, for hosts where the kernel refuses io_uring. */
     static Engine portable() {
-        return io.uring4j.portable.PortableEngine.instance();
+        return FallbackLookup.engine();
     }
 
     /**

@@ -1,5 +1,11 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.GeteventsArgLayout;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.IoUringSyscalls;
@@ -32,7 +38,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Closing is idempotent and unmaps everything; any later use throws {@link IllegalStateException}.
  */
 public final class IoUring implements AutoCloseable {
-    private static final long GETEVENTS_ARG_SIZE = 24;
 
     private final Engine engine;
     private final int ringFd;
@@ -85,7 +90,7 @@ public final class IoUring implements AutoCloseable {
         this.sq = new SubmissionQueue(sqRing, params, sqeArray, sqeSize, sqpoll);
         this.cq = new CompletionQueue(cqRing, params, (setupFlags & SetupFlags.CQE32) != 0,
                 (setupFlags & SetupFlags.CQE_MIXED) != 0);
-        this.waitArg = arena.allocate(GETEVENTS_ARG_SIZE + Timespec.SIZE, 8);
+        this.waitArg = arena.allocate(GeteventsArgLayout.SIZE + Timespec.SIZE, 8);
         this.issuer = (setupFlags & (SetupFlags.SINGLE_ISSUER | SetupFlags.R_DISABLED)) == SetupFlags.SINGLE_ISSUER
                 ? Thread.currentThread() : null;
         this.creator = Thread.currentThread();
@@ -180,7 +185,7 @@ public final class IoUring implements AutoCloseable {
                 flags |= EnterFlags.SQ_WAKEUP;
             }
             long remaining = timeoutNanos < 0 ? -1 : Math.max(0, deadline - System.nanoTime());
-            int ret = enter(submit, waitNr, flags, waitArg(remaining, minWaitNanos), GETEVENTS_ARG_SIZE);
+            int ret = enter(submit, waitNr, flags, waitArg(remaining, minWaitNanos), GeteventsArgLayout.SIZE);
             if (ret >= 0) {
                 return submitted + ret;
             }
@@ -277,7 +282,7 @@ public final class IoUring implements AutoCloseable {
             long argSize = 0;
             if (timed) {
                 arg = timedWaitArg(Math.max(0, deadline - System.nanoTime()));
-                argSize = GETEVENTS_ARG_SIZE;
+                argSize = GeteventsArgLayout.SIZE;
             }
             int ret = enter(0, waitNr, EnterFlags.GETEVENTS | (timed ? EnterFlags.EXT_ARG : 0), arg, argSize);
             if (ret == -Errno.ETIME) {
@@ -341,16 +346,17 @@ public final class IoUring implements AutoCloseable {
     /** The getevents arg: {@code nanos < 0} sets no timespec; the minimum wait is rounded up to a microsecond. */
     private long waitArg(long nanos, long minWaitNanos) {
         final MemorySegment a = waitArg;
-        a.set(JAVA_LONG, 0, 0L);                                   // sigmask: none
-        a.set(JAVA_INT, 8, 8);                                      // sigmask_sz: _NSIG / 8
-        a.set(JAVA_INT, 12, (int) Math.min(Integer.MAX_VALUE, (minWaitNanos + 999) / 1000));  // min_wait_usec
+        a.set(JAVA_LONG, GeteventsArgLayout.SIGMASK, 0L);      // none
+        a.set(JAVA_INT, GeteventsArgLayout.SIGMASK_SZ, 8);     // _NSIG / 8
+        a.set(JAVA_INT, GeteventsArgLayout.MIN_WAIT_USEC,
+                (int) Math.min(Integer.MAX_VALUE, (minWaitNanos + 999) / 1000));
         if (nanos < 0) {
-            a.set(JAVA_LONG, 16, 0L);
+            a.set(JAVA_LONG, GeteventsArgLayout.TS, 0L);
             return a.address();
         }
-        a.set(JAVA_LONG, 16, a.address() + GETEVENTS_ARG_SIZE);     // ts, right behind the arg
-        a.set(JAVA_LONG, GETEVENTS_ARG_SIZE, nanos / 1_000_000_000L);
-        a.set(JAVA_LONG, GETEVENTS_ARG_SIZE + 8, nanos % 1_000_000_000L);
+        a.set(JAVA_LONG, GeteventsArgLayout.TS, a.address() + GeteventsArgLayout.SIZE);   // right behind the arg
+        a.set(JAVA_LONG, GeteventsArgLayout.SIZE, nanos / 1_000_000_000L);
+        a.set(JAVA_LONG, GeteventsArgLayout.SIZE + 8, nanos % 1_000_000_000L);
         return a.address();
     }
 
@@ -424,7 +430,7 @@ public final class IoUring implements AutoCloseable {
     int registerRaw(int opcode, long arg, int nrArgs) {
         checkOpen();
         if (registerWithIndex) {
-            return engine.register(enterFd, opcode | Registrar.USE_REGISTERED_RING, arg, nrArgs);
+            return engine.register(enterFd, opcode | RegisterOpcode.USE_REGISTERED_RING, arg, nrArgs);
         }
         return engine.register(ringFd, opcode, arg, nrArgs);
     }

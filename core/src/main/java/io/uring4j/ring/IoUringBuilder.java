@@ -1,5 +1,8 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -18,7 +21,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * as asked, and a refusal is reported with the errno and what to do.
  */
 public final class IoUringBuilder {
-    private static final int MAX_SQ_ENTRIES = 32768;
 
     private Engine engine = Engine.configured();
     private int entries = 128;
@@ -255,7 +257,7 @@ public final class IoUringBuilder {
     }
 
     private int sqEntriesFor(int setupFlags) {
-        int n = (setupFlags & SetupFlags.CLAMP) != 0 ? Math.min(entries, MAX_SQ_ENTRIES) : entries;
+        int n = (setupFlags & SetupFlags.CLAMP) != 0 ? Math.min(entries, ParamsLayout.MAX_ENTRIES) : entries;
         return Integer.highestOneBit(Math.max(1, n) * 2 - 1);
     }
 
@@ -270,7 +272,7 @@ public final class IoUringBuilder {
         if ((setupFlags & SetupFlags.CQSIZE) != 0) {
             cq = Integer.highestOneBit(Math.max(1, cqEntries) * 2 - 1);
             if ((setupFlags & SetupFlags.CLAMP) != 0) {
-                cq = Math.min(cq, 2 * MAX_SQ_ENTRIES);
+                cq = Math.min(cq, ParamsLayout.MAX_CQ_ENTRIES);
             }
         }
         long bytes = 64 + (long) cq * 16;

@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Opcode;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,9 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.BufRingLayout;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -7,6 +11,7 @@ import io.uring4j.sys.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static io.uring4j.ring.abi.RegisterOpcode.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -19,50 +24,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * register opcode.
  */
 public final class Registrar {
-    public static final int REGISTER_BUFFERS = 0;
-    public static final int UNREGISTER_BUFFERS = 1;
-    public static final int REGISTER_FILES = 2;
-    public static final int UNREGISTER_FILES = 3;
-    public static final int REGISTER_EVENTFD = 4;
-    public static final int UNREGISTER_EVENTFD = 5;
-    public static final int REGISTER_FILES_UPDATE = 6;
-    public static final int REGISTER_EVENTFD_ASYNC = 7;
-    public static final int REGISTER_PROBE = 8;
-    public static final int REGISTER_PERSONALITY = 9;
-    public static final int UNREGISTER_PERSONALITY = 10;
-    public static final int REGISTER_RESTRICTIONS = 11;
-    public static final int REGISTER_ENABLE_RINGS = 12;
-    public static final int REGISTER_FILES2 = 13;
-    public static final int REGISTER_FILES_UPDATE2 = 14;
-    public static final int REGISTER_BUFFERS2 = 15;
-    public static final int REGISTER_BUFFERS_UPDATE = 16;
-    public static final int REGISTER_IOWQ_AFF = 17;
-    public static final int UNREGISTER_IOWQ_AFF = 18;
-    public static final int REGISTER_IOWQ_MAX_WORKERS = 19;
-    public static final int REGISTER_RING_FDS = 20;
-    public static final int UNREGISTER_RING_FDS = 21;
-    public static final int REGISTER_PBUF_RING = 22;
-    public static final int UNREGISTER_PBUF_RING = 23;
-    public static final int REGISTER_SYNC_CANCEL = 24;
-    public static final int REGISTER_FILE_ALLOC_RANGE = 25;
-    public static final int REGISTER_PBUF_STATUS = 26;
-    /** OR'ed into the opcode: the fd argument is a registered ring index. */
-    public static final int USE_REGISTERED_RING = 1 << 31;
-
     /** {@code IORING_RSRC_REGISTER_SPARSE}: a table of empty slots. */
     private static final int RSRC_SPARSE = 1;
-    /** {@code IOU_PBUF_RING_MMAP}: the kernel allocates the buffer ring; we map it. */
-    public static final int PBUF_RING_MMAP = 1;
-    /** {@code IOU_PBUF_RING_INC}: buffers are consumed incrementally (6.12). */
-    public static final int PBUF_RING_INC = 2;
-
-    private static final String[] NAMES = {"REGISTER_BUFFERS", "UNREGISTER_BUFFERS", "REGISTER_FILES",
-        "UNREGISTER_FILES", "REGISTER_EVENTFD", "UNREGISTER_EVENTFD", "REGISTER_FILES_UPDATE",
-        "REGISTER_EVENTFD_ASYNC", "REGISTER_PROBE", "REGISTER_PERSONALITY", "UNREGISTER_PERSONALITY",
-        "REGISTER_RESTRICTIONS", "REGISTER_ENABLE_RINGS", "REGISTER_FILES2", "REGISTER_FILES_UPDATE2",
-        "REGISTER_BUFFERS2", "REGISTER_BUFFERS_UPDATE", "REGISTER_IOWQ_AFF", "UNREGISTER_IOWQ_AFF",
-        "REGISTER_IOWQ_MAX_WORKERS", "REGISTER_RING_FDS", "UNREGISTER_RING_FDS", "REGISTER_PBUF_RING",
-        "UNREGISTER_PBUF_RING", "REGISTER_SYNC_CANCEL", "REGISTER_FILE_ALLOC_RANGE", "REGISTER_PBUF_STATUS"};
 
     private final IoUring ring;
 
@@ -70,18 +33,12 @@ public final class Registrar {
         this.ring = ring;
     }
 
-    /** The name of a register opcode. */
-    public static String name(int opcode) {
-        int op = opcode & ~USE_REGISTERED_RING;
-        return op < NAMES.length ? NAMES[op] : "REGISTER_OP_" + op;
-    }
-
     private int call(int opcode, long arg, int nrArgs) throws ErrnoException {
         int ret = ring.registerRaw(opcode, arg, nrArgs);
         if (ret < 0) {
             String issuerHint = ret == -Errno.EEXIST ? ring.singleIssuerHint("register") : null;
             throw issuerHint != null
-                    ? new ErrnoException("io_uring_register(" + name(opcode) + ")", ret, issuerHint)
+                    ? new ErrnoException("io_uring_register(" + RegisterOpcode.name(opcode) + ")", ret, issuerHint)
                     : failure(opcode, ret);
         }
         return ret;
@@ -99,7 +56,7 @@ public final class Registrar {
             case Errno.EBADFD -> opcode == REGISTER_ENABLE_RINGS ? "the ring is not R_DISABLED" : null;
             default -> null;
         };
-        return new ErrnoException("io_uring_register(" + name(opcode) + ")", ret, hint);
+        return new ErrnoException("io_uring_register(" + RegisterOpcode.name(opcode) + ")", ret, hint);
     }
 
     // ---- buffers ---------------------------------------------------------------------------------------
@@ -355,25 +312,25 @@ public final class Registrar {
 
     /**
      * Sets up a provided-buffer ring of {@code entries} (a power of two, at most 32768) for group
-     * {@code groupId}. {@code flags}: {@link #PBUF_RING_MMAP}, {@link #PBUF_RING_INC}.
+     * {@code groupId}. {@code flags}: {@link BufRingLayout#PBUF_RING_MMAP}, {@link BufRingLayout#PBUF_RING_INC}.
      */
     public BufferRing bufferRing(int entries, int groupId, int flags) throws ErrnoException {
         if (entries <= 0 || entries > 32768 || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("buffer ring entries must be a power of two in [1, 32768]: " + entries);
         }
-        boolean kernelAllocated = (flags & PBUF_RING_MMAP) != 0;
+        boolean kernelAllocated = (flags & BufRingLayout.PBUF_RING_MMAP) != 0;
         if (kernelAllocated && ring.fd() < 0) {
             throw new IllegalArgumentException("PBUF_RING_MMAP maps through the ring fd; a REGISTERED_FD_ONLY ring has none");
         }
         Arena ringArena = Arena.ofShared();
         try (Arena arena = Arena.ofConfined()) {
-            long size = BufferRing.BUF_SIZE * entries;
+            long size = BufRingLayout.BUF_SIZE * entries;
             MemorySegment bufs = kernelAllocated ? null : PageMemory.allocate(size, ringArena, "buffer ring");
-            MemorySegment reg = arena.allocate(40, 8);
-            reg.set(JAVA_LONG, 0, kernelAllocated ? 0 : bufs.address());
-            reg.set(JAVA_INT, 8, entries);
-            reg.set(JAVA_SHORT, 12, (short) groupId);
-            reg.set(JAVA_SHORT, 14, (short) flags);
+            MemorySegment reg = arena.allocate(BufRingLayout.REG_SIZE, 8);
+            reg.set(JAVA_LONG, BufRingLayout.REG_RING_ADDR, kernelAllocated ? 0 : bufs.address());
+            reg.set(JAVA_INT, BufRingLayout.REG_RING_ENTRIES, entries);
+            reg.set(JAVA_SHORT, BufRingLayout.REG_BGID, (short) groupId);
+            reg.set(JAVA_SHORT, BufRingLayout.REG_FLAGS, (short) flags);
             call(REGISTER_PBUF_RING, reg.address(), 1);
             if (kernelAllocated) {
                 long offset = ParamsLayout.OFF_PBUF_RING | ((long) groupId << ParamsLayout.OFF_PBUF_SHIFT);
@@ -393,8 +350,8 @@ public final class Registrar {
 
     public void unregisterBufferRing(int groupId) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment reg = arena.allocate(40, 8);
-            reg.set(JAVA_SHORT, 12, (short) groupId);
+            MemorySegment reg = arena.allocate(BufRingLayout.REG_SIZE, 8);
+            reg.set(JAVA_SHORT, BufRingLayout.REG_BGID, (short) groupId);
             call(UNREGISTER_PBUF_RING, reg.address(), 1);
         }
     }
@@ -402,10 +359,10 @@ public final class Registrar {
     /** The kernel head of a buffer ring (6.8). */
     public int bufferRingHead(int groupId) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment status = arena.allocate(40, 8);
-            status.set(JAVA_INT, 0, groupId);
+            MemorySegment status = arena.allocate(BufRingLayout.STATUS_SIZE, 8);
+            status.set(JAVA_INT, BufRingLayout.STATUS_BUF_GROUP, groupId);
             call(REGISTER_PBUF_STATUS, status.address(), 1);
-            return status.get(JAVA_INT, 4);
+            return status.get(JAVA_INT, BufRingLayout.STATUS_HEAD);
         }
     }
 

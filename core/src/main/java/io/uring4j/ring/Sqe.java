@@ -1,19 +1,22 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.OFF;
-import static io.uring4j.ring.SqeLayout.U32;
+import static io.uring4j.ring.abi.SqeLayout.OFF;
+import static io.uring4j.ring.abi.SqeLayout.U32;
 
 /**
  * One submission queue entry. The prep methods are grouped by family across the class chain
- * {@link SqeCore} (fields, the prep core) → {@link SqeFileOps} → {@link SqeNetOps} → this class
+ * {@link SqeCore} (fields, the prep core) → {@link SqeFilePrep} → {@link SqeNetPrep} → this class
  * (no-ops, poll, timeouts, cancellation, provided buffers, cross-ring messages, futex, waitid, passthrough).
  *
  * <p>Timespecs ({@code struct __kernel_timespec}, see {@link Timespec}) are read by the kernel when it consumes
  * the SQE; keep them alive until submit returns (and, for updates, until the CQE).
  */
-public final class Sqe extends SqeNetOps {
+public final class Sqe extends SqeNetPrep {
     Sqe(MemorySegment slot, int index) {
         super(slot, index);
     }

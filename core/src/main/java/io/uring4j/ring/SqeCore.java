@@ -1,8 +1,12 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.*;
+import static io.uring4j.ring.abi.SqeLayout.*;
 
 /**
  * Raw field access to one SQE slot and the one prep core every typed {@code prepXxx} builds on.
@@ -12,7 +16,7 @@ import static io.uring4j.ring.SqeLayout.*;
  * submit; after that the kernel owns the slot, and writing to it is a bug (liburing issue #514).
  * Every setter returns the SQE so calls chain: {@code sq.next().prepNop().userData(7)}.
  */
-abstract sealed class SqeCore permits SqeFileOps {
+abstract sealed class SqeCore permits SqeFilePrep {
     final MemorySegment slot;
     private final int index;
     /** A 128-byte entry (SQE128 rings). */

@@ -1,5 +1,8 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SqRingFlags;
+
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -15,11 +18,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread prepares and submits.
  */
 public final class SubmissionQueue {
-    /** {@code IORING_SQ_*} bits of the shared flags word. */
-    public static final int NEED_WAKEUP = 1;
-    public static final int CQ_OVERFLOW = 1 << 1;
-    public static final int TASKRUN = 1 << 2;
-
     private final MemorySegment ring;
     private final long kHead;
     private final long kTail;
@@ -53,7 +51,7 @@ public final class SubmissionQueue {
         for (int i = 0; i < entries; i++) {
             sqes[i] = new Sqe(sqeArray.asSlice((long) i * sqeSize, sqeSize), i);
         }
-        this.sqeHead = this.sqeTail = this.cachedHead = Shared.getAcquire(ring, kHead);
+        this.sqeHead = this.sqeTail = this.cachedHead = Barriers.getAcquire(ring, kHead);
     }
 
     private static long offset(MemorySegment params, long field) {
@@ -82,7 +80,7 @@ public final class SubmissionQueue {
     }
 
     private int loadHead() {
-        return sqpoll ? Shared.getAcquire(ring, kHead) : Shared.getOpaque(ring, kHead);
+        return sqpoll ? Barriers.getAcquire(ring, kHead) : Barriers.getOpaque(ring, kHead);
     }
 
     /**
@@ -93,9 +91,9 @@ public final class SubmissionQueue {
         final int tail = sqeTail;
         if (sqeHead != tail) {
             sqeHead = tail;
-            Shared.setRelease(ring, kTail, tail);
+            Barriers.setRelease(ring, kTail, tail);
         }
-        return tail - Shared.getOpaque(ring, kHead);
+        return tail - Barriers.getOpaque(ring, kHead);
     }
 
     /** SQEs handed out and not yet consumed by the kernel. */
@@ -114,7 +112,7 @@ public final class SubmissionQueue {
 
     /** The shared {@code IORING_SQ_*} flags word. */
     public int kernelFlags() {
-        return Shared.getOpaque(ring, kFlags);
+        return Barriers.getOpaque(ring, kFlags);
     }
 
     /**
@@ -122,22 +120,22 @@ public final class SubmissionQueue {
      * the preceding tail store before this load (a store→load order that release/acquire does not give).
      */
     boolean needsWakeup() {
-        Shared.fullFence();
-        return (Shared.getOpaque(ring, kFlags) & NEED_WAKEUP) != 0;
+        Barriers.fullFence();
+        return (Barriers.getOpaque(ring, kFlags) & SqRingFlags.NEED_WAKEUP) != 0;
     }
 
     /** Completions wait in the kernel's overflow list or as task_work: an enter with GETEVENTS will flush them. */
     boolean cqNeedsFlush() {
-        return (Shared.getOpaque(ring, kFlags) & (CQ_OVERFLOW | TASKRUN)) != 0;
+        return (Barriers.getOpaque(ring, kFlags) & (SqRingFlags.CQ_OVERFLOW | SqRingFlags.TASKRUN)) != 0;
     }
 
     /** SQEs the kernel dropped as invalid (an out-of-range SQ array index). */
     public int dropped() {
-        return Shared.getOpaque(ring, kDropped);
+        return Barriers.getOpaque(ring, kDropped);
     }
 
     /** Writes the kernel's dropped counter (tests reproduce liburing's defer.c with it). */
     void dropped(int value) {
-        Shared.setOpaque(ring, kDropped, value);
+        Barriers.setOpaque(ring, kDropped, value);
     }
 }

@@ -8,10 +8,14 @@
  * {@link io.uring4j.ring.Sqe}s and publishes them; {@link io.uring4j.ring.CompletionQueue} reads
  * {@link io.uring4j.ring.Cqe}s and gives their slots back; {@link io.uring4j.ring.Registrar} is
  * {@code io_uring_register}. The kernel side sits behind {@link io.uring4j.ring.Engine} (setup, map, enter,
- * register, close), so a user-space engine can serve the same rings.
+ * register, close), so a user-space engine can serve the same rings: {@link io.uring4j.ring.FallbackEngine}, which
+ * the ring core finds through ServiceLoader and does not import. The numbers and struct offsets of the ABI
+ * (where an opcode is defined: {@code abi.Opcode}) live in {@code io.uring4j.ring.abi}; the typed
+ * {@code prepXxx} methods that fill an SQE are split by family into {@code SqeCore}, {@code SqeFilePrep},
+ * {@code SqeNetPrep} and {@link io.uring4j.ring.Sqe}.
  *
  * <h2>Memory ordering</h2>
- * Written once, in {@code Shared}: release store of the SQ tail, acquire load of the CQ tail, release store of
+ * Written once, in {@code Barriers}: release store of the SQ tail, acquire load of the CQ tail, release store of
  * the CQ head, acquire load of the SQ head under SQPOLL, and a full fence before reading NEED_WAKEUP. Local
  * cursors ({@code sqeHead}, {@code sqeTail}, the CQ head) are plain fields: only this side writes them.
  *

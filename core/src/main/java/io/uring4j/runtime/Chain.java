@@ -1,8 +1,8 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.SqeFlags;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
 import java.io.IOException;

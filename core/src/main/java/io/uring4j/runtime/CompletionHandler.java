@@ -2,7 +2,7 @@ package io.uring4j.runtime;
 
 /**
  * Receives a request's completions on its event loop's thread: once, or — for multishot requests — once per
- * CQE until one arrives without {@link io.uring4j.ring.CqeFlags#F_MORE}. A handler kept and reused by the caller
+ * CQE until one arrives without {@link io.uring4j.ring.abi.CqeFlags#F_MORE}. A handler kept and reused by the caller
  * makes the steady state allocation-free. Handlers must not block: they run on the loop.
  */
 @FunctionalInterface

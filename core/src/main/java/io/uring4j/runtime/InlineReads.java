@@ -4,7 +4,7 @@ import io.uring4j.ring.Cqe;
 import io.uring4j.ring.CqeHandler;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.Opcode;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;

@@ -2,12 +2,12 @@ package io.uring4j.runtime;
 
 import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.Cqe;
-import io.uring4j.ring.CqeFlags;
 import io.uring4j.ring.CqeHandler;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Sqe;
-import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -179,7 +179,7 @@ final class LoopRing {
 
     /** After an enter: dispatches every CQE ready; returns how many. */
     int reap() {
-        if ((ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0) {
+        if ((ring.sq().kernelFlags() & SqRingFlags.CQ_OVERFLOW) != 0) {
             stats.cqOverflow++;
             RuntimeEvents.cqOverflow(loop.id(), table.inFlight());
         }

@@ -1,8 +1,8 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.OpFlags;
 import io.uring4j.ring.Sqe;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.OpFlags;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;

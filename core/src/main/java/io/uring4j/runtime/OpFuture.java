@@ -1,7 +1,7 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.UncheckedIOException;

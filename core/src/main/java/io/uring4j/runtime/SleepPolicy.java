@@ -1,9 +1,9 @@
 package io.uring4j.runtime;
 
 import io.uring4j.ring.CompletionQueue;
-import io.uring4j.ring.Features;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.SubmissionQueue;
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.ErrnoException;
 
 import java.util.Queue;
@@ -99,7 +99,7 @@ final class SleepPolicy {
         }
         long end = System.nanoTime() + spinNanos;
         do {
-            if (!tasks.isEmpty() || cq.ready() > 0 || (ring.sq().kernelFlags() & SubmissionQueue.TASKRUN) != 0) {
+            if (!tasks.isEmpty() || cq.ready() > 0 || (ring.sq().kernelFlags() & SqRingFlags.TASKRUN) != 0) {
                 return false;
             }
             Thread.onSpinWait();

@@ -1,7 +1,7 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.Opcode;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.Opcode;
 
 /**
  * When the future and blocking styles report a zero-copy send (SEND_ZC, SENDMSG_ZC). Its first CQE carries the

@@ -14,8 +14,10 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * The one place that links native functions. Calls that can fail capture errno into a per-thread segment
  * (reused: capturing allocates nothing after a thread's first call), and results follow the liburing
  * convention: {@code >= 0} on success, {@code -errno} on failure.
+ *
+ * <p>Public for the library's other bindings (the portable engine's system calls), not as an API.
  */
-final class Native {
+public final class Native {
     static final Linker LINKER = Linker.nativeLinker();
 
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
@@ -35,11 +37,16 @@ final class Native {
     }
 
     /** A libc function whose errno is captured: the handle takes the capture segment as its first argument. */
-    static MethodHandle libcWithErrno(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    public static MethodHandle libcWithErrno(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         Linker.Option[] all = new Linker.Option[options.length + 1];
         System.arraycopy(options, 0, all, 0, options.length);
         all[options.length] = CAPTURE_ERRNO;
-        return LINKER.downcallHandle(symbol(name), descriptor, all);
+        return libc(name, descriptor, all);
+    }
+
+    /** A libc function linked as is: for those that report errors in their return value, not in errno. */
+    public static MethodHandle libc(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        return LINKER.downcallHandle(symbol(name), descriptor, options);
     }
 
     static MemorySegment symbol(String name) {
@@ -48,17 +55,17 @@ final class Native {
     }
 
     /** The calling thread's errno capture segment. */
-    static MemorySegment callState() {
+    public static MemorySegment callState() {
         return STATE.get();
     }
 
     /** Turns a libc return value into the {@code -errno} convention. */
-    static long result(long ret, MemorySegment state) {
+    public static long result(long ret, MemorySegment state) {
         return ret == -1 ? -(int) ERRNO.get(state, 0L) : ret;
     }
 
     /** invokeExact declares Throwable; a downcall itself throws only unchecked errors. */
-    static RuntimeException rethrow(Throwable t) {
+    public static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }

@@ -1,7 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Engine;
-import io.uring4j.ring.Features;
+import io.uring4j.ring.abi.Features;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;

@@ -1,8 +1,8 @@
 package io.uring4j.net;
 
-import io.uring4j.ring.CqeFlags;
-import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Probe;
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.OnVirtualThread;

@@ -4,6 +4,7 @@ import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.IoUringBuilder;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -189,7 +190,7 @@ class DirectIoTest {
             assertThat(cqe).isNotNull();
             assertThat(cqe.res()).isEqualTo(BS);
             ring.cq().seen(cqe);
-            assertThat(ring.sq().kernelFlags() & io.uring4j.ring.SubmissionQueue.TASKRUN).as("nothing pending")
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).as("nothing pending")
                     .isZero();
         }
     }

@@ -1,12 +1,12 @@
 package io.uring4j.portable;
 
 import io.uring4j.fs.FsTestKit;
+import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.Cqe;
-import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Probe;
-import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;

@@ -4,9 +4,9 @@ import io.uring4j.ring.BufferRing;
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.SubmissionQueue;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -42,15 +42,15 @@ class PortableSocketsTest {
     /** A CQE copied out of the ring. */
     private record Completion(long userData, int res, int flags) {
         boolean more() {
-            return (flags & io.uring4j.ring.CqeFlags.F_MORE) != 0;
+            return (flags & io.uring4j.ring.abi.CqeFlags.F_MORE) != 0;
         }
 
         boolean buffer() {
-            return (flags & io.uring4j.ring.CqeFlags.F_BUFFER) != 0;
+            return (flags & io.uring4j.ring.abi.CqeFlags.F_BUFFER) != 0;
         }
 
         int bufferId() {
-            return flags >>> io.uring4j.ring.CqeFlags.BUFFER_SHIFT;
+            return flags >>> io.uring4j.ring.abi.CqeFlags.BUFFER_SHIFT;
         }
     }
 
@@ -186,7 +186,7 @@ class PortableSocketsTest {
             writeAll(pair[0], "x".getBytes());
             // The poller sees the data and queues the recv as task work: the flag asks the application to enter.
             long deadline = System.nanoTime() + PATIENCE_NANOS;
-            while ((ring.sq().kernelFlags() & SubmissionQueue.TASKRUN) == 0) {
+            while ((ring.sq().kernelFlags() & SqRingFlags.TASKRUN) == 0) {
                 assertThat(System.nanoTime()).as("IORING_SQ_TASKRUN raised").isLessThan(deadline);
                 Thread.sleep(1);
             }
@@ -198,7 +198,7 @@ class PortableSocketsTest {
             // The cancel, submitted first in that enter, takes the recv (and counts it) before it runs again.
             assertThat(reap(ring, 2)).containsExactlyInAnyOrder(new Completion(1, -Errno.ECANCELED, 0),
                     new Completion(2, 1, 0));
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).isZero();
             assertThat(LibC.read(pair[1], buf)).as("the byte is still in the socket").isEqualTo(1);
         }
     }

@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.BufRingLayout;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
@@ -107,7 +109,7 @@ class BufRingTest {
         int groupId = 1;
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(1024);
              BufferRing br = ring.register().bufferRing(entries, groupId,
-                     kernelAllocated ? Registrar.PBUF_RING_MMAP : 0);
+                     kernelAllocated ? BufRingLayout.PBUF_RING_MMAP : 0);
              Fd zero = Fd.devZero()) {
             MemorySegment buffers = arena.allocate((long) entries * BUF_LEN);
             buffers.fill(FILL);

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.sys.Errno;
 
 /**

@@ -1,6 +1,10 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.testkit.BothEngines;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -194,6 +198,6 @@ class CqOverflowTest {
     }
 
     private static boolean overflowFlag(IoUring ring) {
-        return (ring.sq().kernelFlags() & SubmissionQueue.CQ_OVERFLOW) != 0;
+        return (ring.sq().kernelFlags() & SqRingFlags.CQ_OVERFLOW) != 0;
     }
 }

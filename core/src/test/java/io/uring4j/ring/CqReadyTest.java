@@ -1,6 +1,8 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
 import io.uring4j.testkit.BothEngines;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

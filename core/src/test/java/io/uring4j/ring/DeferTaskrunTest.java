@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -12,10 +14,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
-import static io.uring4j.ring.OpFlags.Poll.POLLIN;
 import static io.uring4j.ring.Reap.reapResults;
 import static io.uring4j.ring.Rings.onPlatformThread;
 import static io.uring4j.ring.Rings.openOrSkip;
+import static io.uring4j.ring.abi.OpFlags.Poll.POLLIN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -86,18 +88,18 @@ class DeferTaskrunTest {
             if (!Rings.portable()) {
                 // Intended difference: the portable engine learns of readiness only when the issuer enters
                 // (epoll_wait), so its flag is up while anything is armed — "enter to find out".
-                assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+                assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).isZero();
             }
 
             target.add(1);
             assertThat(ring.cq().ready()).isZero();
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isNotZero();
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).isNotZero();
 
             Cqe cqe = ring.peekCqe();
             assertThat(cqe).isNotNull();
             assertThat(cqe.userData()).isEqualTo(1);
             assertThat(cqe.res() & POLLIN).isEqualTo(POLLIN);
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isZero();
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).isZero();
         }
     }
 
@@ -156,7 +158,7 @@ class DeferTaskrunTest {
             ring.submit();
             pipe.write((byte) 'X');
             assertThat(ring.cq().ready()).isZero();
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.TASKRUN).isNotZero();
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.TASKRUN).isNotZero();
 
             ring.close();       // bounded by the class timeout
             assertThat(ring.isOpen()).isFalse();

@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
-import io.uring4j.portable.PortableEngine;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -24,7 +25,7 @@ class EngineSelectionTest {
     @CsvSource({"EPERM, 1, seccomp", "ENOSYS, 38, CONFIG_IO_URING", "ENOMEM, 12, RLIMIT_MEMLOCK"})
     void aRefusedSetupFallsBackToThePortableEngineWithOneLine(String name, int errno, String fix) throws Exception {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(errno), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(errno), FallbackLookup.engine(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
             ring.sq().next().prepNop().userData(7);
@@ -39,7 +40,7 @@ class EngineSelectionTest {
     @Test
     void otherSetupErrorsAreTheCallersAndChooseNothing() {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), FallbackLookup.engine(), log::add, new int[0]);
         int errno = Rings.errnoOf(() -> IoUring.builder().entries(8).engine(auto).build());
         assertThat(errno).isEqualTo(Errno.EINVAL);
         assertThat(log).isEmpty();
@@ -48,7 +49,7 @@ class EngineSelectionTest {
     @Test
     void aKernelThatAcceptsKeepsTheKernelEngineSilently() throws ErrnoException {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.kernel(), PortableEngine.instance(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.kernel(), FallbackLookup.engine(), log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.kernel());
         }
@@ -82,7 +83,7 @@ class EngineSelectionTest {
             @Override
             public int register(int ringFd, int opcode, long arg, int nrArgs) {
                 int ret = real.register(ringFd, opcode, arg, nrArgs);
-                if (opcode == Registrar.REGISTER_PROBE && ret >= 0) {
+                if (opcode == RegisterOpcode.REGISTER_PROBE && ret >= 0) {
                     MemorySegment ops = MemorySegment.ofAddress(arg).reinterpret(Probe.HEADER + Probe.OP_SIZE * nrArgs);
                     ops.set(java.lang.foreign.ValueLayout.JAVA_SHORT, Probe.HEADER + Probe.OP_SIZE * hidden + 2, (short) 0);
                 }
@@ -101,7 +102,7 @@ class EngineSelectionTest {
     void aKernelLackingARequiredOpcodeThePortableEngineHasGivesWayWithOneLine() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), PortableEngine.instance(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), FallbackLookup.engine(), log::add,
                 new int[] {Opcode.READ, Opcode.STATX});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
@@ -119,7 +120,7 @@ class EngineSelectionTest {
     void anOpcodeNeitherEngineHasKeepsTheKernelSilently() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), PortableEngine.instance(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), FallbackLookup.engine(), log::add,
                 new int[] {Opcode.URING_CMD});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed().name()).isEqualTo("kernel");

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;
@@ -14,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 import static io.uring4j.ring.FileKit.iovecs;
-import static io.uring4j.ring.OpFlags.Poll.POLLIN;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.reapResults;
+import static io.uring4j.ring.abi.OpFlags.Poll.POLLIN;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 

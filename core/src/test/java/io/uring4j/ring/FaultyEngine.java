@@ -1,5 +1,12 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
@@ -157,17 +164,17 @@ public final class FaultyEngine implements Engine {
 
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
-        boolean viaIndex = (opcode & Registrar.USE_REGISTERED_RING) != 0;
+        boolean viaIndex = (opcode & RegisterOpcode.USE_REGISTERED_RING) != 0;
         RingState ring = viaIndex ? byIndex.get().get(ringFd) : byFd.get(ringFd);
         Engine engine = ring == null ? delegate : ring.engine;
         int ret = engine.register(ringFd, opcode, arg, nrArgs);
-        int op = opcode & ~Registrar.USE_REGISTERED_RING;
-        if (ret >= 0 && arg != 0 && (op == Registrar.REGISTER_RING_FDS || op == Registrar.UNREGISTER_RING_FDS)) {
+        int op = opcode & ~RegisterOpcode.USE_REGISTERED_RING;
+        if (ret >= 0 && arg != 0 && (op == RegisterOpcode.REGISTER_RING_FDS || op == RegisterOpcode.UNREGISTER_RING_FDS)) {
             // struct io_uring_rsrc_update {u32 offset; u32 resv; u64 data}: the kernel writes the index it chose
             MemorySegment update = MemorySegment.ofAddress(arg).reinterpret(16L * nrArgs);
             for (int i = 0; i < nrArgs; i++) {
                 int index = update.get(JAVA_INT, 16L * i);
-                if (op == Registrar.UNREGISTER_RING_FDS) {
+                if (op == RegisterOpcode.UNREGISTER_RING_FDS) {
                     byIndex.get().remove(index);
                 } else if (ring != null) {
                     byIndex.get().put(index, ring);
@@ -254,8 +261,8 @@ public final class FaultyEngine implements Engine {
             if (!faultable || sqRing == null || sqes == null || toSubmit <= 0) {
                 return;
             }
-            int head = Shared.getAcquire(sqRing, kHead);
-            int tail = Shared.getAcquire(sqRing, kTail);
+            int head = Barriers.getAcquire(sqRing, kHead);
+            int tail = Barriers.getAcquire(sqRing, kTail);
             if (!started || next - head < 0) {
                 next = head;
                 started = true;

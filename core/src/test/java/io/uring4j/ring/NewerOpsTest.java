@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 import org.junit.jupiter.api.Test;

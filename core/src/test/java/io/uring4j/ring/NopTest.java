@@ -1,6 +1,9 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.testkit.BothEngines;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
@@ -9,12 +10,12 @@ import java.util.List;
 import java.util.Map;
 
 import static io.uring4j.ring.Completion.cqe;
-import static io.uring4j.ring.OpFlags.Poll.POLLIN;
-import static io.uring4j.ring.OpFlags.Poll.POLLOUT;
 import static io.uring4j.ring.Reap.reap;
 import static io.uring4j.ring.Reap.reapResults;
 import static io.uring4j.ring.Reap.submitAndReap;
 import static io.uring4j.ring.Rings.onPlatformThread;
+import static io.uring4j.ring.abi.OpFlags.Poll.POLLIN;
+import static io.uring4j.ring.abi.OpFlags.Poll.POLLOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
@@ -43,7 +45,7 @@ class ProbeTest {
     void aProbeWithNoOpsReportsOnlyLastOp() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
             MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
-            assertThat(ring.registerRaw(Registrar.REGISTER_PROBE, probe.address(), 0)).isZero();
+            assertThat(ring.registerRaw(RegisterOpcode.REGISTER_PROBE, probe.address(), 0)).isZero();
             assertThat(probe.get(JAVA_BYTE, 0) & 0xff).as("last_op").isNotZero();
             assertThat(probe.get(JAVA_BYTE, 1)).as("ops_len").isZero();
         }
@@ -55,7 +57,7 @@ class ProbeTest {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
             MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
             probe.set(JAVA_BYTE, Probe.HEADER + 5, (byte) 1);
-            assertThat(ring.registerRaw(Registrar.REGISTER_PROBE, probe.address(), Probe.OPS))
+            assertThat(ring.registerRaw(RegisterOpcode.REGISTER_PROBE, probe.address(), Probe.OPS))
                     .isEqualTo(-Errno.EINVAL);
         }
     }

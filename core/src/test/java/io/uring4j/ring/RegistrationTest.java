@@ -1,5 +1,9 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;
@@ -107,7 +111,7 @@ class RegistrationTest {
         try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofConfined();
              IoUring ring = IoUring.builder().entries(8).disabled().build()) {
             ring.register().restrictions(Restriction.sqeOp(Opcode.NOP), Restriction.sqeOp(Opcode.WRITE),
-                    Restriction.registerOp(Registrar.REGISTER_BUFFERS));
+                    Restriction.registerOp(RegisterOpcode.REGISTER_BUFFERS));
             ring.register().enableRings();
 
             MemorySegment data = arena.allocate(8);
@@ -159,7 +163,7 @@ class RegistrationTest {
             assertThat(errnoOf(() -> ring.register().restrictions(Restriction.sqeOp(Opcode.NOP),
                     Restriction.sqeOp(250)))).as("unknown opcode").isEqualTo(Errno.EINVAL);
             ring.register().restrictions(Restriction.sqeOp(Opcode.NOP),
-                    Restriction.registerOp(Registrar.REGISTER_ENABLE_RINGS));
+                    Restriction.registerOp(RegisterOpcode.REGISTER_ENABLE_RINGS));
             assertThat(errnoOf(() -> ring.register().restrictions(Restriction.sqeOp(Opcode.NOP))))
                     .isEqualTo(Errno.EBUSY);
             ring.register().enableRings();

@@ -1,5 +1,10 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.ring.abi.SqRingFlags;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
@@ -80,10 +85,10 @@ class SetupModesTest {
             // After 100 ms without work the kernel thread sleeps and says so with NEED_WAKEUP; wait for that
             // (bounded), so the next submit must wake it.
             long deadline = System.nanoTime() + TEN_SECONDS;
-            while ((ring.sq().kernelFlags() & SubmissionQueue.NEED_WAKEUP) == 0 && System.nanoTime() < deadline) {
+            while ((ring.sq().kernelFlags() & SqRingFlags.NEED_WAKEUP) == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertThat(ring.sq().kernelFlags() & SubmissionQueue.NEED_WAKEUP).as("SQ thread went idle").isNotZero();
+            assertThat(ring.sq().kernelFlags() & SqRingFlags.NEED_WAKEUP).as("SQ thread went idle").isNotZero();
 
             assertNopBatchesRoundTrip(ring, 4, 2);
         }

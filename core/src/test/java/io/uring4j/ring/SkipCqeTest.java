@@ -1,5 +1,8 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.Test;

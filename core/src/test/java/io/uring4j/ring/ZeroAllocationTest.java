@@ -1,5 +1,7 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.SetupFlags;
+
 import com.sun.management.ThreadMXBean;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;

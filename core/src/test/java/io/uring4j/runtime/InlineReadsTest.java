@@ -3,7 +3,7 @@ package io.uring4j.runtime;
 import io.uring4j.fs.FsTestKit;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;

@@ -1,9 +1,9 @@
 package io.uring4j.sys;
 
-import io.uring4j.ring.EnterFlags;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Pipe;
-import io.uring4j.ring.SetupFlags;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.SetupFlags;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,5 +1,6 @@
 package io.uring4j.bench;
 
+import io.uring4j.ring.Sqe;
 import io.uring4j.runtime.BufferPool;
 import io.uring4j.runtime.Chain;
 import io.uring4j.runtime.CompletionHandler;
@@ -7,7 +8,6 @@ import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.LoopStats;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
-import io.uring4j.ring.Sqe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -121,7 +121,7 @@ final class RuntimeDriver implements Driver {
                 sqe.prepRead(fd, buffer.segment(), block * options.blockSize);
             }
             if (options.async == 1) {
-                sqe.addFlags(io.uring4j.ring.SqeFlags.ASYNC);
+                sqe.addFlags(io.uring4j.ring.abi.SqeFlags.ASYNC);
             }
         }
 

@@ -2,8 +2,8 @@ package io.uring4j.examples;
 
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.Opcode;
 import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 

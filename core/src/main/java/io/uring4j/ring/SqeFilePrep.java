@@ -1,11 +1,16 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SqeFlags;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.ADDR;
-import static io.uring4j.ring.SqeLayout.FILE_INDEX;
-import static io.uring4j.ring.SqeLayout.U32;
-import static io.uring4j.ring.SqeLayout.U64;
+import static io.uring4j.ring.abi.SqeLayout.ADDR;
+import static io.uring4j.ring.abi.SqeLayout.FILE_INDEX;
+import static io.uring4j.ring.abi.SqeLayout.U32;
+import static io.uring4j.ring.abi.SqeLayout.U64;
 
 /**
  * Prep methods for file and path operations. Buffers, iovec arrays and paths are native segments that the
@@ -13,8 +18,8 @@ import static io.uring4j.ring.SqeLayout.U64;
  * {@link Features#SUBMIT_STABLE}). Paths are NUL-terminated, as {@code Arena.allocateFrom(String)} makes them.
  * An {@code offset} of -1 means the file's current position (FEAT_RW_CUR_POS).
  */
-abstract sealed class SqeFileOps extends SqeCore permits SqeNetOps {
-    SqeFileOps(MemorySegment slot, int index) {
+abstract sealed class SqeFilePrep extends SqeCore permits SqeNetPrep {
+    SqeFilePrep(MemorySegment slot, int index) {
         super(slot, index);
     }
 

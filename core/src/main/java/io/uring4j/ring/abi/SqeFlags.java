@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IOSQE_*}: per-SQE flags ({@code sqe->flags}, a byte). */
 public final class SqeFlags {

@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IORING_SETUP_*}: flags for {@code io_uring_params.flags}. Bit positions follow the uapi header. */
 public final class SetupFlags {

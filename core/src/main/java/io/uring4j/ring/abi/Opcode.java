@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IORING_OP_*}: the request opcodes ({@code sqe->opcode}), numbered as in the uapi header. */
 public final class Opcode {

@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IORING_FEAT_*}: what the kernel reported in {@code io_uring_params.features}. */
 public final class Features {

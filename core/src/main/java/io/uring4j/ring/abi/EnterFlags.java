@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IORING_ENTER_*}: flags for {@code io_uring_enter}. */
 public final class EnterFlags {

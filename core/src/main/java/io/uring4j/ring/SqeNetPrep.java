@@ -1,21 +1,25 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.CqeFlags;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.Opcode;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.uring4j.ring.SqeLayout.ADDR;
-import static io.uring4j.ring.SqeLayout.FILE_INDEX;
-import static io.uring4j.ring.SqeLayout.OFF;
-import static io.uring4j.ring.SqeLayout.OPTNAME;
-import static io.uring4j.ring.SqeLayout.U16;
-import static io.uring4j.ring.SqeLayout.U32;
+import static io.uring4j.ring.abi.SqeLayout.ADDR;
+import static io.uring4j.ring.abi.SqeLayout.FILE_INDEX;
+import static io.uring4j.ring.abi.SqeLayout.OFF;
+import static io.uring4j.ring.abi.SqeLayout.OPTNAME;
+import static io.uring4j.ring.abi.SqeLayout.U16;
+import static io.uring4j.ring.abi.SqeLayout.U32;
 
 /**
  * Prep methods for sockets. Addresses are native {@code struct sockaddr} segments; {@code msghdr}s and the
  * memory they point to stay alive until the CQE (for zero-copy sends, until the {@link CqeFlags#F_NOTIF} CQE).
  * Multishot receives need a provided-buffer group: chain {@link #bufferSelect(int)}.
  */
-abstract sealed class SqeNetOps extends SqeFileOps permits Sqe {
-    SqeNetOps(MemorySegment slot, int index) {
+abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
+    SqeNetPrep(MemorySegment slot, int index) {
         super(slot, index);
     }
 

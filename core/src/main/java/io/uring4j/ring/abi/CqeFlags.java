@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** {@code IORING_CQE_F_*}: flags in a CQE, and the decoders for the values packed into them. */
 public final class CqeFlags {

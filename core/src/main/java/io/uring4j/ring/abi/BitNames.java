@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 import java.util.StringJoiner;
 

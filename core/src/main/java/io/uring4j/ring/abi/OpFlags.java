@@ -1,4 +1,4 @@
-package io.uring4j.ring;
+package io.uring4j.ring.abi;
 
 /** Per-opcode flag spaces of the SQE, grouped by the opcode family that reads them. */
 public final class OpFlags {

@@ -20,11 +20,11 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * The handles are static final and invoked exactly (long offsets), which is what lets the JIT compile each to
  * a plain move on x86 (TSO) and to ldar/stlr on aarch64.
  */
-final class Shared {
+final class Barriers {
     private static final VarHandle INT = JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle SHORT = JAVA_SHORT.varHandle().withInvokeExactBehavior();
 
-    private Shared() {
+    private Barriers() {
     }
 
     static int getAcquire(MemorySegment s, long offset) {
