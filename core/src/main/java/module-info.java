@@ -10,7 +10,6 @@ module io.uring4j {
     exports io.uring4j.sys;
     exports io.uring4j.ring;
     exports io.uring4j.ring.abi;
-    exports io.uring4j.portable;
     exports io.uring4j.runtime;
     exports io.uring4j.fs;
     exports io.uring4j.net;
