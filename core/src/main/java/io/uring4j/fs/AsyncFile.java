@@ -1,9 +1,7 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.DirectDevice;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
-import io.uring4j.runtime.InlineReads;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Ops;
 import io.uring4j.runtime.Uring;
@@ -440,7 +438,7 @@ public final class AsyncFile implements AutoCloseable {
      * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
      * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
      * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
-     * batched with its carrier's other readers ({@link Uring#inlineReads()}) where system calls are dear
+     * batched with its carrier's other readers ({@link InlineReads}) where system calls are dear
      * ({@link ReadBatching}). An O_DIRECT read waits for the
      * device, so it holds its thread (a virtual thread's carrier) until the device answers: a virtual thread's
      * is batched and waited for on its carrier while the device answers fast ({@link DirectDevice}), else it
@@ -450,7 +448,7 @@ public final class AsyncFile implements AutoCloseable {
         if (isDirect()) {
             boolean onCarrier = device != null && ReadBatching.DIRECT && Thread.currentThread().isVirtual()
                     && device.inline();
-            InlineReads batcher = onCarrier ? uring.inlineReads() : null;
+            InlineReads batcher = onCarrier ? InlineReads.of(uring) : null;
             long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
             return n >= 0 ? (int) n : call(Ops.read(fd(), dst, position));    // the ring names an error
         }
@@ -458,7 +456,7 @@ public final class AsyncFile implements AutoCloseable {
             return call(Ops.read(fd(), dst, position));
         }
         boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
-        long n = readHere(batch ? uring.inlineReads() : null, dst, position);
+        long n = readHere(batch ? InlineReads.of(uring) : null, dst, position);
         if (n == dst.byteSize() || n == 0) {
             return (int) n;         // all of it, or end of file
         }

@@ -1,6 +1,5 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.InlineReads;
 import io.uring4j.sys.SyscallCost;
 
 import java.util.function.LongSupplier;

@@ -54,7 +54,7 @@
  * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. Where a system
  * call costs more than parking and unparking a virtual thread ({@link ReadBatching}), a virtual thread's
  * attempt is batched with those of the other virtual threads on its carrier through
- * {@link io.uring4j.runtime.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
+ * {@link io.uring4j.fs.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
  * that carrier, instead of a {@code preadv2} each — on a VM where a system call costs microseconds, 64 virtual
  * threads read cached 4 KiB blocks 1.6–1.8 × as fast as with the JDK's FileChannel; where one costs ~175 ns,
  * a {@code preadv2} each is on par with the JDK and batching would be 0.9 × ({@code -During4j.fs.batchedReads}
@@ -63,7 +63,7 @@
  *
  * <p>An O_DIRECT read must wait for its device. A virtual thread's is batched the same way but waited for on
  * the carrier — what the JDK's FileChannel does with one {@code pread} each — while the device answers fast
- * ({@link io.uring4j.runtime.DirectDevice}: preallocated extents, RAM disks, fast SSDs); where a carrier would be
+ * ({@link io.uring4j.fs.DirectDevice}: preallocated extents, RAM disks, fast SSDs); where a carrier would be
  * held too long, as on a VM's virtio disk, the reads go through the ring and the carrier runs other threads.
  * On a machine whose system calls are cheap, handing a read that the device answers at once to an event loop
  * and waking its thread back cost 2–2.5 × the JDK's pread; waited for on the carrier it is on par.
