@@ -1,5 +1,7 @@
 package io.uring4j.fs;
 
+import io.uring4j.ring.Opcode;
+import io.uring4j.ring.Sqe;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
@@ -45,9 +47,6 @@ public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
     public static final long MAX_TRANSFER = 0x7ffff000L;
     private static final long PAGE = 4096;
-    /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
-    private static final boolean NOWAIT_READS =
-            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
     /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
     private static final boolean WRITES_IN_PLACE =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.writesInPlace"));
@@ -63,8 +62,8 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
-    /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
-    private final DirectDevice device;
+    /** Blocking single-buffer reads: where each goes. */
+    private final BlockingReads reads;
     /**
      * Whether the file has positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it
      * with ESPIPE, and pread/pwrite with it). io_uring takes a request's offset without that check, so the
@@ -81,8 +80,9 @@ public final class AsyncFile implements AutoCloseable {
         this.uring = uring;
         this.bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
         this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
-        this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
+        this.reads = new BlockingReads(this, guard, uring,
+                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null);
         this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
@@ -157,7 +157,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** pread into {@code dst}: the bytes read, 0 at end of file. */
     public int read(MemorySegment dst, long position) throws IOException {
-        return readBlocking(transfer(dst, position), position);
+        return reads.read(transfer(dst, position), position);
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
@@ -209,23 +209,31 @@ public final class AsyncFile implements AutoCloseable {
         if (n == -Errno.EOPNOTSUPP) {
             noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
         }
-        return restThroughRing(n, src, position, true);
+        return restThroughRing(n, src, position, Opcode.WRITE);
     }
 
     /**
      * What an attempt on the calling thread left, through the ring: all of it if the attempt moved nothing (it
-     * would block, or failed: the ring names the error), else the rest — an error then makes it a short transfer,
-     * as with pread and pwrite, and shows on the next call.
+     * would block, or failed: the ring names the error), else the rest — an error then makes it a short read or
+     * write, as with pread and pwrite, and shows on the next call. {@code opcode}: READ or WRITE.
      */
-    private int restThroughRing(long n, MemorySegment buf, long position, boolean write) throws IOException {
-        if (n <= 0) {
-            return call(write ? Ops.write(fd(), buf, position) : Ops.read(fd(), buf, position));
-        }
-        MemorySegment rest = buf.asSlice(n);
+    int restThroughRing(long n, MemorySegment buf, long position, byte opcode) throws IOException {
+        long done = Math.max(0, n);
         try {
-            return (int) n + call(write ? Ops.write(fd(), rest, position + n) : Ops.read(fd(), rest, position + n));
+            return (int) done + call(new Rest(opcode, fd(), buf, done, position));
         } catch (ErrnoException e) {
-            return (int) n;
+            if (done == 0) {
+                throw e;
+            }
+            return (int) done;
+        }
+    }
+
+    /** The rest of {@code buf} from byte {@code done}, read or written at {@code position + done}: one op, no slice. */
+    private record Rest(byte opcode, int fd, MemorySegment buf, long done, long position) implements Op {
+        @Override
+        public void prepare(Sqe sqe, MemorySegment scratch) {
+            sqe.prepRw(opcode, fd, buf.address() + done, (int) (buf.byteSize() - done), position + done);
         }
     }
 
@@ -433,50 +441,9 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
-    /**
-     * The blocking read, after the caller's checks. A buffered file is first read with preadv2(RWF_NOWAIT) on
-     * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
-     * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
-     * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
-     * batched with its carrier's other readers ({@link InlineReads}) where system calls are dear
-     * ({@link ReadBatching}). An O_DIRECT read waits for the
-     * device, so it holds its thread (a virtual thread's carrier) until the device answers: a virtual thread's
-     * is batched and waited for on its carrier while the device answers fast ({@link DirectDevice}), else it
-     * goes through the ring, as do a platform thread's.
-     */
+    /** A blocking read into {@code dst}, after the caller's checks ({@link BlockingReads}). */
     int readBlocking(MemorySegment dst, long position) throws IOException {
-        if (isDirect()) {
-            boolean onCarrier = device != null && ReadBatching.DIRECT && Thread.currentThread().isVirtual()
-                    && device.inline();
-            InlineReads batcher = onCarrier ? InlineReads.of(uring) : null;
-            long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
-            return n >= 0 ? (int) n : call(Ops.read(fd(), dst, position));    // the ring names an error
-        }
-        if (!NOWAIT_READS) {
-            return call(Ops.read(fd(), dst, position));
-        }
-        boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
-        long n = readHere(batch ? InlineReads.of(uring) : null, dst, position);
-        if (n == dst.byteSize() || n == 0) {
-            return (int) n;         // all of it, or end of file
-        }
-        return restThroughRing(n, dst, position, false);   // not cached, or partly
-    }
-
-    /**
-     * The read on the calling thread, while the descriptor is guarded: through {@code batcher} with its carrier's
-     * other readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT).
-     */
-    private long readHere(InlineReads batcher, MemorySegment dst, long position) throws IOException {
-        guard.acquire();
-        try {
-            if (batcher == null) {
-                return LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
-            }
-            return device != null ? batcher.readDirect(fd(), dst, position, device) : batcher.read(fd(), dst, position);
-        } finally {
-            guard.release();
-        }
+        return reads.read(dst, position);
     }
 
     /** Future style; the outcome is a plain result mapping here, and more for the channels. */
