@@ -28,8 +28,8 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Buffers are native memory the caller keeps alive until the request completes: a blocking call returns only
  * after the kernel is done with the buffer, even when interrupted; with a future, do not free the buffer before
- * the future completes. One request moves at most {@link #MAX_TRANSFER} bytes (the kernel's limit); larger
- * buffers are transferred in part, as a short read or write.
+ * the future completes. One request moves at most {@link #MAX_RW_COUNT} bytes (the kernel's limit); larger
+ * buffers are read or written in part, as a short read or write.
  *
  * <p>O_DIRECT files check buffer address, length and file position against the file's direct-I/O alignment
  * before submitting, and say which is wrong; {@link #allocateBuffer} hands out buffers that fit.
@@ -45,7 +45,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
-    public static final long MAX_TRANSFER = 0x7ffff000L;
+    public static final long MAX_RW_COUNT = 0x7ffff000L;
     private static final long PAGE = 4096;
     /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
     private static final boolean WRITES_IN_PLACE =
@@ -157,25 +157,25 @@ public final class AsyncFile implements AutoCloseable {
 
     /** pread into {@code dst}: the bytes read, 0 at end of file. */
     public int read(MemorySegment dst, long position) throws IOException {
-        return reads.read(transfer(dst, position), position);
+        return reads.read(requestPart(dst, position), position);
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
-        return submit(Ops.read(fd(), transfer(dst, position), position), Integer::valueOf);
+        return submit(Ops.read(fd(), requestPart(dst, position), position), Integer::valueOf);
     }
 
     /** preadv into {@code dsts} in order: the bytes read, 0 at end of file. */
     public int read(MemorySegment[] dsts, long position) throws IOException {
-        return call(FileOps.readv(fd(), transfers(dsts, position), position, 0));
+        return call(FileOps.readv(fd(), checked(dsts, position), position, 0));
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment[] dsts, long position) {
-        return submit(FileOps.readv(fd(), transfers(dsts, position), position, 0), Integer::valueOf);
+        return submit(FileOps.readv(fd(), checked(dsts, position), position, 0), Integer::valueOf);
     }
 
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
-        MemorySegment part = transfer(src, position);
+        MemorySegment part = requestPart(src, position);
         return inPlace() ? writeInPlace(part, position) : call(Ops.write(fd(), part, position));
     }
 
@@ -247,16 +247,16 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment src, long position) {
-        return submit(Ops.write(fd(), transfer(src, position), position), Integer::valueOf);
+        return submit(Ops.write(fd(), requestPart(src, position), position), Integer::valueOf);
     }
 
     /** pwritev of {@code srcs} in order: the bytes written. */
     public int write(MemorySegment[] srcs, long position) throws IOException {
-        return call(FileOps.writev(fd(), transfers(srcs, position), position, 0));
+        return call(FileOps.writev(fd(), checked(srcs, position), position, 0));
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment[] srcs, long position) {
-        return submit(FileOps.writev(fd(), transfers(srcs, position), position, 0), Integer::valueOf);
+        return submit(FileOps.writev(fd(), checked(srcs, position), position, 0), Integer::valueOf);
     }
 
     // ---- the rest ------------------------------------------------------------------------------------------
@@ -387,7 +387,7 @@ public final class AsyncFile implements AutoCloseable {
         }
         // Cleared, or the ring's call would cancel the request at once. An interrupt that comes during the call
         // cancels it all the same: a request that moved nothing is made again (a cancelled one moved nothing, and
-        // the ops here are positional or idempotent); one that moved bytes reports them, as a short transfer.
+        // the ops here are positional or idempotent); one that moved bytes reports them, as a short read or write.
         boolean interrupted = Thread.interrupted();
         try {
             while (true) {
@@ -461,14 +461,14 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /** The part of {@code buffer} one request moves, after the O_DIRECT checks. */
-    private MemorySegment transfer(MemorySegment buffer, long position) {
+    private MemorySegment requestPart(MemorySegment buffer, long position) {
         FileOps.requireNative(buffer);
         FileOps.requireOffset(position);
         checkDirect(buffer, position);
-        return buffer.byteSize() > MAX_TRANSFER ? buffer.asSlice(0, MAX_TRANSFER) : buffer;
+        return buffer.byteSize() > MAX_RW_COUNT ? buffer.asSlice(0, MAX_RW_COUNT) : buffer;
     }
 
-    private MemorySegment[] transfers(MemorySegment[] buffers, long position) {
+    private MemorySegment[] checked(MemorySegment[] buffers, long position) {
         FileOps.requireOffset(position);
         for (MemorySegment b : buffers) {
             checkDirect(b, position);

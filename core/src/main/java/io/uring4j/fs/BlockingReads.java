@@ -50,7 +50,7 @@ final class BlockingReads {
         this.device = device;
     }
 
-    /** pread into {@code dst} (at most {@link AsyncFile#MAX_TRANSFER} bytes): the bytes read, 0 at end of file. */
+    /** pread into {@code dst} (at most {@link AsyncFile#MAX_RW_COUNT} bytes): the bytes read, 0 at end of file. */
     int read(MemorySegment dst, long position) throws IOException {
         return switch (route()) {
             case NOWAIT -> orRest(onCarrier(null, dst, position), dst, position);

@@ -173,7 +173,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonReadableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) transfer(() -> {
+        return (int) readOrWrite(() -> {
             requireSeekable();
             return readAt(dst, position);
         });
@@ -198,7 +198,7 @@ public final class UringFileChannel extends FileChannel {
         }
         synchronized (positionLock) {
             DirectAlignment.checkPosition(position, alignment);
-            long n = transfer(() -> io.run(position));
+            long n = readOrWrite(() -> io.run(position));
             if (n > 0) {
                 position += n;
             }
@@ -217,7 +217,7 @@ public final class UringFileChannel extends FileChannel {
                 DirectAlignment.checkPosition(position(), alignment);
             }
             long at = append ? 0 : position;
-            long n = transfer(() -> io.run(at));
+            long n = readOrWrite(() -> io.run(at));
             if (n > 0 && !append) {
                 position += n;
             }
@@ -240,7 +240,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonWritableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) transfer(() -> {
+        return (int) readOrWrite(() -> {
             requireSeekable();
             return writeAt(src, position);
         });
@@ -506,7 +506,7 @@ public final class UringFileChannel extends FileChannel {
             return SPLICE_REFUSED;
         }
         try {
-            return transfer(() -> {
+            return readOrWrite(() -> {
                 long moved = 0;
                 try {
                     while (moved < count) {
@@ -714,7 +714,7 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
-    private long transfer(Io io) throws IOException {
+    private long readOrWrite(Io io) throws IOException {
         return interruptible(io, true);
     }
 
@@ -723,7 +723,7 @@ public final class UringFileChannel extends FileChannel {
         return interruptible(io, false);
     }
 
-    private long interruptible(Io io, boolean transfer) throws IOException {
+    private long interruptible(Io io, boolean movesBytes) throws IOException {
         if (file.isUninterruptible()) {
             return kernel(io);      // no begin/end: an interrupt neither closes the channel nor ends the call
         }
@@ -732,7 +732,7 @@ public final class UringFileChannel extends FileChannel {
         try {
             begin();
             long r = kernel(io);
-            completed = !transfer || r > 0;
+            completed = !movesBytes || r > 0;
             return r;
         } catch (InterruptedIOException e) {
             interrupted = true;
