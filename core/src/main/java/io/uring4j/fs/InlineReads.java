@@ -36,7 +36,7 @@ import java.util.function.Function;
  * a batch is reaped before any of its readers returns: a buffer is never touched after its reader has gone.
  *
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
- * completes its work); it turns a syscall-bound read (about 2 µs on a VM that traps system calls) into a copy.
+ * completes its work); it turns a syscall-bound read (on a VM that traps system calls) into a copy.
  * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
  * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share, as do
  * carriers whose ring the kernel refused.
