@@ -68,7 +68,8 @@ final class BlockingReads {
     private Route route() {
         boolean virtual = Thread.currentThread().isVirtual();
         if (file.isDirect()) {
-            return device != null && ReadBatching.DIRECT && virtual && device.inline() ? Route.DIRECT_BATCH : Route.RING;
+            boolean onCarrier = device != null && ReadBatching.DIRECT && virtual && device.inline();
+            return onCarrier ? Route.DIRECT_BATCH : Route.RING;
         }
         if (!NOWAIT_READS) {
             return Route.RING;
@@ -93,7 +94,7 @@ final class BlockingReads {
         }
     }
 
-    /** A page-cache attempt's outcome: all of it, or end of file; else the rest (all of it on a miss) through the ring. */
+    /** A page-cache attempt's bytes when it got all of them or end of file; else the rest through the ring. */
     private int orRest(long n, MemorySegment dst, long position) throws IOException {
         return n == dst.byteSize() || n == 0 ? (int) n : file.restThroughRing(n, dst, position, Opcode.READ);
     }

@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Native stand-ins for heap {@link java.nio.ByteBuffer}s, whose memory the kernel must never see (the GC moves
- * it). Small reads and writes lease a buffer of a shared pool — the common case costs no allocation. A platform thread's
- * larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels keep a
- * temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
+ * it). Small reads and writes lease a buffer of a shared pool — the common case costs no allocation. A platform
+ * thread's larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels
+ * keep a temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
  * zeroed allocation per call. As the JDK frees a thread's temporary buffer when the thread ends, a thread's own
  * buffer is freed once the thread has ended: every new one first frees those of ended threads (not the GC, which
  * a small heap may not run for a long time while short-lived threads leave a megabyte each). Anything else — a
