@@ -1,6 +1,5 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.Engine;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
