@@ -1,9 +1,9 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.DirectDevice;
+import io.uring4j.ring.Sqe;
+import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
-import io.uring4j.runtime.InlineReads;
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
@@ -27,8 +27,8 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Buffers are native memory the caller keeps alive until the request completes: a blocking call returns only
  * after the kernel is done with the buffer, even when interrupted; with a future, do not free the buffer before
- * the future completes. One request moves at most {@link #MAX_TRANSFER} bytes (the kernel's limit); larger
- * buffers are transferred in part, as a short read or write.
+ * the future completes. One request moves at most {@link #MAX_RW_COUNT} bytes (the kernel's limit); larger
+ * buffers are read or written in part, as a short read or write.
  *
  * <p>O_DIRECT files check buffer address, length and file position against the file's direct-I/O alignment
  * before submitting, and say which is wrong; {@link #allocateBuffer} hands out buffers that fit.
@@ -44,11 +44,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
-    public static final long MAX_TRANSFER = 0x7ffff000L;
+    public static final long MAX_RW_COUNT = 0x7ffff000L;
     private static final long PAGE = 4096;
-    /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
-    private static final boolean NOWAIT_READS =
-            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
     /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
     private static final boolean WRITES_IN_PLACE =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.writesInPlace"));
@@ -64,8 +61,8 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
-    /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier. */
-    private final DirectDevice device;
+    /** Blocking single-buffer reads: where each goes. */
+    private final BlockingReads reads;
     /**
      * Whether the file has positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it
      * with ESPIPE, and pread/pwrite with it). io_uring takes a request's offset without that check, so the
@@ -82,8 +79,9 @@ public final class AsyncFile implements AutoCloseable {
         this.uring = uring;
         this.bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
         this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
-        this.device = bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null;
         this.guard = new FdGuard(uring, fd);
+        this.reads = new BlockingReads(this, guard, uring,
+                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null);
         this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
@@ -158,25 +156,25 @@ public final class AsyncFile implements AutoCloseable {
 
     /** pread into {@code dst}: the bytes read, 0 at end of file. */
     public int read(MemorySegment dst, long position) throws IOException {
-        return readBlocking(transfer(dst, position), position);
+        return reads.read(requestPart(dst, position), position);
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment dst, long position) {
-        return submit(Op.read(fd(), transfer(dst, position), position), Integer::valueOf);
+        return submit(Op.read(fd(), requestPart(dst, position), position), Integer::valueOf);
     }
 
     /** preadv into {@code dsts} in order: the bytes read, 0 at end of file. */
     public int read(MemorySegment[] dsts, long position) throws IOException {
-        return call(FileOps.readv(fd(), transfers(dsts, position), position, 0));
+        return call(FileOps.readv(fd(), checked(dsts, position), position, 0));
     }
 
     public CompletableFuture<Integer> readAsync(MemorySegment[] dsts, long position) {
-        return submit(FileOps.readv(fd(), transfers(dsts, position), position, 0), Integer::valueOf);
+        return submit(FileOps.readv(fd(), checked(dsts, position), position, 0), Integer::valueOf);
     }
 
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
-        MemorySegment part = transfer(src, position);
+        MemorySegment part = requestPart(src, position);
         return inPlace() ? writeInPlace(part, position) : call(Op.write(fd(), part, position));
     }
 
@@ -210,23 +208,31 @@ public final class AsyncFile implements AutoCloseable {
         if (n == -Errno.EOPNOTSUPP) {
             noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
         }
-        return restThroughRing(n, src, position, true);
+        return restThroughRing(n, src, position, Opcode.WRITE);
     }
 
     /**
      * What an attempt on the calling thread left, through the ring: all of it if the attempt moved nothing (it
-     * would block, or failed: the ring names the error), else the rest — an error then makes it a short transfer,
-     * as with pread and pwrite, and shows on the next call.
+     * would block, or failed: the ring names the error), else the rest — an error then makes it a short read or
+     * write, as with pread and pwrite, and shows on the next call. {@code opcode}: READ or WRITE.
      */
-    private int restThroughRing(long n, MemorySegment buf, long position, boolean write) throws IOException {
-        if (n <= 0) {
-            return call(write ? Op.write(fd(), buf, position) : Op.read(fd(), buf, position));
-        }
-        MemorySegment rest = buf.asSlice(n);
+    int restThroughRing(long n, MemorySegment buf, long position, byte opcode) throws IOException {
+        long done = Math.max(0, n);
         try {
-            return (int) n + call(write ? Op.write(fd(), rest, position + n) : Op.read(fd(), rest, position + n));
+            return (int) done + call(new Rest(opcode, fd(), buf, done, position));
         } catch (ErrnoException e) {
-            return (int) n;
+            if (done == 0) {
+                throw e;
+            }
+            return (int) done;
+        }
+    }
+
+    /** The rest of {@code buf} from byte {@code done}, read or written at {@code position + done}: one op, no slice. */
+    private record Rest(byte opcode, int fd, MemorySegment buf, long done, long position) implements Op {
+        @Override
+        public void prepare(Sqe sqe, MemorySegment scratch) {
+            sqe.prepRw(opcode, fd, buf.address() + done, (int) (buf.byteSize() - done), position + done);
         }
     }
 
@@ -240,16 +246,16 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment src, long position) {
-        return submit(Op.write(fd(), transfer(src, position), position), Integer::valueOf);
+        return submit(Op.write(fd(), requestPart(src, position), position), Integer::valueOf);
     }
 
     /** pwritev of {@code srcs} in order: the bytes written. */
     public int write(MemorySegment[] srcs, long position) throws IOException {
-        return call(FileOps.writev(fd(), transfers(srcs, position), position, 0));
+        return call(FileOps.writev(fd(), checked(srcs, position), position, 0));
     }
 
     public CompletableFuture<Integer> writeAsync(MemorySegment[] srcs, long position) {
-        return submit(FileOps.writev(fd(), transfers(srcs, position), position, 0), Integer::valueOf);
+        return submit(FileOps.writev(fd(), checked(srcs, position), position, 0), Integer::valueOf);
     }
 
     // ---- the rest ------------------------------------------------------------------------------------------
@@ -380,7 +386,7 @@ public final class AsyncFile implements AutoCloseable {
         }
         // Cleared, or the ring's call would cancel the request at once. An interrupt that comes during the call
         // cancels it all the same: a request that moved nothing is made again (a cancelled one moved nothing, and
-        // the ops here are positional or idempotent); one that moved bytes reports them, as a short transfer.
+        // the ops here are positional or idempotent); one that moved bytes reports them, as a short read or write.
         boolean interrupted = Thread.interrupted();
         try {
             while (true) {
@@ -434,50 +440,9 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
-    /**
-     * The blocking read, after the caller's checks. A buffered file is first read with preadv2(RWF_NOWAIT) on
-     * the calling thread — the non-blocking attempt io_uring itself makes when it issues a read — so what the
-     * page cache holds is copied without a hand-over to the event loop and back; what it does not hold (EAGAIN,
-     * or the rest of a short read) goes through the ring. On a virtual thread the attempt is the same read,
-     * batched with its carrier's other readers ({@link Uring#inlineReads()}) where system calls are dear
-     * ({@link ReadBatching}). An O_DIRECT read waits for the
-     * device, so it holds its thread (a virtual thread's carrier) until the device answers: a virtual thread's
-     * is batched and waited for on its carrier while the device answers fast ({@link DirectDevice}), else it
-     * goes through the ring, as do a platform thread's.
-     */
+    /** A blocking read into {@code dst}, after the caller's checks ({@link BlockingReads}). */
     int readBlocking(MemorySegment dst, long position) throws IOException {
-        if (isDirect()) {
-            boolean onCarrier = device != null && ReadBatching.DIRECT && Thread.currentThread().isVirtual()
-                    && device.inline();
-            InlineReads batcher = onCarrier ? uring.inlineReads() : null;
-            long n = batcher != null ? readHere(batcher, dst, position) : -Errno.EAGAIN;
-            return n >= 0 ? (int) n : call(Op.read(fd(), dst, position));    // the ring names an error
-        }
-        if (!NOWAIT_READS) {
-            return call(Op.read(fd(), dst, position));
-        }
-        boolean batch = Thread.currentThread().isVirtual() && ReadBatching.cached();
-        long n = readHere(batch ? uring.inlineReads() : null, dst, position);
-        if (n == dst.byteSize() || n == 0) {
-            return (int) n;         // all of it, or end of file
-        }
-        return restThroughRing(n, dst, position, false);   // not cached, or partly
-    }
-
-    /**
-     * The read on the calling thread, while the descriptor is guarded: through {@code batcher} with its carrier's
-     * other readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT).
-     */
-    private long readHere(InlineReads batcher, MemorySegment dst, long position) throws IOException {
-        guard.acquire();
-        try {
-            if (batcher == null) {
-                return LibC.preadv2(fd(), dst, position, LibC.RWF_NOWAIT);
-            }
-            return device != null ? batcher.readDirect(fd(), dst, position, device) : batcher.read(fd(), dst, position);
-        } finally {
-            guard.release();
-        }
+        return reads.read(dst, position);
     }
 
     /** Future style; the outcome is a plain result mapping here, and more for the channels. */
@@ -495,14 +460,14 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /** The part of {@code buffer} one request moves, after the O_DIRECT checks. */
-    private MemorySegment transfer(MemorySegment buffer, long position) {
+    private MemorySegment requestPart(MemorySegment buffer, long position) {
         FileOps.requireNative(buffer);
         FileOps.requireOffset(position);
         checkDirect(buffer, position);
-        return buffer.byteSize() > MAX_TRANSFER ? buffer.asSlice(0, MAX_TRANSFER) : buffer;
+        return buffer.byteSize() > MAX_RW_COUNT ? buffer.asSlice(0, MAX_RW_COUNT) : buffer;
     }
 
-    private MemorySegment[] transfers(MemorySegment[] buffers, long position) {
+    private MemorySegment[] checked(MemorySegment[] buffers, long position) {
         FileOps.requireOffset(position);
         for (MemorySegment b : buffers) {
             checkDirect(b, position);

@@ -1,6 +1,5 @@
 package io.uring4j.fs;
 
-import io.uring4j.runtime.InlineReads;
 import io.uring4j.sys.SyscallCost;
 
 import java.util.function.LongSupplier;
@@ -12,18 +11,17 @@ import java.util.function.LongSupplier;
  *
  * <p>An O_DIRECT read is batched unless {@code false}: its alternative is a hand-over to an event loop and back.
  * A page-cache read has a cheaper one, a {@code preadv2(RWF_NOWAIT)} of its own. Batching saves that system call
- * and costs the reader a park and an unpark (a few hundred nanoseconds of freezing and thawing its stack), so
- * under {@code auto} page-cache reads are batched only where a system call costs more than
- * {@link #BATCH_FROM_NANOS} ({@link SyscallCost}): on a VM that traps system calls, 64 virtual threads read cached
- * blocks 1.6–1.8 × as fast as with a preadv2 each; where a system call costs ~175 ns, 0.9 ×.
+ * and costs the reader a park and an unpark (freezing and thawing its stack), so under {@code auto} page-cache
+ * reads are batched only where a system call costs more than {@link #BATCH_FROM_NANOS} ({@link SyscallCost}): on
+ * a VM that traps system calls batching wins, where system calls are cheap a preadv2 each does.
  */
 public final class ReadBatching {
-    /** Between the ~375 ns where batching breaks even (measured) and the microseconds of trapping VMs. */
+    /** Above where batching breaks even on cheap system calls, below the microseconds of VMs that trap them. */
     public static final long BATCH_FROM_NANOS = 500;
 
     private static final String SETTING = System.getProperty("uring4j.fs.batchedReads", "auto");
     /** O_DIRECT reads of virtual threads. */
-    public static final boolean DIRECT = !"false".equalsIgnoreCase(SETTING);
+    static final boolean DIRECT = !"false".equalsIgnoreCase(SETTING);
 
     private ReadBatching() {
     }

@@ -81,7 +81,7 @@ final class ScatterGather {
         return segments;
     }
 
-    /** Accounts {@code n} transferred bytes to the buffers in order (copying reads into heap buffers). */
+    /** Accounts {@code n} bytes read or written to the buffers in order (copying reads into heap buffers). */
     long complete(long n) {
         long left = n;
         for (int i = 0; i < segments.length && left > 0; i++) {

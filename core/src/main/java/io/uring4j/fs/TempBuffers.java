@@ -11,21 +11,21 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Native stand-ins for heap {@link java.nio.ByteBuffer}s, whose memory the kernel must never see (the GC moves
- * it). Small transfers lease a buffer of a shared pool — the common case costs no allocation. A platform thread's
- * larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels keep a
- * temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
+ * it). Small reads and writes lease a buffer of a shared pool — the common case costs no allocation. A platform
+ * thread's larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels
+ * keep a temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
  * zeroed allocation per call. As the JDK frees a thread's temporary buffer when the thread ends, a thread's own
  * buffer is freed once the thread has ended: every new one first frees those of ended threads (not the GC, which
  * a small heap may not run for a long time while short-lived threads leave a megabyte each). Anything else — a
- * virtual thread's large transfer, a buffer still in use — gets memory of its own from an automatic arena, freed
+ * virtual thread's large read or write, a buffer still in use — gets memory of its own from an automatic arena, freed
  * by the GC once nothing, neither the caller nor the runtime's request slot, refers to it.
  */
 final class TempBuffers {
-    /** Pool buffer size: transfers up to this size are served by the pool. */
+    /** Pool buffer size: reads and writes up to this size are served by the pool. */
     static final int POOLED = 64 * 1024;
     private static final int COUNT = 64;
     private static final long POOL_ALIGNMENT = 4096;
-    /** The largest transfer a platform thread's own buffer serves. */
+    /** The largest read or write a platform thread's own buffer serves. */
     static final long CACHED_MAX = 16L << 20;
     private static final ThreadLocal<Owned> OWNED = new ThreadLocal<>();
     /** Every thread's own buffer, until freed. */

@@ -142,10 +142,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
         if (dst.isDirect()) {
             return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
-                    new Transfer(dst, null, true));
+                    new BufferOutcome(dst, null, true));
         }
         TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
-        return file.submit(Op.read(file.fd(), lease.segment(), position), new Transfer(dst, lease, true));
+        return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(dst, lease, true));
     }
 
     private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
@@ -167,18 +167,18 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
         if (src.isDirect()) {
             return file.submit(Op.write(file.fd(), MemorySegment.ofBuffer(src), position),
-                    new Transfer(src, null, false));
+                    new BufferOutcome(src, null, false));
         }
         TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
         lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-        return file.submit(Op.write(file.fd(), lease.segment(), position), new Transfer(src, lease, false));
+        return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(src, lease, false));
     }
 
     /**
      * The completion of one read or write, on the loop thread: moves the buffer's position (copying a read into a
      * heap buffer first), reports end of file as -1, and gives the native stand-in back once the kernel is done.
      */
-    private record Transfer(ByteBuffer buffer, TempBuffers.Lease lease, boolean read)
+    private record BufferOutcome(ByteBuffer buffer, TempBuffers.Lease lease, boolean read)
             implements FileRequest.Outcome<Integer> {
         @Override
         public Integer value(int n) {

@@ -4,7 +4,6 @@ import io.uring4j.runtime.InterruptedCalls;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -15,7 +14,6 @@ import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.channels.Channel;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -63,17 +61,13 @@ import java.util.Set;
 public final class UringFileChannel extends FileChannel {
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private final AsyncFile file;
-    private final boolean readable;
-    private final boolean writable;
+    final AsyncFile file;
+    final boolean readable;
+    final boolean writable;
     private final boolean append;
     /** O_DIRECT: the block size that positions, lengths and direct-buffer addresses must be multiples of; else 0. */
     private final int alignment;
     private final Object positionLock = new Object();
-    /** {@link #splice}: splice was refused before anything moved. */
-    private static final long SPLICE_REFUSED = -1;
-    /** A pipe's default capacity: what one splice into it moves at most. */
-    private static final int PIPE_CHUNK = 64 * 1024;
     /** The file position of relative reads and writes (not of append-mode writes, which go to the end). */
     private long position;
     private final JdkDelegate<FileChannel> delegate;
@@ -172,7 +166,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonReadableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) transfer(() -> {
+        return (int) readOrWrite(() -> {
             requireSeekable();
             return readAt(dst, position);
         });
@@ -197,7 +191,7 @@ public final class UringFileChannel extends FileChannel {
         }
         synchronized (positionLock) {
             DirectAlignment.checkPosition(position, alignment);
-            long n = transfer(() -> io.run(position));
+            long n = readOrWrite(() -> io.run(position));
             if (n > 0) {
                 position += n;
             }
@@ -216,7 +210,7 @@ public final class UringFileChannel extends FileChannel {
                 DirectAlignment.checkPosition(position(), alignment);
             }
             long at = append ? 0 : position;
-            long n = transfer(() -> io.run(at));
+            long n = readOrWrite(() -> io.run(at));
             if (n > 0 && !append) {
                 position += n;
             }
@@ -224,7 +218,7 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    private interface AtPosition {
+    interface AtPosition {
         long run(long position) throws IOException;
     }
 
@@ -239,7 +233,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonWritableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) transfer(() -> {
+        return (int) readOrWrite(() -> {
             requireSeekable();
             return writeAt(src, position);
         });
@@ -343,7 +337,7 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /** Native stand-ins for heap buffers: aligned for O_DIRECT, page-aligned from the pool otherwise. */
-    private long shadowAlignment() {
+    long shadowAlignment() {
         return alignment > 0 ? Math.max(alignment, file.directMemoryAlignment()) : 8;
     }
 
@@ -417,198 +411,35 @@ public final class UringFileChannel extends FileChannel {
         });
     }
 
-    // ---- transfers ---------------------------------------------------------------------------------------------
+    // ---- transfers (ChannelTransfers) -----------------------------------------------------------------------
 
     @Override
     public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-        ensureOpen();
-        if (!target.isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (!readable) {
-            throw new NonReadableChannelException();
-        }
-        if (target instanceof UringFileChannel u && !u.writable) {
-            throw new NonWritableChannelException();
-        }
-        if (position < 0 || count < 0) {
-            throw new IllegalArgumentException();
-        }
-        try {
-            long size = size();
-            if (position > size) {
-                return 0;
-            }
-            if (size > 0) {         // files such as those in /proc report 0 and are read to their end
-                count = Math.min(count, size - position);
-            }
-            if (target instanceof UringFileChannel u && spliceable(u)) {
-                synchronized (u.positionLock) {
-                    long n = splice(file, position, u, u.position, count);
-                    if (n != SPLICE_REFUSED) {
-                        u.position += n;
-                        return n;
-                    }
-                }
-            }
-            return copy(this, position, target, -1, count);
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, target);
-        }
+        return ChannelTransfers.transferTo(this, position, count, target);
     }
 
     @Override
     public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
-        ensureOpen();
-        if (!src.isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (src instanceof UringFileChannel u && !u.readable) {
-            throw new NonReadableChannelException();
-        }
-        if (!writable) {
-            throw new NonWritableChannelException();
-        }
-        if (position < 0 || count < 0) {
-            throw new IllegalArgumentException();
-        }
-        try {
-            if (src instanceof UringFileChannel u && spliceable(u)) {
-                synchronized (u.positionLock) {
-                    long n = splice(u.file, u.position, this, position, count);
-                    if (n != SPLICE_REFUSED) {
-                        u.position += n;
-                        return n;
-                    }
-                }
-            }
-            return copy(src, -1, this, position, count);
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, src);
-        }
+        return ChannelTransfers.transferFrom(this, src, position, count);
     }
 
-    /** Whether a splice can move data between this channel and {@code other}: not O_DIRECT, not O_APPEND. */
-    private boolean spliceable(UringFileChannel other) {
-        return alignment == 0 && other.alignment == 0 && !append && !other.append;
+    /** Whether a splice can move data to or from this channel: not O_DIRECT, not O_APPEND. */
+    boolean spliceable() {
+        return alignment == 0 && !append;
     }
 
     /**
-     * File to file without copying through user memory: splice(2) through a pipe, file → pipe, then pipe →
-     * {@code to} until the pipe is drained, a pipe-full at a time. {@link #SPLICE_REFUSED} if the pipe or the
-     * first splice fails before anything moved (a kernel or engine without SPLICE, a file that refuses it): the
-     * caller copies instead. A failure later ends the transfer with the bytes written so far.
+     * {@code io} at this channel's position, under its position lock; the position moves past what it moved, and
+     * stays where it is on a negative result (a splice that was refused).
      */
-    private long splice(AsyncFile from, long fromAt, UringFileChannel to, long toAt, long count) throws IOException {
-        int[] pipe = new int[2];
-        if (LibC.pipe2(pipe, LibC.O_CLOEXEC) < 0) {
-            return SPLICE_REFUSED;
-        }
-        try {
-            return transfer(() -> {
-                long moved = 0;
-                try {
-                    while (moved < count) {
-                        int chunk = (int) Math.min(count - moved, PIPE_CHUNK);
-                        int n = from.call(FileOps.splice(from.fd(), fromAt + moved, pipe[1], -1, chunk));
-                        if (n == 0) {
-                            break;
-                        }
-                        for (int drained = 0; drained < n; ) {
-                            drained += to.file.call(FileOps.splice(pipe[0], -1, to.file.fd(), toAt + moved + drained,
-                                    n - drained));
-                        }
-                        moved += n;
-                    }
-                    return moved;
-                } catch (ErrnoException e) {
-                    if (moved > 0) {
-                        return moved;
-                    }
-                    throw e;
-                }
-            });
-        } catch (IOException e) {
-            if (e.getCause() instanceof ErrnoException ee && refusesSplice(ee.errno())) {
-                return SPLICE_REFUSED;
+    long atOwnPosition(AtPosition io) throws IOException {
+        synchronized (positionLock) {
+            long n = io.run(position);
+            if (n >= 0) {
+                position += n;
             }
-            throw e;
-        } finally {
-            LibC.close(pipe[0]);
-            LibC.close(pipe[1]);
+            return n;
         }
-    }
-
-    /** The errors of a splice that was never possible here: copy instead. */
-    private static boolean refusesSplice(int errno) {
-        return errno == Errno.EINVAL || errno == Errno.EOPNOTSUPP || errno == Errno.ENOSYS || errno == Errno.ESPIPE;
-    }
-
-    /**
-     * Copies up to {@code count} bytes through one native buffer, reading {@code from} at {@code fromPosition}
-     * (or at its own position when -1) and writing {@code to} at {@code toPosition} (likewise). Stops at end of
-     * input or on a short write; a failure after some bytes were copied ends the transfer with that count, as
-     * the JDK's read/write fallback does.
-     */
-    private long copy(ReadableByteChannel from, long fromPosition, WritableByteChannel to, long toPosition, long count)
-            throws IOException {
-        TempBuffers.Lease lease = TempBuffers.lease(TempBuffers.POOLED, Math.max(shadowAlignment(), 4096));
-        ByteBuffer bb = lease.segment().asByteBuffer();
-        long done = 0;
-        Throwable failure = null;
-        try {
-            while (done < count) {
-                bb.clear().limit((int) Math.min(count - done, bb.capacity()));
-                int nr = fromPosition < 0 ? from.read(bb) : ((FileChannel) from).read(bb, fromPosition + done);
-                if (nr <= 0) {
-                    break;
-                }
-                bb.flip();
-                int nw = toPosition < 0 ? to.write(bb) : ((FileChannel) to).write(bb, toPosition + done);
-                done += nw;
-                if (nw != nr) {
-                    break;
-                }
-            }
-            return done;
-        } catch (IOException e) {
-            failure = e;
-            if (done > 0) {
-                return done;
-            }
-            throw e;
-        } catch (RuntimeException | Error e) {
-            failure = e;
-            throw e;
-        } finally {
-            lease.releaseAfter(failure);
-        }
-    }
-
-    /** As {@code FileChannelImpl.transferFailed}: an interrupt closes both channels. */
-    private AsynchronousCloseException transferFailed(ClosedChannelException cce, Channel other) {
-        ClosedByInterruptException cbie = null;
-        if (cce instanceof ClosedByInterruptException e) {
-            cbie = e;
-        } else if (Thread.currentThread().isInterrupted()) {
-            cbie = new ClosedByInterruptException();
-        }
-        if (cbie != null) {
-            for (Channel c : new Channel[] {this, other}) {
-                try {
-                    c.close();
-                } catch (IOException ioe) {
-                    cbie.addSuppressed(ioe);
-                }
-            }
-            return cbie;
-        }
-        if (cce instanceof AsynchronousCloseException ace) {
-            return ace;
-        }
-        AsynchronousCloseException ace = new AsynchronousCloseException();
-        ace.addSuppressed(cce);
-        return ace;
     }
 
     // ---- map and lock: the JDK's --------------------------------------------------------------------------------
@@ -701,19 +532,19 @@ public final class UringFileChannel extends FileChannel {
         return MemorySegment.ofAddress(MemorySegment.ofBuffer(buffer).address()).reinterpret(buffer.remaining());
     }
 
-    private void ensureOpen() throws ClosedChannelException {
+    void ensureOpen() throws ClosedChannelException {
         if (!isOpen()) {
             throw new ClosedChannelException();
         }
     }
 
     @FunctionalInterface
-    private interface Io {
+    interface Io {
         long run() throws IOException;
     }
 
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
-    private long transfer(Io io) throws IOException {
+    long readOrWrite(Io io) throws IOException {
         return interruptible(io, true);
     }
 
@@ -722,7 +553,7 @@ public final class UringFileChannel extends FileChannel {
         return interruptible(io, false);
     }
 
-    private long interruptible(Io io, boolean transfer) throws IOException {
+    private long interruptible(Io io, boolean movesBytes) throws IOException {
         if (file.isUninterruptible()) {
             return kernel(io);      // no begin/end: an interrupt neither closes the channel nor ends the call
         }
@@ -731,7 +562,7 @@ public final class UringFileChannel extends FileChannel {
         try {
             begin();
             long r = kernel(io);
-            completed = !transfer || r > 0;
+            completed = !movesBytes || r > 0;
             return r;
         } catch (InterruptedIOException e) {
             interrupted = true;

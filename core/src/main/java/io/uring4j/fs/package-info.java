@@ -14,8 +14,9 @@
  *       {@code CompletableFuture}, with typed results ({@link io.uring4j.fs.Statx}) and
  *       {@code java.nio.file} exceptions for path errors.</li>
  *   <li>{@link io.uring4j.fs.UringFileChannel}: {@code FileChannel}'s contract, checked by one conformance suite
- *       that runs against the JDK's FileChannel and this one; {@link io.uring4j.fs.UringAsynchronousFileChannel}
- *       likewise for {@code AsynchronousFileChannel}.</li>
+ *       that runs against the JDK's FileChannel and this one (its transferTo and transferFrom in
+ *       {@code ChannelTransfers}); {@link io.uring4j.fs.UringAsynchronousFileChannel} likewise for
+ *       {@code AsynchronousFileChannel}.</li>
  *   <li>{@link io.uring4j.fs.UringFileSystemProvider}: the platform's default provider with these channels,
  *       installable with {@code -Djava.nio.file.spi.DefaultFileSystemProvider}. It wraps the file system and
  *       the paths as well — {@code FileChannel.open} asks the path's own file system for its provider — and
@@ -46,27 +47,14 @@
  * {@code /proc/self/fd/N}: the same file even after a rename or DELETE_ON_CLOSE, and POSIX locks belong to the
  * process and inode, so the JDK's JVM-wide lock table keeps working.
  *
- * <h2>Page-cache hits stay on the caller</h2>
- * A blocking read of a buffered file first tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
- * non-blocking attempt io_uring itself makes when it issues a read. Data the page cache holds is copied at once,
- * without the hand-over to an event loop and the wake-up back (most of a small read's cost); a miss (EAGAIN)
- * or the uncached rest of a short read goes through the ring, so a caller never gets a short read the JDK would
- * not give. RWF_NOWAIT never waits for the device, so a virtual thread's carrier is never held. Where a system
- * call costs more than parking and unparking a virtual thread ({@link ReadBatching}), a virtual thread's
- * attempt is batched with those of the other virtual threads on its carrier through
- * {@link io.uring4j.runtime.InlineReads}: one {@code io_uring_enter} with RWF_NOWAIT reads for all of them, on
- * that carrier, instead of a {@code preadv2} each — on a VM where a system call costs microseconds, 64 virtual
- * threads read cached 4 KiB blocks 1.6–1.8 × as fast as with the JDK's FileChannel; where one costs ~175 ns,
- * a {@code preadv2} each is on par with the JDK and batching would be 0.9 × ({@code -During4j.fs.batchedReads}
- * = {@code auto}, {@code true} or {@code false}). {@code -During4j.fs.nowaitReads=false} sends buffered reads
- * through the ring.
- *
- * <p>An O_DIRECT read must wait for its device. A virtual thread's is batched the same way but waited for on
- * the carrier — what the JDK's FileChannel does with one {@code pread} each — while the device answers fast
- * ({@link io.uring4j.runtime.DirectDevice}: preallocated extents, RAM disks, fast SSDs); where a carrier would be
- * held too long, as on a VM's virtio disk, the reads go through the ring and the carrier runs other threads.
- * On a machine whose system calls are cheap, handing a read that the device answers at once to an event loop
- * and waking its thread back cost 2–2.5 × the JDK's pread; waited for on the carrier it is on par.
+ * <h2>Blocking reads</h2>
+ * {@code BlockingReads} chooses where each blocking read of a file goes, in one method: a buffered file's read
+ * tries {@code preadv2(RWF_NOWAIT)} on the calling thread, so what the page cache holds is copied without a
+ * hand-over to an event loop and back; a virtual thread's attempt is batched with its carrier's other readers
+ * ({@code InlineReads}) where system calls are dear ({@link ReadBatching}); a virtual thread's O_DIRECT read is
+ * batched and waited for on its carrier while the device answers fast ({@code DirectDevice}). Everything else, and
+ * what an attempt left (a miss, the rest of a short read, an error), goes through the ring: no carrier waits for
+ * a slow device, and no caller gets a short read the JDK would not give.
  *
  * <p>The blocking style parks virtual threads instead of pinning or adding carriers — and, unlike the JDK's
  * FileChannel, a virtual thread blocked in a read (of a FIFO, say) can be woken by interrupt or close.
@@ -76,8 +64,6 @@
  * so its blocking calls go through {@link io.uring4j.runtime.EventLoop#callBounded}. While one is in flight, the
  * next thread's call need not wake the loop (an eventfd write and a context switch each): it rides along with
  * the loop's next wake-up, at most 50 µs later. The loop wakes the virtual threads whose reads it reaped together
- * with one foreign unpark. With 64 virtual threads reading O_DIRECT, these two cut the loop's eventfd writes
- * about tenfold and carrier wake-ups about threefold, and raised the drop-in's read rate 1.5–2× on the bench
- * machine. A FIFO or character device still wakes the loop: its read may never end.
+ * with one foreign unpark. A FIFO or character device still wakes the loop: its read may never end.
  */
 package io.uring4j.fs;

@@ -1,13 +1,14 @@
 package io.uring4j.runtime;
 
-import io.uring4j.ring.Engine;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The uring4j runtime: N {@link EventLoop}s, each a platform thread owning one ring. Requests go to the loop
@@ -31,9 +32,9 @@ public final class Uring implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile boolean closed;
     private boolean closeAwaited;
-    /** Made on the first page-cache read of a virtual thread; null until then, or where it cannot be made. */
-    private volatile InlineReads inlineReads;
-    private volatile boolean inlineReadsTried;
+    /** {@link #companion}s by maker, {@link #NONE} for a maker that made none; added to under closeLock. */
+    private final ConcurrentHashMap<Function<Uring, ?>, Object> companions = new ConcurrentHashMap<>();
+    private static final Object NONE = new Object();
 
     Uring(UringBuilder config) throws ErrnoException {
         this.config = config;
@@ -54,33 +55,36 @@ public final class Uring implements AutoCloseable {
     }
 
     /**
-     * The batcher of this runtime's virtual threads' page-cache reads (one slot per virtual-thread carrier), or
-     * null when the loops run on the portable engine, the kernel refused the slots' rings, or the runtime is
-     * closed: callers then read with {@code preadv2(RWF_NOWAIT)} themselves.
+     * State that a package built on the runtime keeps per runtime, closed with it: the runtime holds it without
+     * knowing what it is.
      */
-    public InlineReads inlineReads() {
-        InlineReads reads = inlineReads;
-        if (reads != null) {
-            return reads;
-        }
-        if (inlineReadsTried) {
-            return inlineReads;         // read again: it was set before the flag
-        }
-        synchronized (closeLock) {
-            if (!inlineReadsTried && !closed) {
-                if (loops[0].ring().engineUsed() == Engine.kernel()) {
-                    int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
-                            Runtime.getRuntime().availableProcessors());
-                    try {       // room for carriers the JDK adds to make up for pinned ones
-                        inlineReads = InlineReads.open(Math.max(4, 4 * carriers));
-                    } catch (ErrnoException refused) {
-                        // the loops' rings work; reads then take preadv2, as they would anywhere
+    public interface Companion extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * What {@code maker} makes for this runtime: made on the first call with that maker (pass the same object each
+     * time: a constant), then kept, and closed when the runtime closes, before its loops. Null where the maker
+     * made null (it cannot be made here), or when the runtime was closed before the first call.
+     */
+    @SuppressWarnings("unchecked")  // the value was made by this very maker
+    public <T extends Companion> T companion(Function<Uring, T> maker) {
+        Object known = companions.get(maker);
+        if (known == null) {
+            synchronized (closeLock) {
+                known = companions.get(maker);
+                if (known == null) {
+                    if (closed) {
+                        return null;
                     }
+                    T made = maker.apply(this);
+                    known = made == null ? NONE : made;
+                    companions.put(maker, known);       // after it is made: a reader that finds it finds it whole
                 }
-                inlineReadsTried = true;        // after the slots exist: a reader that sees it sees them
             }
-            return inlineReads;
         }
+        return known == NONE ? null : (T) known;
     }
 
     /** A runtime with one loop per core. */
@@ -145,12 +149,14 @@ public final class Uring implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        synchronized (closeLock) {
-            inlineReadsTried = true;
+        List<Object> made;
+        synchronized (closeLock) {      // no companion is made from here on
+            made = List.copyOf(companions.values());
         }
-        InlineReads reads = inlineReads;
-        if (reads != null) {
-            reads.close();
+        for (Object companion : made) {
+            if (companion != NONE) {
+                ((Companion) companion).close();
+            }
         }
         for (EventLoop loop : loops) {
             if (loop != null) {

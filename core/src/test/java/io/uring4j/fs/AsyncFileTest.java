@@ -195,7 +195,7 @@ class AsyncFileTest {
             for (CompletableFuture<Integer> r : readers) {
                 assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(readsEach);
             }
-            if (uring.inlineReads() != null) {      // the portable engine has no carrier rings: all go to its loops
+            if (InlineReads.of(uring) != null) {      // the portable engine has no carrier rings: all go to its loops
                 assertThat(submitted() - submittedBefore).as("reads that went to an event loop")
                         .isLessThan(threads * (readsEach + 1L));
             }
@@ -306,7 +306,7 @@ class AsyncFileTest {
     }
 
     /**
-     * The same on a virtual thread, whose page-cache reads are batched through {@link Uring#inlineReads()} where
+     * The same on a virtual thread, whose page-cache reads are batched through {@link InlineReads} where
      * system calls are dear ({@link ReadBatching}).
      */
     @Test

@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -142,5 +143,35 @@ class UringTest {
         assertThatThrownBy(() -> Uring.builder().batchWait(0, Duration.ofNanos(50_000)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("completions must be positive");
         Uring.builder().batchWait(1, Duration.ZERO);        // one completion: batch waits off, no delay needed
+    }
+
+    /** A companion is made once per runtime (a maker that made none is not asked again) and closed with it. */
+    @Test
+    void aCompanionIsMadeOnceAndClosedWithTheRuntime() throws Exception {
+        AtomicInteger made = new AtomicInteger();
+        AtomicInteger closed = new AtomicInteger();
+        Function<Uring, Uring.Companion> maker = u -> {
+            made.incrementAndGet();
+            return closed::incrementAndGet;
+        };
+        Function<Uring, Uring.Companion> none = u -> {
+            made.incrementAndGet();
+            return null;
+        };
+        Uring.Companion first;
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            first = uring.companion(maker);
+            assertThat(uring.companion(maker)).isSameAs(first);
+            assertThat(uring.companion(none)).isNull();
+            assertThat(uring.companion(none)).isNull();
+            assertThat(made.get()).as("each maker asked once").isEqualTo(2);
+            assertThat(closed.get()).isZero();
+        }
+        assertThat(closed.get()).as("closed with the runtime").isEqualTo(1);
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            uring.close();
+            assertThat(uring.companion(maker)).as("none is made once the runtime is closed").isNull();
+            assertThat(made.get()).isEqualTo(2);
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.uring4j.runtime;
+package io.uring4j.fs;
 
 /**
  * How fast a file's device answers direct reads waited for on a carrier ({@link InlineReads#readDirect}). A
@@ -10,7 +10,7 @@ package io.uring4j.runtime;
  *
  * <p>The counts are plain fields: a lost update between racing readers only delays a switch by a batch.
  */
-public final class DirectDevice {
+final class DirectDevice {
     /** A batch's wait beyond this, plus {@link #NANOS_PER_READ} per read, holds its carrier too long. */
     static final long SLOW_NANOS = 100_000;
     static final long NANOS_PER_READ = 5_000;
@@ -22,7 +22,7 @@ public final class DirectDevice {
     private int untilProbe;
 
     /** Whether the next direct read should wait inline. */
-    public boolean inline() {
+    boolean inline() {
         if (slowBatches < SLOW_LIMIT) {
             return true;
         }

@@ -1,4 +1,4 @@
-package io.uring4j.runtime;
+package io.uring4j.fs;
 
 import org.junit.jupiter.api.Test;
 

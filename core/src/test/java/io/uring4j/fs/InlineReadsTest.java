@@ -1,9 +1,10 @@
-package io.uring4j.runtime;
+package io.uring4j.fs;
 
-import io.uring4j.fs.FsTestKit;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.runtime.OnVirtualThread;
+import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -62,7 +63,7 @@ class InlineReadsTest {
     @Test
     void everyReaderGetsItsOwnRangeWithoutAnEventLoopRequest() throws Exception {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build()) {
-            InlineReads reads = uring.inlineReads();
+            InlineReads reads = InlineReads.of(uring);
             assertThat(reads).isNotNull();
             long submittedBefore = uring.loop(0).stats().submitted();
             List<CompletableFuture<Integer>> readers = new ArrayList<>();
@@ -109,7 +110,7 @@ class InlineReadsTest {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
              FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
             channel.force(true);                                        // clean pages, which DONTNEED drops
-            InlineReads reads = uring.inlineReads();
+            InlineReads reads = InlineReads.of(uring);
             long[] results = OnVirtualThread.supply(() -> {
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment dst = arena.allocate(4096);
@@ -144,7 +145,7 @@ class InlineReadsTest {
              FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
             channel.force(true);
             FsTestKit.dropFromPageCache(fd, 1 << 20);
-            InlineReads reads = uring.inlineReads();
+            InlineReads reads = InlineReads.of(uring);
             DirectDevice device = new DirectDevice();
             Object[] outcome = OnVirtualThread.supply(() -> {
                 try (Arena arena = Arena.ofConfined()) {
@@ -167,7 +168,7 @@ class InlineReadsTest {
     @Test
     void anInterruptedReaderGetsItsBytesAndKeepsItsStatus() throws Exception {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build()) {
-            InlineReads reads = uring.inlineReads();
+            InlineReads reads = InlineReads.of(uring);
             Object[] outcome = OnVirtualThread.supply(() -> {
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment dst = arena.allocate(100);
@@ -187,7 +188,7 @@ class InlineReadsTest {
     void closeUnderReadersLetsThemAllGoAndLaterReadsAnswerEagain() throws Exception {
         long ringsBefore = openRings();
         Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
-        InlineReads reads = uring.inlineReads();
+        InlineReads reads = InlineReads.of(uring);
         AtomicBoolean stop = new AtomicBoolean();
         List<CompletableFuture<Long>> readers = new ArrayList<>();
         for (int t = 0; t < 32; t++) {
@@ -208,7 +209,7 @@ class InlineReadsTest {
         for (CompletableFuture<Long> r : readers) {
             assertThat(r.get(30, TimeUnit.SECONDS)).isIn(4096L, (long) -Errno.EAGAIN);
         }
-        assertThat(uring.inlineReads()).isSameAs(reads);
+        assertThat(InlineReads.of(uring)).isSameAs(reads);
         long after = OnVirtualThread.supply(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 return reads.read(fd, arena.allocate(16), 0);
@@ -315,7 +316,7 @@ class InlineReadsTest {
     @Test
     void thePortableEngineHasNone() throws Exception {
         try (Uring uring = Uring.builder().loops(1).engine(Engine.portable()).build()) {
-            assertThat(uring.inlineReads()).as("reads take preadv2 there").isNull();
+            assertThat(InlineReads.of(uring)).as("reads take preadv2 there").isNull();
         }
     }
 }

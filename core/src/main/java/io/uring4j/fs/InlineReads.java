@@ -1,10 +1,11 @@
-package io.uring4j.runtime;
+package io.uring4j.fs;
 
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.CqeHandler;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -15,6 +16,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * Reads of virtual threads, batched through io_uring on the callers' own carriers: page-cache reads — what
@@ -34,13 +36,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * a batch is reaped before any of its readers returns: a buffer is never touched after its reader has gone.
  *
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
- * completes its work); it turns a syscall-bound read (about 2 µs on a VM that traps system calls) into a copy.
+ * completes its work); it turns a syscall-bound read (on a VM that traps system calls) into a copy.
  * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
  * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share, as do
  * carriers whose ring the kernel refused.
  */
-public final class InlineReads implements AutoCloseable {
+final class InlineReads implements Uring.Companion {
     private static final int BATCH = 256;
+    /** The one of each runtime ({@link #of}). */
+    private static final Function<Uring, InlineReads> PER_RUNTIME = InlineReads::forRuntime;
 
     /** A slot's ring: the kernel's, with room for a batch. */
     private static final RingMaker KERNEL_RINGS =
@@ -57,6 +61,28 @@ public final class InlineReads implements AutoCloseable {
     private InlineReads(int maxSlots, RingMaker rings) {
         this.maxSlots = maxSlots;
         this.rings = rings;
+    }
+
+    /**
+     * The batcher of {@code uring}'s virtual threads' reads, made on first use and closed with the runtime; null
+     * when its loops run on the portable engine, the kernel refused the slots' rings, or the runtime is closed:
+     * callers then read with {@code preadv2(RWF_NOWAIT)} themselves.
+     */
+    static InlineReads of(Uring uring) {
+        return uring.companion(PER_RUNTIME);
+    }
+
+    private static InlineReads forRuntime(Uring uring) {
+        if (uring.loop(0).ring().engineUsed() != Engine.kernel()) {
+            return null;
+        }
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                Runtime.getRuntime().availableProcessors());
+        try {       // room for carriers the JDK adds to make up for pinned ones
+            return open(Math.max(4, 4 * carriers));
+        } catch (ErrnoException refused) {
+            return null;        // the loops' rings work; reads then take preadv2, as they would anywhere
+        }
     }
 
     /** Up to {@code maxSlots} slots, one per carrier, each with its own ring on the kernel's io_uring. */
@@ -124,7 +150,7 @@ public final class InlineReads implements AutoCloseable {
      * these rings are closed. {@code dst} must stay alive until this returns (it does: the caller waits here).
      * An interrupt does not end the wait, which lasts one batch; the interrupt status is kept.
      */
-    public long read(int fd, MemorySegment dst, long position) {
+    long read(int fd, MemorySegment dst, long position) {
         return join(new Read(Thread.currentThread(), fd, dst, position, null));
     }
 
@@ -136,7 +162,7 @@ public final class InlineReads implements AutoCloseable {
      * closed. The kernel is done with {@code dst} when this returns. Only for regular files and block devices,
      * whose reads end on their own: an interrupt does not end the wait; the interrupt status is kept.
      */
-    public long readDirect(int fd, MemorySegment dst, long position, DirectDevice device) {
+    long readDirect(int fd, MemorySegment dst, long position, DirectDevice device) {
         return join(new Read(Thread.currentThread(), fd, dst, position, device));
     }
 

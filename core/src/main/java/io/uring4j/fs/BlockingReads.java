@@ -1,0 +1,105 @@
+package io.uring4j.fs;
+
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The blocking reads of one {@link AsyncFile}, after the caller's checks, and the one place where a read's route
+ * is chosen ({@link #route}):
+ * <ul>
+ *   <li>{@link Route#NOWAIT}: a buffered file's read tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
+ *       non-blocking attempt io_uring itself makes when it issues a read — so what the page cache holds is copied
+ *       without a hand-over to an event loop and back. RWF_NOWAIT never waits for the device.</li>
+ *   <li>{@link Route#CARRIER_BATCH}: a virtual thread's attempt is batched with those of its carrier's other
+ *       virtual threads ({@link InlineReads}) where a system call costs more than a park and an unpark
+ *       ({@link ReadBatching}).</li>
+ *   <li>{@link Route#DIRECT_BATCH}: an O_DIRECT read waits for its device, so it holds its thread: a virtual
+ *       thread's is batched likewise and waited for on its carrier while the device answers fast
+ *       ({@link DirectDevice}).</li>
+ *   <li>{@link Route#RING}: everything else goes through an event loop, where no carrier waits — and so does what
+ *       an attempt on the calling thread left: a miss (EAGAIN), the rest of a short page-cache read (a caller
+ *       never gets a short read the JDK would not give), an error (the ring names it).</li>
+ * </ul>
+ * The fd is guarded around the attempt on the calling thread, and by the ring's request from its preparation to
+ * its CQE: not across both, or a close would wait for a read that waits for a slot.
+ */
+final class BlockingReads {
+    /** {@code -During4j.fs.nowaitReads=false} sends every buffered read through the ring, for comparison. */
+    private static final boolean NOWAIT_READS =
+            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
+
+    /** Where a read goes. */
+    enum Route { NOWAIT, CARRIER_BATCH, DIRECT_BATCH, RING }
+
+    private final AsyncFile file;
+    private final FdGuard guard;
+    private final Uring uring;
+    /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier; else null. */
+    private final DirectDevice device;
+
+    BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device) {
+        this.file = file;
+        this.guard = guard;
+        this.uring = uring;
+        this.device = device;
+    }
+
+    /** pread into {@code dst} (at most {@link AsyncFile#MAX_RW_COUNT} bytes): the bytes read, 0 at end of file. */
+    int read(MemorySegment dst, long position) throws IOException {
+        return switch (route()) {
+            case NOWAIT -> orRest(onCarrier(null, dst, position), dst, position);
+            case CARRIER_BATCH -> orRest(onCarrier(InlineReads.of(uring), dst, position), dst, position);
+            case DIRECT_BATCH -> {
+                InlineReads batch = InlineReads.of(uring);
+                long n = batch == null ? -Errno.EAGAIN : onCarrier(batch, dst, position);
+                yield n >= 0 ? (int) n : ring(dst, position);           // the ring names an error
+            }
+            case RING -> ring(dst, position);
+        };
+    }
+
+    /** The route of the calling thread's next read. */
+    private Route route() {
+        boolean virtual = Thread.currentThread().isVirtual();
+        if (file.isDirect()) {
+            boolean onCarrier = device != null && ReadBatching.DIRECT && virtual && device.inline();
+            return onCarrier ? Route.DIRECT_BATCH : Route.RING;
+        }
+        if (!NOWAIT_READS) {
+            return Route.RING;
+        }
+        return virtual && ReadBatching.cached() ? Route.CARRIER_BATCH : Route.NOWAIT;
+    }
+
+    /**
+     * The read on the calling thread, while the fd is guarded: through {@code batch} with its carrier's other
+     * readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT). The bytes
+     * read or {@code -errno}.
+     */
+    private long onCarrier(InlineReads batch, MemorySegment dst, long position) throws IOException {
+        int fd = guard.acquire();
+        try {
+            if (batch == null) {
+                return LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT);
+            }
+            return device != null ? batch.readDirect(fd, dst, position, device) : batch.read(fd, dst, position);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** A page-cache attempt's bytes when it got all of them or end of file; else the rest through the ring. */
+    private int orRest(long n, MemorySegment dst, long position) throws IOException {
+        return n == dst.byteSize() || n == 0 ? (int) n : file.restThroughRing(n, dst, position, Opcode.READ);
+    }
+
+    private int ring(MemorySegment dst, long position) throws IOException {
+        return file.restThroughRing(0, dst, position, Opcode.READ);
+    }
+}
