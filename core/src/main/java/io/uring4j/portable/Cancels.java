@@ -165,7 +165,7 @@ final class Cancels {
                 flags |= OpFlags.Cancel.FD_FIXED;       // the cancel's own IOSQE_FIXED_FILE says the same
             }
             boolean fixed = (flags & OpFlags.Cancel.FD_FIXED) != 0;
-            int found = fixed ? ring.registered.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
+            int found = fixed ? ring.files.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
             if (found < 0) {
                 return -Errno.EBADF;        // no file behind the fd or the slot: the kernel has nothing to match
             }

@@ -22,7 +22,7 @@ final class MsgRing {
 
     /** {@code addr} is the command; {@link Request#progress} holds {@code addr3}, the source slot of SEND_FD. */
     static int execute(PortableRing ring, Request r) {
-        int fd = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 ? ring.registered.fd(r) : r.fd;
+        int fd = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 ? ring.files.fd(r) : r.fd;
         if (fd < 0) {
             return -Errno.EBADF;
         }
@@ -62,8 +62,8 @@ final class MsgRing {
         if (target.disabled()) {
             return -Errno.EBADFD;
         }
-        int dup = ring.registered.dupFile(r.progress);
-        int ret = dup < 0 ? dup : target.registered.install(dup, r.fileIndex);
+        int dup = ring.files.dupFile(r.progress);
+        int ret = dup < 0 ? dup : target.files.install(dup, r.fileIndex);
         if (ret < 0 || (r.opFlags & OpFlags.MsgRing.CQE_SKIP) != 0) {
             return ret;
         }

@@ -5,7 +5,9 @@ import io.uring4j.ring.Opcode;
 import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The opcodes the portable engine implements, and their execution. Everything else completes with -EINVAL, as
@@ -52,6 +54,27 @@ final class Ops {
                  Opcode.REMOVE_BUFFERS, Opcode.MSG_RING, Opcode.FILES_UPDATE, Opcode.FIXED_FD_INSTALL -> true;
             default -> isSocket(opcode) || PathOps.isPath(opcode) || Splice.isSplice(opcode);
         };
+    }
+
+    /** {@code struct io_uring_probe}: last_op, ops_len, then {op, resv, flags = SUPPORTED, resv2} per opcode. */
+    static int probe(long arg, int nr) {
+        if (arg == 0 || nr < 0) {
+            return -Errno.EINVAL;
+        }
+        for (long at = arg; at < arg + 16 + 8L * nr; at++) {
+            if (PortableRing.USER.get(JAVA_BYTE, at) != 0) {
+                return -Errno.EINVAL;     // the kernel insists on a zeroed probe
+            }
+        }
+        int len = Math.min(nr, LAST_OP + 1);
+        PortableRing.USER.set(JAVA_BYTE, arg, (byte) LAST_OP);
+        PortableRing.USER.set(JAVA_BYTE, arg + 1, (byte) len);
+        for (int op = 0; op < len; op++) {
+            long at = arg + 16 + 8L * op;
+            PortableRing.USER.set(JAVA_BYTE, at, (byte) op);
+            PortableRing.USER.set(JAVA_SHORT, at + 2, (short) (supports(op) ? 1 : 0));
+        }
+        return 0;
     }
 
     /** The socket opcodes ({@link SocketOps}): none of them blocks, so they run inline and wait on the poller. */
@@ -236,36 +259,36 @@ final class Ops {
                     : (r.opFlags & OpFlags.Nop.INJECT_RESULT) != 0 ? r.len : 0;
             case Opcode.READ, Opcode.WRITE, Opcode.READ_FIXED, Opcode.WRITE_FIXED -> readWrite(r);
             case Opcode.READV, Opcode.WRITEV -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? readWrite(r) : vectored(r);
-            case Opcode.PROVIDE_BUFFERS -> ring.registered.bufRings.provide(r);
-            case Opcode.REMOVE_BUFFERS -> ring.registered.bufRings.remove(r);
+            case Opcode.PROVIDE_BUFFERS -> ring.bufRings.provide(r);
+            case Opcode.REMOVE_BUFFERS -> ring.bufRings.remove(r);
             case Opcode.MSG_RING -> MsgRing.execute(ring, r);
             case Opcode.FSYNC -> {
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 yield fd < 0 ? fd : (r.opFlags & ~OpFlags.Fsync.DATASYNC) != 0 ? -Errno.EINVAL
                         : Sys.fsync(fd, r.opFlags != 0);
             }
-            case Opcode.CLOSE -> r.fileIndex != 0 ? ring.registered.closeSlot(r.fileIndex - 1) : Sys.close(r.fd);
-            case Opcode.FILES_UPDATE -> (int) r.off == Registered.FILE_INDEX_ALLOC
-                    ? ring.registered.updateFilesAlloc(r.addr, r.len)
-                    : ring.registered.updateFiles((int) r.off, r.addr, r.len);
+            case Opcode.CLOSE -> r.fileIndex != 0 ? ring.files.closeSlot(r.fileIndex - 1) : Sys.close(r.fd);
+            case Opcode.FILES_UPDATE -> (int) r.off == FileTable.FILE_INDEX_ALLOC
+                    ? ring.files.updateFilesAlloc(r.addr, r.len)
+                    : ring.files.updateFiles((int) r.off, r.addr, r.len);
             case Opcode.FIXED_FD_INSTALL -> {
                 // The slot's file as a new fd of the application's: close-on-exec unless asked otherwise.
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 yield fd < 0 ? fd : Sys.fcntl(fd,
                         (r.opFlags & OpFlags.FileIndex.INSTALL_NO_CLOEXEC) != 0 ? Sys.F_DUPFD : Sys.F_DUPFD_CLOEXEC, 0);
             }
             case Opcode.STATX -> Sys.statx(r.fd, r.addr, r.opFlags, r.len, r.off);
             case Opcode.FADVISE -> {
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 // The 64-bit length is in addr (fadvise64); older SQEs carry a 32-bit one in len.
                 yield fd < 0 ? fd : Sys.fadvise(fd, r.off, r.addr != 0 ? r.addr : Integer.toUnsignedLong(r.len), r.opFlags);
             }
             case Opcode.FALLOCATE -> {
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 yield fd < 0 ? fd : Sys.fallocate(fd, r.len, r.off, r.addr);
             }
             case Opcode.FTRUNCATE -> {
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 yield fd < 0 ? fd : Sys.ftruncate(fd, r.off);
             }
             case Opcode.SPLICE, Opcode.TEE -> Splice.execute(ring, r);
@@ -273,7 +296,7 @@ final class Ops {
             case Opcode.TIMEOUT_REMOVE -> Cancels.timeoutRemove(ring, r);
             case Opcode.ASYNC_CANCEL -> Cancels.cancel(ring, r, -1);
             case Opcode.POLL_ADD -> {
-                int fd = ring.registered.fd(r);
+                int fd = ring.files.fd(r);
                 yield fd < 0 ? fd
                         : Readiness.poll(ring, r, fd, r.opFlags & 0xffff, (r.len & OpFlags.Poll.ADD_MULTI) != 0);
             }
@@ -298,21 +321,21 @@ final class Ops {
             return PortableRing.NEEDS_WORKER;
         }
         if ((r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0) {       // READ or one-iovec READV
-            int fd = ring.registered.fd(r);
+            int fd = ring.files.fd(r);
             if (fd < 0) {
                 return fd;
             }
             int flags = fileFlags(fd);
             return flags < 0 || (flags & O_DIRECT) != 0 ? PortableRing.NEEDS_WORKER : readSelect(r, fd, true);
         }
-        int fd = ring.registered.fd(r);
+        int fd = ring.files.fd(r);
         if (fd < 0) {
             return fd;
         }
         int fileFlags = fileFlags(fd);
         if (fileFlags >= 0 && (fileFlags & O_DIRECT) != 0) {
             if ((r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED)
-                    && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
+                    && ring.buffers.check(r.bufIndex, r.addr, r.len) < 0) {
                 return PortableRing.NEEDS_WORKER;           // the worker reports it
             }
             return ring.directIo.start(r, fd);
@@ -324,7 +347,7 @@ final class Ops {
         long res;
         long off = r.off;
         if (plain) {
-            if (r.opcode == Opcode.READ_FIXED && ring.registered.checkBuffer(r.bufIndex, r.addr, r.len) < 0) {
+            if (r.opcode == Opcode.READ_FIXED && ring.buffers.check(r.bufIndex, r.addr, r.len) < 0) {
                 return PortableRing.NEEDS_WORKER;           // the worker reports it
             }
             wanted = Integer.toUnsignedLong(r.len);
@@ -385,7 +408,7 @@ final class Ops {
                 && r.opcode != Opcode.POLL_ADD) {
             return BOUND;
         }
-        int fd = ring.registered.fd(r);
+        int fd = ring.files.fd(r);
         if (fd < 0) {
             return BOUND;               // the worker reports the error
         }
@@ -429,13 +452,13 @@ final class Ops {
     }
 
     private int readWrite(Request r) {
-        int fd = ring.registered.fd(r);
+        int fd = ring.files.fd(r);
         if (fd < 0) {
             return fd;
         }
         boolean fixed = r.opcode == Opcode.READ_FIXED || r.opcode == Opcode.WRITE_FIXED;
         if (fixed) {
-            int check = ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
+            int check = ring.buffers.check(r.bufIndex, r.addr, r.len);
             if (check < 0) {
                 return check;
             }
@@ -456,7 +479,7 @@ final class Ops {
      * reads of one pipe thus run one after the other on one thread, in order, never side by side on workers.
      */
     private int readSelect(Request r, int fd, boolean inline) {
-        BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        BufRings.Group group = ring.bufRings.group(r.bufIndex);
         if (group == null) {
             return -Errno.ENOBUFS;
         }
@@ -495,7 +518,7 @@ final class Ops {
     }
 
     private int vectored(Request r) {
-        int fd = ring.registered.fd(r);
+        int fd = ring.files.fd(r);
         if (fd < 0) {
             return fd;
         }

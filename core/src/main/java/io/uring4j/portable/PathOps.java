@@ -111,8 +111,8 @@ final class PathOps {
     /** Runs the request on an io-wq worker: the system call's result or -errno. */
     static int execute(PortableRing ring, Request r) {
         return switch (r.opcode) {
-            case Opcode.OPENAT -> ring.registered.installed(Sys.openat(r.fd, r.addr, r.opFlags, r.len), r.fileIndex);
-            case Opcode.OPENAT2 -> ring.registered.installed(
+            case Opcode.OPENAT -> ring.files.installed(Sys.openat(r.fd, r.addr, r.opFlags, r.len), r.fileIndex);
+            case Opcode.OPENAT2 -> ring.files.installed(
                     Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES), r.fileIndex);
             case Opcode.RENAMEAT -> Sys.renameat2(r.fd, r.addr, r.len, r.off, r.opFlags);
             case Opcode.UNLINKAT -> Sys.unlinkat(r.fd, r.addr, r.opFlags);

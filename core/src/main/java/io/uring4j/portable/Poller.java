@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 /**
  * The kernel's internal poll arming, on epoll: a request that would block (EAGAIN) is armed here on its fd and
  * the thread that tried it moves on; one thread per ring waits in epoll_wait for every armed request and, when
@@ -55,6 +57,8 @@ final class Poller {
      * to wake the issuer polling in enter, or to stop the thread.
      */
     private int wakeFd = -1;
+    /** The 8-byte counter value written to {@link #wakeFd}. */
+    private final MemorySegment one = Arena.ofAuto().allocate(JAVA_LONG);
     /** The native AIO context's eventfd ({@link DirectIo}), -1 until direct I/O is first used. */
     private int aioFd = -1;
     /** The AIO eventfd fired: the thread that saw it reaps once it has left the lock. */
@@ -74,6 +78,7 @@ final class Poller {
         this.ring = ring;
         this.name = name;
         this.threaded = threaded;
+        one.set(JAVA_LONG, 0, 1L);
     }
 
     /** Whether the issuer polls in enter (a DEFER_TASKRUN ring with no registered eventfd). */
@@ -301,7 +306,7 @@ final class Poller {
     void wakeUp() {
         int fd = wakeFd;
         if (fd >= 0) {
-            Sys.write(fd, ring.registered.one.address(), 8);
+            Sys.write(fd, one.address(), 8);
         }
     }
 

@@ -110,7 +110,10 @@ final class PortableRing {
     final WorkQueue wq;
     final Timer timer;
     final Poller poller;
-    final Registered registered;
+    final FileTable files;
+    final BufferTable buffers = new BufferTable();
+    final BufRings bufRings = new BufRings();
+    final CqEventfd eventfd;
     final DirectIo directIo;
     final Ops ops;
 
@@ -165,7 +168,8 @@ final class PortableRing {
         this.timer = new Timer(this, name + "-timer");
         // The condition-variable waiter cannot poll: with it, a poller thread does (the design it stands for).
         this.poller = new Poller(this, name + "-poller", !defer || CONDVAR_WAIT);
-        this.registered = new Registered(this, arena);
+        this.files = new FileTable(this);
+        this.eventfd = new CqEventfd(arena);
         this.directIo = new DirectIo(this);
         this.ops = new Ops(this);
     }
@@ -649,7 +653,7 @@ final class PortableRing {
 
     private boolean onlyWaitsOnEventfd(Request ready) {
         for (Request r = ready; r != null; r = r.nextQueued) {
-            if (r.pollFd != registered.eventfdSource) {
+            if (r.pollFd != eventfd.source) {
                 return false;
             }
         }
@@ -903,7 +907,7 @@ final class PortableRing {
         int fd = r.fd;
         pool.release(r);
         if (held) {
-            registered.released(fd);
+            files.released(fd);
         }
     }
 
@@ -1045,9 +1049,9 @@ final class PortableRing {
                 poller.wakeUp();        // the issuer running ready requests in its own wait needs no wake-up
             }
         }
-        if (notify && registered.eventfd >= 0 && (!registered.eventfdAsyncOnly || async)
+        if (notify && eventfd.fd >= 0 && (!eventfd.asyncOnly || async)
                 && ((int) INT.getOpaque(mem, (long) RingLayout.CQ_FLAGS) & CompletionQueue.EVENTFD_DISABLED) == 0) {
-            registered.signalEventfd();
+            eventfd.signal();
         }
     }
 
@@ -1062,7 +1066,10 @@ final class PortableRing {
         timer.close();
         lock.lock();
         try {
-            registered.close();
+            files.close();
+            buffers.clear();
+            bufRings.clear();
+            eventfd.close();
         } finally {
             lock.unlock();
         }

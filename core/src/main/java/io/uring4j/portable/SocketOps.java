@@ -52,7 +52,7 @@ final class SocketOps {
             case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
                     || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0
                     || ((r.ioprio & OpFlags.Accept.MULTISHOT) != 0 && r.fileIndex != 0
-                        && r.fileIndex != Registered.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
+                        && r.fileIndex != FileTable.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             // Zero-copy sends: no skipped CQE (the kernel refuses it too); fixed buffers on SEND_ZC only.
             case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
@@ -114,9 +114,9 @@ final class SocketOps {
 
     int execute(Request r, boolean onWorker) {
         if (r.opcode == Opcode.SOCKET) {
-            return ring.registered.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
+            return ring.files.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
         }
-        int fd = ring.registered.fd(r);
+        int fd = ring.files.fd(r);
         if (fd < 0) {
             return fd;
         }
@@ -126,7 +126,7 @@ final class SocketOps {
             case Opcode.SEND -> sendRecv(r, fd, true);
             case Opcode.SEND_ZC -> {
                 int check = (r.ioprio & OpFlags.SendRecv.FIXED_BUF) == 0 ? 0
-                        : ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
+                        : ring.buffers.check(r.bufIndex, r.addr, r.len);
                 yield check < 0 ? check : sendRecv(r, fd, true);
             }
             case Opcode.SENDMSG_ZC -> message(r, fd, true);
@@ -188,7 +188,7 @@ final class SocketOps {
      */
     private int recvSelect(Request r, int fd) {
         boolean multishot = (r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0;
-        BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        BufRings.Group group = ring.bufRings.group(r.bufIndex);
         if (group == null) {
             return -Errno.ENOBUFS;
         }
@@ -276,7 +276,7 @@ final class SocketOps {
                 return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
             }
             if (res >= 0 && r.fileIndex != 0) {
-                res = ring.registered.install(res, r.fileIndex);    // a full table: the connection is closed
+                res = ring.files.install(res, r.fileIndex);    // a full table: the connection is closed
             }
             if (!multishot || res < 0) {
                 return res;

@@ -36,11 +36,11 @@ final class Splice {
 
     /** On an io-wq worker: the bytes moved, or -errno. */
     static int execute(PortableRing ring, Request r) {
-        int out = ring.registered.fd(r);
+        int out = ring.files.fd(r);
         if (out < 0) {
             return out;
         }
-        int in = (r.opFlags & FD_IN_FIXED) != 0 ? ring.registered.file(r.fileIndex)
+        int in = (r.opFlags & FD_IN_FIXED) != 0 ? ring.files.file(r.fileIndex)
                 : r.fileIndex < 0 ? -Errno.EBADF : r.fileIndex;
         if (in < 0) {
             return in;

@@ -65,7 +65,7 @@
  *       unpark it once that tail is reached (or overflow or a TIMEOUT needs it) — a single waiter, no wait
  *       queue, one wake-up per min_complete rather than per CQE.</li>
  *   <li><b>Registered files and direct descriptors.</b> A slot of the file table holds an fd of the engine's
- *       own ({@link io.uring4j.portable.Registered}): a close-on-exec duplicate of a registered fd, or the fd an
+ *       own ({@link io.uring4j.portable.FileTable}): a close-on-exec duplicate of a registered fd, or the fd an
  *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE), or
  *       one another portable ring passed with MSG_RING's MSG_SEND_FD.
  *       FILE_INDEX_ALLOC picks slots as the kernel's bitmap does (from a hint: past the last slot filled, or the
