@@ -97,11 +97,11 @@ final class DirectIo {
                 aio.write(r.slot, fd, r.addr, Integer.toUnsignedLong(r.len), r.off, rwFlags);
             }
             case Opcode.READV -> {
-                r.wanted = (int) Math.min(Ops.iovecTotal(r), Integer.MAX_VALUE);
+                r.wanted = (int) Math.min(ReadWrite.iovecTotal(r), Integer.MAX_VALUE);
                 aio.readv(r.slot, fd, r.iov.address(), r.len, r.off, rwFlags);
             }
             default -> {
-                r.wanted = (int) Math.min(Ops.iovecTotal(r), Integer.MAX_VALUE);
+                r.wanted = (int) Math.min(ReadWrite.iovecTotal(r), Integer.MAX_VALUE);
                 aio.writev(r.slot, fd, r.iov.address(), r.len, r.off, rwFlags);
             }
         }

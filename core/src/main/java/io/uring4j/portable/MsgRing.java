@@ -1,7 +1,6 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.OpFlags;
-import io.uring4j.ring.SqeFlags;
 import io.uring4j.sys.Errno;
 
 /**
@@ -20,12 +19,11 @@ final class MsgRing {
         return r.bufIndex != 0 || (r.opFlags & ~known) != 0 ? -Errno.EINVAL : 0;
     }
 
-    /** {@code addr} is the command; {@link Request#progress} holds {@code addr3}, the source slot of SEND_FD. */
-    static int execute(PortableRing ring, Request r) {
-        int fd = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 ? ring.files.fd(r) : r.fd;
-        if (fd < 0) {
-            return -Errno.EBADF;
-        }
+    /**
+     * {@code addr} is the command, {@code fd} the target ring's (looked up, as a file); {@link Request#progress}
+     * holds {@code addr3}, the source slot of SEND_FD.
+     */
+    static int issue(PortableRing ring, Request r, int fd) {
         PortableRing target = PortableEngine.instance().ring(fd);
         if (target == null) {
             boolean open = fd < PortableEngine.FD_BASE && Sys.fcntl(fd, Sys.F_GETFL, 0) >= 0;

@@ -54,7 +54,7 @@ public final class PortableEngine implements Engine {
 
     /** Whether this engine implements {@code opcode} (what its probe reports). */
     public static boolean supports(int opcode) {
-        return Ops.supports(opcode);
+        return OpDefs.of(opcode) != null;
     }
 
     @Override
@@ -268,7 +268,7 @@ public final class PortableEngine implements Engine {
             case Registrar.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
                     : buffers.update(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
             case Registrar.UNREGISTER_EVENTFD -> ring.eventfd.unregister();
-            case Registrar.REGISTER_PROBE -> Ops.probe(arg, nr);
+            case Registrar.REGISTER_PROBE -> OpDefs.probe(arg, nr);
             case Registrar.REGISTER_PBUF_RING -> ring.bufRings.register(arg, nr);
             case Registrar.UNREGISTER_PBUF_RING -> ring.bufRings.unregister(arg, nr);
             case Registrar.REGISTER_PBUF_STATUS -> ring.bufRings.status(arg, nr);

@@ -115,7 +115,9 @@ final class PortableRing {
     final BufRings bufRings = new BufRings();
     final CqEventfd eventfd;
     final DirectIo directIo;
-    final Ops ops;
+    final FileFacts fileFacts = new FileFacts();
+    final ReadWrite rw;
+    final SocketOps sockets;
 
     /** Our SQ head: only enter moves it. */
     private int sqHead;
@@ -171,7 +173,8 @@ final class PortableRing {
         this.files = new FileTable(this);
         this.eventfd = new CqEventfd(arena);
         this.directIo = new DirectIo(this);
-        this.ops = new Ops(this);
+        this.rw = new ReadWrite(this);
+        this.sockets = new SocketOps(this);
     }
 
     // ---- enter -------------------------------------------------------------------------------------------
@@ -201,12 +204,12 @@ final class PortableRing {
         }
         int submitted = 0;
         if (toSubmit > 0) {
-            ops.beginBatch();
+            fileFacts.beginBatch();
             directIo.beginBatch();
             try {
                 submitted = submit(toSubmit);
             } finally {
-                ops.endBatch();
+                fileFacts.endBatch();
                 directIo.flush();
             }
         }
@@ -488,8 +491,7 @@ final class PortableRing {
         final MemorySegment s = sqes;
         r.opcode = s.get(JAVA_BYTE, sqe);
         r.sqeFlags = s.get(JAVA_BYTE, sqe + 1);
-        int ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
-        r.ioprio = ioprio;
+        r.ioprio = s.get(JAVA_SHORT, sqe + 2) & 0xffff;
         r.fd = s.get(JAVA_INT, sqe + 4);
         r.off = s.get(JAVA_LONG, sqe + 8);
         r.addr = s.get(JAVA_LONG, sqe + 16);
@@ -498,11 +500,11 @@ final class PortableRing {
         r.userData = s.get(JAVA_LONG, sqe + 32);
         r.bufIndex = s.get(JAVA_SHORT, sqe + 40) & 0xffff;
         r.fileIndex = s.get(JAVA_INT, sqe + 44);
-        if ((r.sqeFlags & ~Ops.SUPPORTED_SQE_FLAGS) != 0 || !Ops.supports(r.opcode)) {
+        if ((r.sqeFlags & ~OpDefs.SUPPORTED_SQE_FLAGS) != 0 || OpDefs.of(r.opcode) == null) {
             return -Errno.EINVAL;
         }
         int refused = admit(r, sqe);
-        return refused != 0 ? refused : Ops.prep(r, ioprio);
+        return refused != 0 ? refused : OpDefs.prep(r);
     }
 
     /**
@@ -583,9 +585,11 @@ final class PortableRing {
         Request first = r;
         while (r != null) {
             armLinkTimeout(r);
-            if (!onWorker && (Ops.blocks(r.opcode) || (r.sqeFlags & SqeFlags.ASYNC) != 0)) {
+            OpDefs.OpDef def = OpDefs.of(r.opcode);
+            boolean async = (r.sqeFlags & SqeFlags.ASYNC) != 0;
+            if (!onWorker && (def.mayBlock() || async)) {
                 r.state = Request.RUNNING;
-                int res = r.cancelRequested ? NEEDS_WORKER : ops.tryInline(r);
+                int res = r.cancelRequested || async || !def.nowaitFirst() ? NEEDS_WORKER : rw.tryInline(r);
                 if (res == NEEDS_WORKER) {
                     wq.enqueue(r);
                     return;
@@ -606,7 +610,7 @@ final class PortableRing {
     /** Executes {@code r}; returns the successor to run in place, or null (it waits, or went to the io-wq). */
     private Request run(Request r, boolean onWorker) {
         r.state = Request.RUNNING;
-        int res = r.cancelRequested ? -Errno.ECANCELED : ops.execute(r, onWorker);
+        int res = r.cancelRequested ? -Errno.ECANCELED : OpDefs.issue(this, r, onWorker);
         if (res == PENDING) {
             return null;
         }
@@ -721,6 +725,11 @@ final class PortableRing {
         return arm(r, fd, events, false);
     }
 
+    /** {@link #await} for the events {@code r}'s opcode waits for ({@link OpDefs.OpDef#pollEvents}). */
+    int await(Request r, int fd) {
+        return arm(r, fd, OpDefs.of(r.opcode).pollEvents(), false);
+    }
+
     /** {@link #await} for a multishot poll, which stays armed and posts a CQE per wake-up. */
     int awaitMultishot(Request r, int fd, int events) {
         return arm(r, fd, events, true);
@@ -775,12 +784,12 @@ final class PortableRing {
 
     /**
      * Starts {@code r}'s LINK_TIMEOUT, as it starts to run. The kernel starts it once the request's first issue
-     * has returned: work done in that one issue ({@link Ops#doneInFirstIssue}) is never bounded by it, so its
+     * has returned: work done in that one issue ({@link OpDefs.OpDef#doneInFirstIssue}) is never bounded by it, so its
      * timeout is not started at all and ends -ECANCELED with the request.
      */
     private void armLinkTimeout(Request r) {
         Request lt = r.linkTimeout;
-        if (lt == null || r.opcode == Opcode.LINK_TIMEOUT || Ops.doneInFirstIssue(r.opcode)) {
+        if (lt == null || r.opcode == Opcode.LINK_TIMEOUT || OpDefs.of(r.opcode).doneInFirstIssue()) {
             return;
         }
         lock.lock();
@@ -799,7 +808,7 @@ final class PortableRing {
      * flight, and returns the successor to run in place, or null.
      */
     Request finish(Request r, int res, boolean async) {
-        boolean failed = res < 0 || (Ops.failsShort(r.opcode) && res < r.wanted);
+        boolean failed = res < 0 || (OpDefs.of(r.opcode).failsShort() && res < r.wanted);
         boolean hardlink = (r.sqeFlags & SqeFlags.IO_HARDLINK) != 0;
         Request next;
         Request drained;
@@ -974,7 +983,7 @@ final class PortableRing {
      * copying, so the buffer is free at once; with ZC_REPORT_USAGE the notification says so. Under the lock.
      */
     private void postFinal(Request r, int res, int flags, boolean counts, boolean ran) {
-        if (!Ops.isZeroCopy(r.opcode)) {
+        if (!OpDefs.of(r.opcode).notifies()) {
             post(r.userData, res, flags, counts);
             return;
         }

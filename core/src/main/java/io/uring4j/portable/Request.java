@@ -34,7 +34,7 @@ final class Request {
     long addr;
     /**
      * A timer deadline (System.nanoTime) while ARMED; while QUEUED or RUNNING on the io-wq, its work class
-     * instead ({@link Ops#workClass}: the file's hash for a write that is serialized). Never both at once.
+     * instead ({@link WorkQueue#workClass}: the file's hash for a write that is serialized). Never both at once.
      */
     long deadline;
     int fd;
