@@ -10,7 +10,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The eventfd registered to hear of CQEs (REGISTER_EVENTFD, or _ASYNC: only for completions off the submitting
- * thread), signalled by {@link PortableRing#wake}. Held as a close-on-exec duplicate, as the kernel holds a
+ * thread), signalled by {@link CqProducer#wake}. Held as a close-on-exec duplicate, as the kernel holds a
  * reference to the file: the application may close its own fd. Registered and unregistered under the ring lock.
  */
 final class CqEventfd {

@@ -77,7 +77,7 @@ final class DirectIo {
             lock.unlock();
         }
         if (first) {
-            ring.directIoChanged();
+            ring.taskWork.directIoChanged();
         }
         if (refusals) {
             finishRefused();
@@ -182,25 +182,25 @@ final class DirectIo {
                 }
                 refused--;
                 last = --inFlight == 0;
-                r = ring.pool.all[refusedSlots[refused]];
+                r = ring.lock.pool.all[refusedSlots[refused]];
                 res = refusedErrors[refused];
             } finally {
                 lock.unlock();
             }
             if (last) {
-                ring.directIoChanged();
+                ring.taskWork.directIoChanged();
             }
             if (res == -Errno.EAGAIN) {
                 ring.wq.enqueue(r);
             } else {
-                ring.issue(ring.finish(r, (int) res, true), false);
+                ring.links.complete(r, (int) res, true);
             }
         }
     }
 
     /** The eventfd fired: finishes every completed request, each chain going on from here. By the poller only. */
     void reap() {
-        int reaped = aio.reap((slot, res) -> ring.issue(ring.finish(ring.pool.all[slot], (int) res, true), false));
+        int reaped = aio.reap((slot, res) -> ring.links.complete(ring.lock.pool.all[slot], (int) res, true));
         if (reaped > 0) {
             boolean none;
             lock.lock();
@@ -211,7 +211,7 @@ final class DirectIo {
                 lock.unlock();
             }
             if (none) {
-                ring.directIoChanged();
+                ring.taskWork.directIoChanged();
             }
         }
     }

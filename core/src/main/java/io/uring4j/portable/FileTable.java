@@ -391,7 +391,7 @@ final class FileTable {
 
     /** Whether a request in flight holds {@code fd}: a scan of the pool, made only when a file leaves the table. */
     private boolean heldByRequest(int fd) {
-        for (Request r : ring.pool.all) {
+        for (Request r : ring.lock.pool.all) {
             if (r != null && (boolean) FILE_HELD.getVolatile(r) && r.fd == fd) {
                 return true;
             }

@@ -45,7 +45,7 @@ final class MsgRing {
         if (target.disabled()) {
             return -Errno.EBADFD;
         }
-        return target.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
+        return target.cq.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
     }
 
     /**
@@ -66,6 +66,6 @@ final class MsgRing {
             return ret;
         }
         // The kernel answers -EOVERFLOW when it cannot post; ours cannot fail but on a closed ring.
-        return target.postMessage(r.off, ret, 0) < 0 ? -Errno.EOVERFLOW : ret;
+        return target.cq.postMessage(r.off, ret, 0) < 0 ? -Errno.EOVERFLOW : ret;
     }
 }

@@ -12,7 +12,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * The kernel's internal poll arming, on epoll: a request that would block (EAGAIN) is armed here on its fd and
  * the thread that tried it moves on; one thread per ring waits in epoll_wait for every armed request and, when
- * an fd is ready, hands the requests waiting on it back to the ring ({@link PortableRing#readied}) to try again.
+ * an fd is ready, hands the requests waiting on it back to the ring ({@link TaskWork#readied}) to try again.
  * Ten thousand idle sockets cost ten thousand epoll entries, not ten thousand threads.
  *
  * <p>Several requests may wait on one fd (a recv and a send, two accepts): they share one epoll registration
@@ -275,7 +275,7 @@ final class Poller {
     private void dispatch(Request ready) {
         reapAio();
         if (ready != null) {
-            ring.readied(ready);
+            ring.taskWork.readied(ready);
         }
     }
 
@@ -336,7 +336,7 @@ final class Poller {
         r.nextQueued = byFd[fd];
         byFd[fd] = r;
         if (armed++ == 0) {
-            ring.pendingChanged();
+            ring.taskWork.pendingChanged();
         }
     }
 
@@ -345,7 +345,7 @@ final class Poller {
         r.nextQueued = null;
         r.state = Request.RUNNING;
         if (--armed == 0) {
-            ring.pendingChanged();
+            ring.taskWork.pendingChanged();
         }
     }
 
@@ -448,7 +448,7 @@ final class Poller {
             return ready;      // the wake-up eventfd, or requests cancelled since
         }
         if (head.multishotPoll) {
-            ring.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
+            ring.cq.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
             return ready;
         }
         Request before = ready;

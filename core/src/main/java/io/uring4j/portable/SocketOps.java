@@ -215,7 +215,7 @@ final class SocketOps {
                 r.cqeFlags = flags;
                 return res;
             }
-            ring.postMore(r, res, flags);
+            ring.cq.postMore(r, res, flags);
             if (i + 1 == MULTISHOT_BATCH || res < lenAsked) {
                 // Others get a turn (ready again at once); and a short receive emptied the socket, so the
                 // next one would only say EAGAIN: arm straight away (the one-shot arming re-checks readiness).
@@ -272,7 +272,7 @@ final class SocketOps {
             if (!multishot || res < 0) {
                 return res;
             }
-            ring.postMore(r, res, 0);
+            ring.cq.postMore(r, res, 0);
         }
     }
 

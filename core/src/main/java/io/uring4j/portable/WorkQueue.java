@@ -15,7 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * The io-wq of one ring: requests (linked through {@link Request#nextQueued}, so queueing allocates nothing)
  * served by daemon threads that block in system calls. Workers are started on demand and leave after
  * {@link #IDLE_NANOS} without work, like io-wq's. The lock is taken once per work item: a worker that finishes a
- * request runs the linked successor itself ({@link PortableRing#runOnWorker}) without coming back here.
+ * request runs the linked successor itself ({@link Links#runOnWorker}) without coming back here.
  *
  * <p>Work is sorted as the kernel's io_prep_async_work sorts it ({@link #workClass}):
  * <ul>
@@ -325,7 +325,7 @@ final class WorkQueue {
     private void runHashed(Request r) {
         while (r != null) {
             long hash = r.deadline;     // read before running: r may be recycled (or re-armed) by then
-            ring.runOnWorker(r);
+            ring.links.runOnWorker(r);
             if (hash == BOUND) {
                 return;
             }
