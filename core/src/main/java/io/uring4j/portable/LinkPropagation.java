@@ -3,7 +3,7 @@ package io.uring4j.portable;
 /**
  * What an io-wq worker does with the chain of the request it picked, chosen when the ring is built. The ring
  * runs each successor in place ({@link #IN_PLACE}: the kernel's {@code nxt} propagation);
- * {@code -During4j.portable.links=requeue} picks {@link #REQUEUE}, the design that replaced, kept to measure the
+ * {@code -During4j.portable.links=requeue} picks {@link #REQUEUE}, the design it replaced, kept to measure the
  * two against each other ({@code ./uring4j bench --compare-portable}).
  */
 enum LinkPropagation {

@@ -163,7 +163,8 @@ final class OpDefs {
         def(Opcode.ASYNC_CANCEL, 0, 0, OpDefs::noPrep, (ring, r, fd, w) -> Cancels.cancel(ring, r, -1));
         def(Opcode.POLL_ADD, NEEDS_FILE | UNBOUND_NONREG_FILE, 0, OpDefs::prepPollAdd, (ring, r, fd, w) ->
                 Readiness.poll(ring, r, fd, r.opFlags & 0xffff, (r.len & OpFlags.Poll.ADD_MULTI) != 0));
-        def(Opcode.POLL_REMOVE, 0, 0, OpDefs::prepPollRemove, (ring, r, fd, w) -> Cancels.cancel(ring, r, Opcode.POLL_ADD));
+        def(Opcode.POLL_REMOVE, 0, 0, OpDefs::prepPollRemove,
+                (ring, r, fd, w) -> Cancels.cancel(ring, r, Opcode.POLL_ADD));
         // Sockets (io_uring/net.c): none blocks; they wait for readiness on the poller (SocketOps).
         def(Opcode.SOCKET, FAILS_SHORT | UNBOUND_NONREG_FILE, 0, SocketOps::prep, (ring, r, fd, w) ->
                 ring.files.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex));
@@ -175,9 +176,11 @@ final class OpDefs {
         def(Opcode.SENDMSG_ZC, SOCKET | NOTIFIES, OUT, SocketOps::prep,
                 (ring, r, fd, w) -> ring.sockets.message(r, fd, true));
         def(Opcode.RECV, SOCKET | BUFFER_SELECT, IN, SocketOps::prep, (ring, r, fd, w) -> ring.sockets.recv(r, fd));
-        def(Opcode.RECVMSG, SOCKET | BUFFER_SELECT, IN, SocketOps::prep, (ring, r, fd, w) -> ring.sockets.recvmsg(r, fd));
+        def(Opcode.RECVMSG, SOCKET | BUFFER_SELECT, IN, SocketOps::prep,
+                (ring, r, fd, w) -> ring.sockets.recvmsg(r, fd));
         def(Opcode.SHUTDOWN, SOCKET, 0, SocketOps::prep, (ring, r, fd, w) -> SocketSys.shutdown(fd, r.len));
-        def(Opcode.BIND, SOCKET, 0, SocketOps::prep, (ring, r, fd, w) -> SocketSys.bind(fd, r.iov.address(), (int) r.off));
+        def(Opcode.BIND, SOCKET, 0, SocketOps::prep,
+                (ring, r, fd, w) -> SocketSys.bind(fd, r.iov.address(), (int) r.off));
         def(Opcode.LISTEN, SOCKET, 0, SocketOps::prep, (ring, r, fd, w) -> SocketSys.listen(fd, r.len));
     }
 

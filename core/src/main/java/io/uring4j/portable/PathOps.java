@@ -13,9 +13,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The opcodes that take paths: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT, LINKAT, with the SQE
- * encoding and prep checks of the kernel's io_uring/openclose.c and fs.c (their issue: {@link OpDefs}). A path walk
- * may wait for the disk, so they all run on the io-wq. Paths are read when the request runs; OPENAT2's {@code struct open_how} is copied
- * at prep, as the kernel copies it.
+ * encoding and prep checks of the kernel's io_uring/openclose.c and fs.c (their issue: {@link OpDefs}). A path
+ * walk may wait for the disk, so they all run on the io-wq. Paths are read when the request runs; OPENAT2's
+ * {@code struct open_how} is copied at prep, as the kernel copies it.
  */
 final class PathOps {
     /** {@code struct open_how}: flags, mode, resolve (OPEN_HOW_SIZE_VER0). */

@@ -262,11 +262,13 @@ public final class PortableEngine implements Engine {
             case Registrar.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
                     : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
             case Registrar.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
+                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
+                            USER.get(JAVA_INT, arg + 24));
             case Registrar.REGISTER_BUFFERS -> buffers.register(arg, nr, false);
             case Registrar.UNREGISTER_BUFFERS -> buffers.unregister();
             case Registrar.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : buffers.update(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
+                    : buffers.update(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
+                            USER.get(JAVA_INT, arg + 24));
             case Registrar.UNREGISTER_EVENTFD -> ring.eventfd.unregister();
             case Registrar.REGISTER_PROBE -> OpDefs.probe(arg, nr);
             case Registrar.REGISTER_PBUF_RING -> ring.bufRings.register(arg, nr);
