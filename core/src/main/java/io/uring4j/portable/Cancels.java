@@ -59,7 +59,7 @@ final class Cancels {
         Request target = null;
         ring.lock.lock();
         try {
-            for (Request t : ring.pool.all) {
+            for (Request t : ring.lock.pool.all) {
                 if (t != null && t.opcode == opcode && t.userData == r.addr
                         && (t.state == Request.ARMED || t.state == Request.RUNNING)) {
                     target = t;
@@ -81,7 +81,7 @@ final class Cancels {
         } finally {
             ring.lock.unlock();
         }
-        ring.issue(ring.finish(target, -Errno.ECANCELED, false), false);
+        ring.links.complete(target, -Errno.ECANCELED, false);
         return 0;
     }
 
@@ -165,7 +165,7 @@ final class Cancels {
                 flags |= OpFlags.Cancel.FD_FIXED;       // the cancel's own IOSQE_FIXED_FILE says the same
             }
             boolean fixed = (flags & OpFlags.Cancel.FD_FIXED) != 0;
-            int found = fixed ? ring.registered.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
+            int found = fixed ? ring.files.file(c.fd) : Sys.fcntl(c.fd, Sys.F_GETFD, 0);
             if (found < 0) {
                 return -Errno.EBADF;        // no file behind the fd or the slot: the kernel has nothing to match
             }
@@ -177,7 +177,7 @@ final class Cancels {
         boolean running = false;
         ring.lock.lock();
         try {
-            for (Request r : ring.pool.all) {
+            for (Request r : ring.lock.pool.all) {
                 if (r == null || r == c || r.opcode == Opcode.LINK_TIMEOUT || !matches(c, flags, slotFd, r)
                         || (onlyOpcode >= 0 && r.opcode != onlyOpcode)) {
                     continue;
@@ -193,7 +193,7 @@ final class Cancels {
                 } else if (r.state == Request.QUEUED) {
                     taken = ring.wq.remove(r);
                 } else {
-                    taken = ring.poller.remove(r) || ring.takeTaskWork(r);
+                    taken = ring.poller.remove(r) || ring.taskWork.take(r);
                 }
                 if (!taken && mayWait && !all && r.canceller == null && r.state == Request.RUNNING) {
                     // Running (a worker or the poller is trying it): asked to stop, it ends -ECANCELED if it comes
@@ -231,7 +231,7 @@ final class Cancels {
             Request v = victims;
             victims = v.nextQueued;
             v.nextQueued = null;
-            ring.issue(ring.finish(v, -Errno.ECANCELED, false), false);
+            ring.links.complete(v, -Errno.ECANCELED, false);
         }
         if (all) {
             return count;

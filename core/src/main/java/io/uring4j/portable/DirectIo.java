@@ -77,7 +77,7 @@ final class DirectIo {
             lock.unlock();
         }
         if (first) {
-            ring.directIoChanged();
+            ring.taskWork.directIoChanged();
         }
         if (refusals) {
             finishRefused();
@@ -97,11 +97,11 @@ final class DirectIo {
                 aio.write(r.slot, fd, r.addr, Integer.toUnsignedLong(r.len), r.off, rwFlags);
             }
             case Opcode.READV -> {
-                r.wanted = (int) Math.min(Ops.iovecTotal(r), Integer.MAX_VALUE);
+                r.wanted = (int) Math.min(ReadWrite.iovecTotal(r), Integer.MAX_VALUE);
                 aio.readv(r.slot, fd, r.iov.address(), r.len, r.off, rwFlags);
             }
             default -> {
-                r.wanted = (int) Math.min(Ops.iovecTotal(r), Integer.MAX_VALUE);
+                r.wanted = (int) Math.min(ReadWrite.iovecTotal(r), Integer.MAX_VALUE);
                 aio.writev(r.slot, fd, r.iov.address(), r.len, r.off, rwFlags);
             }
         }
@@ -182,25 +182,25 @@ final class DirectIo {
                 }
                 refused--;
                 last = --inFlight == 0;
-                r = ring.pool.all[refusedSlots[refused]];
+                r = ring.lock.pool.all[refusedSlots[refused]];
                 res = refusedErrors[refused];
             } finally {
                 lock.unlock();
             }
             if (last) {
-                ring.directIoChanged();
+                ring.taskWork.directIoChanged();
             }
             if (res == -Errno.EAGAIN) {
                 ring.wq.enqueue(r);
             } else {
-                ring.issue(ring.finish(r, (int) res, true), false);
+                ring.links.complete(r, (int) res, true);
             }
         }
     }
 
     /** The eventfd fired: finishes every completed request, each chain going on from here. By the poller only. */
     void reap() {
-        int reaped = aio.reap((slot, res) -> ring.issue(ring.finish(ring.pool.all[slot], (int) res, true), false));
+        int reaped = aio.reap((slot, res) -> ring.links.complete(ring.lock.pool.all[slot], (int) res, true));
         if (reaped > 0) {
             boolean none;
             lock.lock();
@@ -211,7 +211,7 @@ final class DirectIo {
                 lock.unlock();
             }
             if (none) {
-                ring.directIoChanged();
+                ring.taskWork.directIoChanged();
             }
         }
     }

@@ -20,12 +20,11 @@ final class MsgRing {
         return r.bufIndex != 0 || (r.opFlags & ~known) != 0 ? -Errno.EINVAL : 0;
     }
 
-    /** {@code addr} is the command; {@link Request#progress} holds {@code addr3}, the source slot of SEND_FD. */
-    static int execute(PortableRing ring, Request r) {
-        int fd = (r.sqeFlags & SqeFlags.FIXED_FILE) != 0 ? ring.registered.fd(r) : r.fd;
-        if (fd < 0) {
-            return -Errno.EBADF;
-        }
+    /**
+     * {@code addr} is the command, {@code fd} the target ring's (looked up, as a file); {@link Request#progress}
+     * holds {@code addr3}, the source slot of SEND_FD.
+     */
+    static int issue(PortableRing ring, Request r, int fd) {
         PortableRing target = PortableEngine.instance().ring(fd);
         if (target == null) {
             boolean open = fd < PortableEngine.FD_BASE && Sys.fcntl(fd, Sys.F_GETFL, 0) >= 0;
@@ -47,7 +46,7 @@ final class MsgRing {
         if (target.disabled()) {
             return -Errno.EBADFD;
         }
-        return target.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
+        return target.cq.postMessage(r.off, r.len, pass ? r.fileIndex : 0);
     }
 
     /**
@@ -62,12 +61,12 @@ final class MsgRing {
         if (target.disabled()) {
             return -Errno.EBADFD;
         }
-        int dup = ring.registered.dupFile(r.progress);
-        int ret = dup < 0 ? dup : target.registered.install(dup, r.fileIndex);
+        int dup = ring.files.dupFile(r.progress);
+        int ret = dup < 0 ? dup : target.files.install(dup, r.fileIndex);
         if (ret < 0 || (r.opFlags & OpFlags.MsgRing.CQE_SKIP) != 0) {
             return ret;
         }
         // The kernel answers -EOVERFLOW when it cannot post; ours cannot fail but on a closed ring.
-        return target.postMessage(r.off, ret, 0) < 0 ? -Errno.EOVERFLOW : ret;
+        return target.cq.postMessage(r.off, ret, 0) < 0 ? -Errno.EOVERFLOW : ret;
     }
 }

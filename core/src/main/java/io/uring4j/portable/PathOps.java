@@ -13,9 +13,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The opcodes that take paths: OPENAT, OPENAT2, RENAMEAT, UNLINKAT, MKDIRAT, SYMLINKAT, LINKAT, with the SQE
- * encoding and prep checks of the kernel's io_uring/openclose.c and fs.c. A path walk may wait for the disk, so
- * they all run on the io-wq. Paths are read when the request runs; OPENAT2's {@code struct open_how} is copied
- * at prep, as the kernel copies it.
+ * encoding and prep checks of the kernel's io_uring/openclose.c and fs.c (their issue: {@link OpDefs}). A path
+ * walk may wait for the disk, so they all run on the io-wq. Paths are read when the request runs; OPENAT2's
+ * {@code struct open_how} is copied at prep, as the kernel copies it.
  */
 final class PathOps {
     /** {@code struct open_how}: flags, mode, resolve (OPEN_HOW_SIZE_VER0). */
@@ -23,14 +23,6 @@ final class PathOps {
     private static final int AT_REMOVEDIR = 0x200;
 
     private PathOps() {
-    }
-
-    static boolean isPath(int opcode) {
-        return switch (opcode) {
-            case Opcode.OPENAT, Opcode.OPENAT2, Opcode.RENAMEAT, Opcode.UNLINKAT, Opcode.MKDIRAT, Opcode.SYMLINKAT,
-                 Opcode.LINKAT -> true;
-            default -> false;
-        };
     }
 
     /**
@@ -108,18 +100,13 @@ final class PathOps {
         return 0;
     }
 
-    /** Runs the request on an io-wq worker: the system call's result or -errno. */
-    static int execute(PortableRing ring, Request r) {
-        return switch (r.opcode) {
-            case Opcode.OPENAT -> ring.registered.installed(Sys.openat(r.fd, r.addr, r.opFlags, r.len), r.fileIndex);
-            case Opcode.OPENAT2 -> ring.registered.installed(
-                    Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES), r.fileIndex);
-            case Opcode.RENAMEAT -> Sys.renameat2(r.fd, r.addr, r.len, r.off, r.opFlags);
-            case Opcode.UNLINKAT -> Sys.unlinkat(r.fd, r.addr, r.opFlags);
-            case Opcode.MKDIRAT -> Sys.mkdirat(r.fd, r.addr, r.len);
-            case Opcode.SYMLINKAT -> Sys.symlinkat(r.addr, r.fd, r.off);
-            case Opcode.LINKAT -> Sys.linkat(r.fd, r.addr, r.len, r.off, r.opFlags);
-            default -> -Errno.EINVAL;
-        };
+    /** OPENAT, on an io-wq worker: the new fd, or with a file_index the slot's install result; or -errno. */
+    static int openat(PortableRing ring, Request r) {
+        return ring.files.installed(Sys.openat(r.fd, r.addr, r.opFlags, r.len), r.fileIndex);
+    }
+
+    /** OPENAT2 with the {@code open_how} copied at prep. */
+    static int openat2(PortableRing ring, Request r) {
+        return ring.files.installed(Sys.openat2(r.fd, r.addr, r.iov.address(), OPEN_HOW_BYTES), r.fileIndex);
     }
 }

@@ -7,10 +7,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 /**
  * The kernel's internal poll arming, on epoll: a request that would block (EAGAIN) is armed here on its fd and
  * the thread that tried it moves on; one thread per ring waits in epoll_wait for every armed request and, when
- * an fd is ready, hands the requests waiting on it back to the ring ({@link PortableRing#readied}) to try again.
+ * an fd is ready, hands the requests waiting on it back to the ring ({@link TaskWork#readied}) to try again.
  * Ten thousand idle sockets cost ten thousand epoll entries, not ten thousand threads.
  *
  * <p>Several requests may wait on one fd (a recv and a send, two accepts): they share one epoll registration
@@ -55,6 +57,8 @@ final class Poller {
      * to wake the issuer polling in enter, or to stop the thread.
      */
     private int wakeFd = -1;
+    /** The 8-byte counter value written to {@link #wakeFd}. */
+    private final MemorySegment one = Arena.ofAuto().allocate(JAVA_LONG);
     /** The native AIO context's eventfd ({@link DirectIo}), -1 until direct I/O is first used. */
     private int aioFd = -1;
     /** The AIO eventfd fired: the thread that saw it reaps once it has left the lock. */
@@ -74,6 +78,7 @@ final class Poller {
         this.ring = ring;
         this.name = name;
         this.threaded = threaded;
+        one.set(JAVA_LONG, 0, 1L);
     }
 
     /** Whether the issuer polls in enter (a DEFER_TASKRUN ring with no registered eventfd). */
@@ -270,7 +275,7 @@ final class Poller {
     private void dispatch(Request ready) {
         reapAio();
         if (ready != null) {
-            ring.readied(ready);
+            ring.taskWork.readied(ready);
         }
     }
 
@@ -301,7 +306,7 @@ final class Poller {
     void wakeUp() {
         int fd = wakeFd;
         if (fd >= 0) {
-            Sys.write(fd, ring.registered.one.address(), 8);
+            Sys.write(fd, one.address(), 8);
         }
     }
 
@@ -331,7 +336,7 @@ final class Poller {
         r.nextQueued = byFd[fd];
         byFd[fd] = r;
         if (armed++ == 0) {
-            ring.pendingChanged();
+            ring.taskWork.pendingChanged();
         }
     }
 
@@ -340,7 +345,7 @@ final class Poller {
         r.nextQueued = null;
         r.state = Request.RUNNING;
         if (--armed == 0) {
-            ring.pendingChanged();
+            ring.taskWork.pendingChanged();
         }
     }
 
@@ -443,7 +448,7 @@ final class Poller {
             return ready;      // the wake-up eventfd, or requests cancelled since
         }
         if (head.multishotPoll) {
-            ring.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
+            ring.cq.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
             return ready;
         }
         Request before = ready;

@@ -16,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * io_uring's kernel side in Java: an {@link Engine} for hosts where the kernel refuses io_uring. Rings live in
@@ -40,6 +41,9 @@ public final class PortableEngine implements FallbackEngine {
             | Features.REG_REG_RING | Features.MIN_TIMEOUT;
     /** IORING_REGISTER_LAST as we know it: register opcodes from here on are EINVAL, as on an older kernel. */
     static final int REGISTER_LAST = RegisterOpcode.REGISTER_PBUF_STATUS + 1;
+    /** IORING_RSRC_REGISTER_SPARSE: a table of empty slots. */
+    private static final int RSRC_SPARSE = 1;
+    private static final MemorySegment USER = PortableRing.USER;
 
     /** Rings by {@code fd - FD_BASE}; replaced whole under the monitor, read without a lock on every enter. */
     private volatile PortableRing[] rings = new PortableRing[16];
@@ -54,7 +58,7 @@ public final class PortableEngine implements FallbackEngine {
 
     @Override
     public boolean supports(int opcode) {
-        return Ops.supports(opcode);
+        return OpDefs.of(opcode) != null;
     }
 
     @Override
@@ -197,7 +201,7 @@ public final class PortableEngine implements FallbackEngine {
      * The kernel's io_uring_register: the ring (by fd, or by registered index with USE_REGISTERED_RING), the
      * issuer check (EEXIST), the restrictions (EACCES), then the opcode. Calls that change how the ring runs
      * are handled here; those that wait (SYNC_CANCEL) or touch only the calling thread (RING_FDS) run without
-     * the ring lock, the table registrations of {@link Registered} under it.
+     * the ring lock, the table registrations ({@link FileTable}, {@link BufferTable}, {@link BufRings}) under it.
      */
     @Override
     public int register(int ringFd, int opcode, long arg, int nrArgs) {
@@ -238,17 +242,66 @@ public final class PortableEngine implements FallbackEngine {
                         : ring.personalities.register();
                 case RegisterOpcode.UNREGISTER_PERSONALITY -> arg != 0 ? -Errno.EINVAL
                         : ring.personalities.unregister(nrArgs);
-                default -> {
-                    int ret = ring.registered.register(op, arg, nrArgs);
-                    if (ret == 0 && (op == RegisterOpcode.REGISTER_EVENTFD || op == RegisterOpcode.REGISTER_EVENTFD_ASYNC)) {
+                case RegisterOpcode.REGISTER_EVENTFD, RegisterOpcode.REGISTER_EVENTFD_ASYNC -> {
+                    int ret = ring.eventfd.register(arg, nrArgs, op == RegisterOpcode.REGISTER_EVENTFD_ASYNC);
+                    if (ret == 0) {
                         ring.eventfdRegistered();
                     }
                     yield ret;
                 }
+                default -> registerTable(ring, op, arg, nrArgs);
             };
         } finally {
             ring.lock.unlock();
         }
+    }
+
+    /**
+     * The table registrations: files, buffers, provided-buffer rings, and what answers without a ring (probe,
+     * UNREGISTER_EVENTFD). Opcodes not listed answer -EINVAL, as on a kernel that predates them. Under the ring
+     * lock.
+     */
+    private static int registerTable(PortableRing ring, int op, long arg, int nr) {
+        FileTable files = ring.files;
+        BufferTable buffers = ring.buffers;
+        return switch (op) {
+            case RegisterOpcode.REGISTER_FILES -> files.register(arg, nr, false);
+            case RegisterOpcode.REGISTER_FILES2, RegisterOpcode.REGISTER_BUFFERS2 -> registerResources(ring, op, arg, nr);
+            case RegisterOpcode.UNREGISTER_FILES -> files.unregister();
+            case RegisterOpcode.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
+                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
+            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
+                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
+                            USER.get(JAVA_INT, arg + 24));
+            case RegisterOpcode.REGISTER_BUFFERS -> buffers.register(arg, nr, false);
+            case RegisterOpcode.UNREGISTER_BUFFERS -> buffers.unregister();
+            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
+                    : buffers.update(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
+                            USER.get(JAVA_INT, arg + 24));
+            case RegisterOpcode.UNREGISTER_EVENTFD -> ring.eventfd.unregister();
+            case RegisterOpcode.REGISTER_PROBE -> OpDefs.probe(arg, nr);
+            case RegisterOpcode.REGISTER_PBUF_RING -> ring.bufRings.register(arg, nr);
+            case RegisterOpcode.UNREGISTER_PBUF_RING -> ring.bufRings.unregister(arg, nr);
+            case RegisterOpcode.REGISTER_PBUF_STATUS -> ring.bufRings.status(arg, nr);
+            case RegisterOpcode.REGISTER_FILE_ALLOC_RANGE -> files.allocRange(arg, nr);
+            default -> -Errno.EINVAL;
+        };
+    }
+
+    /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
+    private static int registerResources(PortableRing ring, int op, long arg, int size) {
+        if (size != 32 || arg == 0) {
+            return -Errno.EINVAL;
+        }
+        int nr = USER.get(JAVA_INT, arg);
+        int flags = USER.get(JAVA_INT, arg + 4);
+        long data = USER.get(JAVA_LONG, arg + 16);
+        if ((flags & ~RSRC_SPARSE) != 0 || ((flags & RSRC_SPARSE) != 0 && data != 0)) {
+            return -Errno.EINVAL;
+        }
+        boolean sparse = (flags & RSRC_SPARSE) != 0;
+        return op == RegisterOpcode.REGISTER_FILES2 ? ring.files.register(data, nr, sparse)
+                : ring.buffers.register(data, nr, sparse);
     }
 
     @Override

@@ -56,7 +56,7 @@ final class Readiness {
         if (blockingOnly && r.revents != 0) {
             return call(fd, write, iovecs, count, off, rwFlags);     // ready now: its blocking call
         }
-        int armed = ring.await(r, fd, write ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+        int armed = ring.await(r, fd);
         return armed == ALWAYS_READY ? call(fd, write, iovecs, count, off, rwFlags) : armed;
     }
 

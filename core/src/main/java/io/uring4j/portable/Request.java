@@ -34,7 +34,7 @@ final class Request {
     long addr;
     /**
      * A timer deadline (System.nanoTime) while ARMED; while QUEUED or RUNNING on the io-wq, its work class
-     * instead ({@link Ops#workClass}: the file's hash for a write that is serialized). Never both at once.
+     * instead ({@link WorkQueue#workClass}: the file's hash for a write that is serialized). Never both at once.
      */
     long deadline;
     int fd;
@@ -73,7 +73,7 @@ final class Request {
     /** A multishot POLL_ADD: armed on its own edge-triggered registration, it posts and stays armed. */
     boolean multishotPoll;
     /**
-     * Its fixed file was looked up ({@link Registered#fd}): {@code fd} is now the registered fd it holds, kept
+     * Its fixed file was looked up ({@link FileTable#fd}): {@code fd} is now the registered fd it holds, kept
      * open for it until it ends, and FIXED_FILE is cleared.
      */
     boolean fileHeld;

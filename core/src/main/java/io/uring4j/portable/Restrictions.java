@@ -47,7 +47,7 @@ final class Restrictions {
                     r.registerOps |= 1L << value;
                 }
                 case Restriction.SQE_OP -> {
-                    if (value > Ops.LAST_OP) {
+                    if (value > OpDefs.LAST_OP) {
                         return null;
                     }
                     r.sqeOps |= 1L << value;

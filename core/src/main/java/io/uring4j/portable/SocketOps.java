@@ -52,7 +52,7 @@ final class SocketOps {
             case Opcode.ACCEPT -> r.len != 0 || r.bufIndex != 0 || (r.ioprio & ~ACCEPT_IOPRIO) != 0
                     || (r.opFlags & ~(Sockets.SOCK_CLOEXEC | Sockets.SOCK_NONBLOCK)) != 0
                     || ((r.ioprio & OpFlags.Accept.MULTISHOT) != 0 && r.fileIndex != 0
-                        && r.fileIndex != Registered.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
+                        && r.fileIndex != FileTable.FILE_INDEX_ALLOC) ? -Errno.EINVAL : direct(r, r.opFlags);
             case Opcode.SEND -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0 ? -Errno.EINVAL : 0;
             // Zero-copy sends: no skipped CQE (the kernel refuses it too); fixed buffers on SEND_ZC only.
             case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
@@ -112,45 +112,36 @@ final class SocketOps {
         return 0;
     }
 
-    int execute(Request r, boolean onWorker) {
-        if (r.opcode == Opcode.SOCKET) {
-            return ring.registered.installed(SocketSys.socket(r.fd, (int) r.off, r.len), r.fileIndex);
-        }
-        int fd = ring.registered.fd(r);
-        if (fd < 0) {
-            return fd;
-        }
-        return switch (r.opcode) {
-            case Opcode.CONNECT -> connect(r, fd);
-            case Opcode.ACCEPT -> accept(r, fd, onWorker);
-            case Opcode.SEND -> sendRecv(r, fd, true);
-            case Opcode.SEND_ZC -> {
-                int check = (r.ioprio & OpFlags.SendRecv.FIXED_BUF) == 0 ? 0
-                        : ring.registered.checkBuffer(r.bufIndex, r.addr, r.len);
-                yield check < 0 ? check : sendRecv(r, fd, true);
-            }
-            case Opcode.SENDMSG_ZC -> message(r, fd, true);
-            case Opcode.RECV, Opcode.RECVMSG -> (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd)
-                    : r.opcode == Opcode.RECV ? sendRecv(r, fd, false) : message(r, fd, false);
-            case Opcode.SENDMSG -> message(r, fd, true);
-            case Opcode.SHUTDOWN -> SocketSys.shutdown(fd, r.len);
-            case Opcode.BIND -> SocketSys.bind(fd, r.iov.address(), (int) r.off);
-            case Opcode.LISTEN -> SocketSys.listen(fd, r.len);
-            default -> -Errno.EINVAL;
-        };
+    /** SEND_ZC, with a fixed buffer if asked: sent by copying, as SEND. */
+    int sendZc(Request r, int fd) {
+        int check = (r.ioprio & OpFlags.SendRecv.FIXED_BUF) == 0 ? 0 : ring.buffers.check(r.bufIndex, r.addr, r.len);
+        return check < 0 ? check : sendRecv(r, fd, true);
+    }
+
+    /** RECV: into the SQE's buffer, or with BUFFER_SELECT into provided ones. */
+    int recv(Request r, int fd) {
+        return (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd) : sendRecv(r, fd, false);
+    }
+
+    /** RECVMSG: with the application's msghdr, or multishot into provided buffers. */
+    int recvmsg(Request r, int fd) {
+        return (r.sqeFlags & SqeFlags.BUFFER_SELECT) != 0 ? recvSelect(r, fd) : message(r, fd, false);
     }
 
     /** SENDMSG or RECVMSG with the application's msghdr, which it keeps until the completion. */
-    private int message(Request r, int fd, boolean send) {
-        return retry(r, fd, send, SocketSys.transferMsg(send, fd, r.addr, r.opFlags | Sockets.MSG_DONTWAIT));
+    int message(Request r, int fd, boolean send) {
+        return retry(r, fd, SocketSys.transferMsg(send, fd, r.addr, r.opFlags | Sockets.MSG_DONTWAIT));
     }
 
-    /** The result of an attempt, or, on EAGAIN, a wait for readiness (unless the caller asked for MSG_DONTWAIT). */
-    private int retry(Request r, int fd, boolean out, int res) {
+    /**
+     * The result of an attempt, or, on EAGAIN, a wait for the opcode's readiness (unless the caller asked for
+     * MSG_DONTWAIT).
+     */
+    private int retry(Request r, int fd, int res) {
         if (res != -Errno.EAGAIN || (r.opFlags & Sockets.MSG_DONTWAIT) != 0) {
             return res;
         }
-        return ring.await(r, fd, out ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+        return ring.await(r, fd);
     }
 
     /**
@@ -158,7 +149,7 @@ final class SocketOps {
      * MSG_WAITALL on a stream socket a short transfer goes on where it stopped ({@link Request#progress} bytes
      * in) until the whole length is done or the stream ends; anything shorter fails a link, as in the kernel.
      */
-    private int sendRecv(Request r, int fd, boolean send) {
+    int sendRecv(Request r, int fd, boolean send) {
         boolean waitAll = (r.opFlags & Sockets.MSG_WAITALL) != 0;
         r.wanted = waitAll ? r.len : 0;
         int flags = (r.opFlags & ~Sockets.MSG_WAITALL) | Sockets.MSG_DONTWAIT;
@@ -172,10 +163,10 @@ final class SocketOps {
                 continue;
             }
             if (r.progress == 0) {
-                return retry(r, fd, send, res);
+                return retry(r, fd, res);
             }
             if (res == -Errno.EAGAIN) {
-                return ring.await(r, fd, send ? OpFlags.Poll.POLLOUT : OpFlags.Poll.POLLIN);
+                return ring.await(r, fd);
             }
             return res > 0 ? r.progress + res : r.progress;     // the end of the stream, or an error: what was done
         }
@@ -188,7 +179,7 @@ final class SocketOps {
      */
     private int recvSelect(Request r, int fd) {
         boolean multishot = (r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0;
-        BufRings.Group group = ring.registered.bufRings.group(r.bufIndex);
+        BufRings.Group group = ring.bufRings.group(r.bufIndex);
         if (group == null) {
             return -Errno.ENOBUFS;
         }
@@ -217,18 +208,18 @@ final class SocketOps {
                 }
             }
             if (res <= 0) {
-                return retry(r, fd, false, res);        // no buffer on EOF or an error, as in the kernel
+                return retry(r, fd, res);        // no buffer on EOF or an error, as in the kernel
             }
             int flags = CqeFlags.F_BUFFER | (bid << CqeFlags.BUFFER_SHIFT);
             if (!multishot) {
                 r.cqeFlags = flags;
                 return res;
             }
-            ring.postMore(r, res, flags);
+            ring.cq.postMore(r, res, flags);
             if (i + 1 == MULTISHOT_BATCH || res < lenAsked) {
                 // Others get a turn (ready again at once); and a short receive emptied the socket, so the
                 // next one would only say EAGAIN: arm straight away (the one-shot arming re-checks readiness).
-                return ring.await(r, fd, OpFlags.Poll.POLLIN);
+                return ring.await(r, fd);
             }
         }
     }
@@ -237,7 +228,7 @@ final class SocketOps {
      * connect(2) with the socket non-blocking for the call (the kernel passes O_NONBLOCK for its attempt too),
      * so that a connect in progress waits on the poller — cancellable, and a LINK_TIMEOUT can end it.
      */
-    private int connect(Request r, int fd) {
+    int connect(Request r, int fd) {
         if (r.progress == CONNECTING) {
             return SocketSys.soError(fd);
         }
@@ -255,9 +246,9 @@ final class SocketOps {
         }
         if (res == -Errno.EINPROGRESS) {
             r.progress = CONNECTING;
-            return ring.await(r, fd, OpFlags.Poll.POLLOUT);
+            return ring.await(r, fd);
         }
-        return res == -Errno.EAGAIN ? ring.await(r, fd, OpFlags.Poll.POLLOUT) : res;
+        return res == -Errno.EAGAIN ? ring.await(r, fd) : res;
     }
 
     /**
@@ -265,7 +256,7 @@ final class SocketOps {
      * direct descriptor: with FILE_INDEX_ALLOC each result is the slot picked, and a full table ends a
      * multishot accept with -ENFILE.
      */
-    private int accept(Request r, int fd, boolean onWorker) {
+    int accept(Request r, int fd, boolean onWorker) {
         boolean multishot = (r.ioprio & OpFlags.Accept.MULTISHOT) != 0;
         while (true) {
             if (r.cancelRequested) {
@@ -273,15 +264,15 @@ final class SocketOps {
             }
             int res = acceptOnce(r, fd, onWorker);
             if (res == -Errno.EAGAIN) {
-                return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd, OpFlags.Poll.POLLIN);
+                return (r.ioprio & OpFlags.Accept.DONTWAIT) != 0 ? res : ring.await(r, fd);
             }
             if (res >= 0 && r.fileIndex != 0) {
-                res = ring.registered.install(res, r.fileIndex);    // a full table: the connection is closed
+                res = ring.files.install(res, r.fileIndex);    // a full table: the connection is closed
             }
             if (!multishot || res < 0) {
                 return res;
             }
-            ring.postMore(r, res, 0);
+            ring.cq.postMore(r, res, 0);
         }
     }
 

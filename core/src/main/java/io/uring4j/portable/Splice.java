@@ -18,10 +18,6 @@ final class Splice {
     private Splice() {
     }
 
-    static boolean isSplice(int opcode) {
-        return opcode == Opcode.SPLICE || opcode == Opcode.TEE;
-    }
-
     /** The kernel's prep: unknown flags, and offsets on a TEE, are EINVAL. */
     static int prep(Request r) {
         if ((r.opFlags & ~(FD_IN_FIXED | SPLICE_F_ALL)) != 0 || r.bufIndex != 0) {
@@ -34,13 +30,9 @@ final class Splice {
         return 0;
     }
 
-    /** On an io-wq worker: the bytes moved, or -errno. */
-    static int execute(PortableRing ring, Request r) {
-        int out = ring.registered.fd(r);
-        if (out < 0) {
-            return out;
-        }
-        int in = (r.opFlags & FD_IN_FIXED) != 0 ? ring.registered.file(r.fileIndex)
+    /** On an io-wq worker, into {@code out} (the request's file): the bytes moved, or -errno. */
+    static int issue(PortableRing ring, Request r, int out) {
+        int in = (r.opFlags & FD_IN_FIXED) != 0 ? ring.files.file(r.fileIndex)
                 : r.fileIndex < 0 ? -Errno.EBADF : r.fileIndex;
         if (in < 0) {
             return in;

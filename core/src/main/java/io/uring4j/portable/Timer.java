@@ -132,7 +132,7 @@ final class Timer {
                 Request due = head;
                 remove(due);
                 // A link timeout is settled under the lock: its guarded request may be finishing right now.
-                Request victim = due.opcode == Opcode.LINK_TIMEOUT ? ring.linkTimeoutFired(due) : due;
+                Request victim = due.opcode == Opcode.LINK_TIMEOUT ? ring.links.linkTimeoutFired(due) : due;
                 if (victim == null) {
                     continue;
                 }
@@ -140,7 +140,7 @@ final class Timer {
                         : due.countLeft == COUNT_REACHED ? 0 : -Errno.ETIME;
                 ring.lock.unlock();
                 try {
-                    ring.issue(ring.finish(victim, res, true), false);
+                    ring.links.complete(victim, res, true);
                 } finally {
                     ring.lock.lock();
                 }

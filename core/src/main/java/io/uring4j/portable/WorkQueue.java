@@ -15,9 +15,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * The io-wq of one ring: requests (linked through {@link Request#nextQueued}, so queueing allocates nothing)
  * served by daemon threads that block in system calls. Workers are started on demand and leave after
  * {@link #IDLE_NANOS} without work, like io-wq's. The lock is taken once per work item: a worker that finishes a
- * request runs the linked successor itself ({@link PortableRing#runOnWorker}) without coming back here.
+ * request runs the linked successor itself ({@link Links#runOnWorker}) without coming back here.
  *
- * <p>Work is sorted as the kernel's io_prep_async_work sorts it ({@link Ops#workClass}):
+ * <p>Work is sorted as the kernel's io_prep_async_work sorts it ({@link #workClass}):
  * <ul>
  *   <li>work on a pipe, socket or other file that may block forever goes to the <em>unbound</em> workers, so a
  *       splice waiting on an empty pipe never takes a worker from file I/O;</li>
@@ -36,6 +36,9 @@ final class WorkQueue {
     /** The kernel allows RLIMIT_NPROC unbound workers; threads of ours are dearer than its kthreads. */
     static final int UNBOUND_MAX = 1024;
     private static final MemorySegment USER = PortableRing.USER;
+    /** {@link #workClass}: unhashed work for the bounded workers, and work for the unbound ones. */
+    static final long BOUND = 0;
+    static final long UNBOUND = -1;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition gone = lock.newCondition();
@@ -109,19 +112,19 @@ final class WorkQueue {
     }
 
     void enqueue(Request r) {
-        long work = ring.ops.workClass(r);       // a system call: outside the lock
+        long work = workClass(r);       // a system call: outside the lock
         lock.lock();
         try {
             if (closed) {
                 return;
             }
-            if (work == Ops.UNBOUND) {
+            if (work == UNBOUND) {
                 r.deadline = 0;
                 unbound.push(r);
                 return;
             }
             r.deadline = work;
-            if (work != Ops.BOUND) {
+            if (work != BOUND) {
                 int c = chainOf(work);
                 if (c >= 0) {
                     r.state = Request.QUEUED;
@@ -140,6 +143,36 @@ final class WorkQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Which workers run {@code r}, as the kernel's io_prep_async_work decides from the opcode's definition
+     * ({@link OpDefs}): {@link #UNBOUND} for work on a file that is neither regular nor a block device (it may
+     * wait forever) if the opcode says so (unbound_nonreg_file); for a buffered write to a regular file
+     * (hash_reg_file), a positive hash of its inode, which serializes the writes to that file (not a splice into
+     * it: measured, the kernel lets writes pass a splice blocked on its pipe); else {@link #BOUND}. O_DIRECT
+     * writes are not hashed: ext4 and xfs take them in parallel (FOP_DIO_PARALLEL_WRITE). One statx per run of
+     * requests on one fd in an SQ batch ({@link FileFacts}).
+     */
+    private long workClass(Request r) {
+        OpDefs.OpDef def = OpDefs.of(r.opcode);
+        boolean hashed = def.hashRegFile();
+        if (!def.unboundNonregFile()) {
+            return BOUND;
+        }
+        int fd = ring.files.fd(r);
+        if (fd < 0) {
+            return BOUND;               // the worker reports the error
+        }
+        long kind = ring.fileFacts.kind(fd);
+        if (kind == Sys.OTHER_FILE) {
+            return UNBOUND;
+        }
+        if (kind <= 0 || !hashed) {
+            return BOUND;
+        }
+        int flags = ring.fileFacts.flags(fd);
+        return flags >= 0 && (flags & FileFacts.O_DIRECT) != 0 ? BOUND : kind;
     }
 
     /**
@@ -183,7 +216,7 @@ final class WorkQueue {
             }
             long hash = r.deadline;
             if (bound.queue.unlink(r)) {
-                if (hash != Ops.BOUND) {
+                if (hash != BOUND) {
                     Request next = nextOfChain(hash);     // the one behind it takes its place
                     if (next != null) {
                         bound.push(next);
@@ -191,7 +224,7 @@ final class WorkQueue {
                 }
                 return true;
             }
-            int c = hash == Ops.BOUND ? -1 : chainOf(hash);
+            int c = hash == BOUND ? -1 : chainOf(hash);
             if (c < 0) {
                 return false;
             }
@@ -292,8 +325,8 @@ final class WorkQueue {
     private void runHashed(Request r) {
         while (r != null) {
             long hash = r.deadline;     // read before running: r may be recycled (or re-armed) by then
-            ring.runOnWorker(r);
-            if (hash == Ops.BOUND) {
+            ring.links.runOnWorker(r);
+            if (hash == BOUND) {
                 return;
             }
             lock.lock();

@@ -5,6 +5,23 @@
  * {@code Engine.auto()} ({@code -During4j.engine=auto}) fall back to it when setup is refused; everything above
  * the ring runs unchanged.
  *
+ * <h2>Where things are</h2>
+ * The kernel's own seams, one class each: {@link io.uring4j.portable.PortableEngine} (setup, mmap, enter and
+ * register by ring fd) hands a ring's enter to {@link io.uring4j.portable.PortableRing}, which wires the rest.
+ * {@link io.uring4j.portable.SqConsumer} reads SQEs into {@link io.uring4j.portable.Request}s;
+ * {@link io.uring4j.portable.OpDefs}, the counterpart of the kernel's {@code io_issue_defs}, defines each opcode
+ * (needs a file, may block, pollable, buffer select; its prep and issue), with the larger families in
+ * {@link io.uring4j.portable.ReadWrite}, {@link io.uring4j.portable.SocketOps}, {@link io.uring4j.portable.PathOps},
+ * {@link io.uring4j.portable.Splice}, {@link io.uring4j.portable.MsgRing} and {@link io.uring4j.portable.Cancels};
+ * {@link io.uring4j.portable.Links} issues requests and propagates chains (drain, link timeouts, chain cancel);
+ * {@link io.uring4j.portable.CqProducer} posts CQEs (overflow, eventfd) and wakes the
+ * {@link io.uring4j.portable.Waiter}. Requests wait on the {@link io.uring4j.portable.WorkQueue} (io-wq), the
+ * {@link io.uring4j.portable.Timer}, the {@link io.uring4j.portable.Poller} (readiness, then
+ * {@link io.uring4j.portable.TaskWork}) or native AIO ({@link io.uring4j.portable.DirectIo}). What the ring's lock
+ * guards is one object, {@link io.uring4j.portable.RingLock}; the registered tables are
+ * {@link io.uring4j.portable.FileTable}, {@link io.uring4j.portable.BufferTable} and
+ * {@link io.uring4j.portable.BufRings}.
+ *
  * <h2>Design</h2>
  * <ul>
  *   <li><b>Same memory.</b> {@code setup} allocates one page-aligned region for both rings (FEAT_SINGLE_MMAP)
@@ -53,19 +70,18 @@
  *       whole chain. LINK_TIMEOUT is armed when its request is issued — except for work the kernel does in one
  *       issue (a splice, a statx, a path operation: not reads and writes), whose timeout the kernel starts
  *       only once that issue has returned, so it never bounds it; it ends -ECANCELED with the request.
- *       {@code -During4j.portable.links=requeue} sends each successor back through the io-wq's queue instead,
- *       and {@code -During4j.portable.wait=condvar} makes waiters sleep on a condition variable every post
- *       signals: the designs these replace, kept to measure them ({@code ./uring4j bench --compare-portable}:
- *       linked NOPs 1.5× (L10) and 2.3–2.8× (L100) faster in place; for O_DIRECT reads reaped by the poller
- *       thread (-D0) the single waiter and the condition variable measure the same on this 2-core VM, QD1 and
- *       depth 32, where a read's 30 µs at QD1 are almost all wake-up latency and both wake through a futex).</li>
+ *       {@code -During4j.portable.links=requeue} ({@link io.uring4j.portable.LinkPropagation}) sends each
+ *       successor back through the io-wq's queue instead, and {@code -During4j.portable.wait=condvar}
+ *       ({@link io.uring4j.portable.Waiter}) makes waiters sleep on a condition variable every post signals: the
+ *       designs these replace, chosen when a ring is built and kept to measure them
+ *       ({@code ./uring4j bench --compare-portable}).</li>
  *   <li><b>Completions.</b> CQEs are posted under the ring lock with a release store of the CQ tail; a full
  *       CQ sends them to an ordered overflow list (FEAT_NODROP, IORING_SQ_CQ_OVERFLOW set while backlogged)
  *       flushed on the next enter. The waiter parks after publishing itself and the CQ tail it needs; posters
  *       unpark it once that tail is reached (or overflow or a TIMEOUT needs it) — a single waiter, no wait
  *       queue, one wake-up per min_complete rather than per CQE.</li>
  *   <li><b>Registered files and direct descriptors.</b> A slot of the file table holds an fd of the engine's
- *       own ({@link io.uring4j.portable.Registered}): a close-on-exec duplicate of a registered fd, or the fd an
+ *       own ({@link io.uring4j.portable.FileTable}): a close-on-exec duplicate of a registered fd, or the fd an
  *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE), or
  *       one another portable ring passed with MSG_RING's MSG_SEND_FD.
  *       FILE_INDEX_ALLOC picks slots as the kernel's bitmap does (from a hint: past the last slot filled, or the
@@ -122,7 +138,7 @@
  *       plain fd does not match requests on a slot holding the same file.</li>
  *   <li>SEND_ZC and SENDMSG_ZC send by copying: their notification follows the result at once (and says
  *       "copied" with ZC_REPORT_USAGE, as the kernel's does on loopback).</li>
- *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.Ops} lists,
+ *   <li>Not implemented, refused with -EINVAL: every opcode but those {@link io.uring4j.portable.OpDefs} defines,
  *       timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,

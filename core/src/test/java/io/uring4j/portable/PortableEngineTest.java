@@ -291,7 +291,7 @@ class PortableEngineTest {
         while (true) {
             ring.lock.lock();
             try {
-                for (Request q : ring.pool.all) {
+                for (Request q : ring.lock.pool.all) {
                     if (q != null && q.userData == userData && q.state == Request.RUNNING) {
                         return;
                     }

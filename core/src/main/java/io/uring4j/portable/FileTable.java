@@ -1,42 +1,31 @@
 package io.uring4j.portable;
 
-import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * io_uring_register for the portable engine: the registered file and buffer tables, the eventfd, probe, and
- * provided-buffer rings ({@link BufRings}).
- *
- * <p>Registered files and the eventfd are held as close-on-exec duplicates, as the kernel holds a reference to
- * the file: the application may close its own fd. Direct descriptors (file_index) are fds of the engine's own,
- * close-on-exec, never handed to the application. The file table changes in place and the buffer table is
- * copy-on-write, so workers resolve a fixed file or buffer without a lock; changes hold the ring lock, as
- * registration calls do. Opcodes not listed in {@link #register} answer -EINVAL, as on a kernel that predates
- * them.
+ * The registered file table (REGISTER_FILES and its updates, direct descriptors): an fd of the engine's own per
+ * slot. Registered files are held as close-on-exec duplicates, as the kernel holds a reference to the file: the
+ * application may close its own fd. Direct descriptors (file_index) are fds of the engine's own, close-on-exec,
+ * never handed to the application. The table changes in place, so workers resolve a fixed file without a lock;
+ * changes hold the ring lock, as registration calls do.
  */
-final class Registered {
-    private static final int RSRC_SPARSE = 1;
+final class FileTable {
     private static final int FILE_SKIP = -2;
     /** IORING_FILE_INDEX_ALLOC: sqe.file_index (or FILES_UPDATE's offset) asking us to pick the slot. */
     static final int FILE_INDEX_ALLOC = -1;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle FILE_HELD;
     private static final int MAX_FILES = 1 << 20;
-    private static final int MAX_BUFFERS = 1 << 14;
-    private static final long MAX_BUFFER_LEN = 1L << 30;
     private static final MemorySegment USER = PortableRing.USER;
 
     static {
@@ -57,49 +46,10 @@ final class Registered {
     /** Fds dropped from the table while requests still held them ({@link #drop}); under the ring lock. */
     private int[] lingering = new int[0];
     private int lingeringCount;
-    /** Registered buffers: base address and length per slot (0, 0: an empty sparse slot). */
-    private volatile long[] buffers;
-    volatile int eventfd = -1;
-    /** The fd number the application registered (we hold a duplicate): its reads' wake-ups are our own. */
-    volatile int eventfdSource = -1;
-    final BufRings bufRings = new BufRings();
-    volatile boolean eventfdAsyncOnly;
-    /** The 8-byte counter value written to the eventfd. */
-    final MemorySegment one;
 
-    Registered(PortableRing ring, Arena arena) {
+    FileTable(PortableRing ring) {
         this.ring = ring;
-        this.one = arena.allocate(8, 8);
-        one.set(JAVA_LONG, 0, 1L);
     }
-
-    int register(int opcode, long arg, int nr) {
-        return switch (opcode) {
-            case RegisterOpcode.REGISTER_FILES -> registerFiles(arg, nr, false);
-            case RegisterOpcode.REGISTER_FILES2 -> rsrcRegister(arg, nr, true);
-            case RegisterOpcode.UNREGISTER_FILES -> unregisterFiles();
-            case RegisterOpcode.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
-                    : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
-            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
-            case RegisterOpcode.REGISTER_BUFFERS -> registerBuffers(arg, nr, false);
-            case RegisterOpcode.REGISTER_BUFFERS2 -> rsrcRegister(arg, nr, false);
-            case RegisterOpcode.UNREGISTER_BUFFERS -> unregisterBuffers();
-            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : updateBuffers(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), USER.get(JAVA_INT, arg + 24));
-            case RegisterOpcode.REGISTER_EVENTFD -> registerEventfd(arg, nr, false);
-            case RegisterOpcode.REGISTER_EVENTFD_ASYNC -> registerEventfd(arg, nr, true);
-            case RegisterOpcode.UNREGISTER_EVENTFD -> unregisterEventfd();
-            case RegisterOpcode.REGISTER_PROBE -> probe(arg, nr);
-            case RegisterOpcode.REGISTER_PBUF_RING -> bufRings.register(arg, nr);
-            case RegisterOpcode.UNREGISTER_PBUF_RING -> bufRings.unregister(arg, nr);
-            case RegisterOpcode.REGISTER_PBUF_STATUS -> bufRings.status(arg, nr);
-            case RegisterOpcode.REGISTER_FILE_ALLOC_RANGE -> fileAllocRange(arg, nr);
-            default -> -Errno.EINVAL;
-        };
-    }
-
-    // ---- files -------------------------------------------------------------------------------------------
 
     /**
      * The fd a request works on: its own, or with FIXED_FILE the registered one; -EBADF if none. A fixed file is
@@ -167,8 +117,8 @@ final class Registered {
         }
     }
 
-    /** Under the ring lock (a register call). */
-    private int registerFiles(long arg, int nr, boolean sparse) {
+    /** REGISTER_FILES: {@code nr} fds at {@code arg} (or, sparse, empty slots). Under the ring lock. */
+    int register(long arg, int nr, boolean sparse) {
         if (files != null) {
             return -Errno.EBUSY;
         }
@@ -205,23 +155,8 @@ final class Registered {
         return limit == null || limit[0] < 0 ? Long.MAX_VALUE : limit[0];
     }
 
-    /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
-    private int rsrcRegister(long arg, int size, boolean isFiles) {
-        if (size != 32 || arg == 0) {
-            return -Errno.EINVAL;
-        }
-        int nr = USER.get(JAVA_INT, arg);
-        int flags = USER.get(JAVA_INT, arg + 4);
-        long data = USER.get(JAVA_LONG, arg + 16);
-        if ((flags & ~RSRC_SPARSE) != 0 || ((flags & RSRC_SPARSE) != 0 && data != 0)) {
-            return -Errno.EINVAL;
-        }
-        boolean sparse = (flags & RSRC_SPARSE) != 0;
-        return isFiles ? registerFiles(data, nr, sparse) : registerBuffers(data, nr, sparse);
-    }
-
-    /** Under the ring lock (a register call). */
-    private int unregisterFiles() {
+    /** UNREGISTER_FILES. Under the ring lock (a register call). */
+    int unregister() {
         int[] table = files;
         if (table == null) {
             return -Errno.ENXIO;
@@ -379,7 +314,7 @@ final class Registered {
      * REGISTER_FILE_ALLOC_RANGE: {@code struct io_uring_file_index_range} {off, len, resv}; FILE_INDEX_ALLOC
      * then picks slots in {@code [off, off + len)} only. Under the ring lock (a register call).
      */
-    private int fileAllocRange(long arg, int nr) {
+    int allocRange(long arg, int nr) {
         if (arg == 0 || nr != 0) {
             return -Errno.EINVAL;
         }
@@ -456,7 +391,7 @@ final class Registered {
 
     /** Whether a request in flight holds {@code fd}: a scan of the pool, made only when a file leaves the table. */
     private boolean heldByRequest(int fd) {
-        for (Request r : ring.pool.all) {
+        for (Request r : ring.lock.pool.all) {
             if (r != null && (boolean) FILE_HELD.getVolatile(r) && r.fd == fd) {
                 return true;
             }
@@ -472,139 +407,6 @@ final class Registered {
         }
     }
 
-    // ---- buffers -----------------------------------------------------------------------------------------
-
-    /** READ_FIXED / WRITE_FIXED: the range must lie inside registered buffer {@code index}; else -EFAULT. */
-    int checkBuffer(int index, long addr, int len) {
-        long[] table = buffers;
-        if (table == null || index >= table.length / 2) {
-            return -Errno.EFAULT;
-        }
-        long base = table[2 * index];
-        long end = base + table[2 * index + 1];
-        if (base == 0 || addr < base || addr + Integer.toUnsignedLong(len) > end) {
-            return -Errno.EFAULT;
-        }
-        return 0;
-    }
-
-    private int registerBuffers(long iovecs, int nr, boolean sparse) {
-        if (buffers != null) {
-            return -Errno.EBUSY;
-        }
-        if (nr <= 0 || nr > MAX_BUFFERS) {
-            return -Errno.EINVAL;
-        }
-        long[] table = new long[2 * nr];
-        if (!sparse) {
-            int ret = readIovecs(iovecs, nr, table, 0);
-            if (ret < 0) {
-                return ret;
-            }
-        }
-        buffers = table;
-        return 0;
-    }
-
-    private int updateBuffers(int offset, long iovecs, int nr) {
-        long[] table = buffers;
-        if (table == null) {
-            return -Errno.ENXIO;
-        }
-        if (offset < 0 || nr < 0 || (long) offset + nr > table.length / 2) {
-            return -Errno.EINVAL;
-        }
-        long[] next = table.clone();
-        int ret = readIovecs(iovecs, nr, next, offset);
-        if (ret < 0) {
-            return ret;
-        }
-        buffers = next;
-        return nr;
-    }
-
-    private static int readIovecs(long iovecs, int nr, long[] table, int offset) {
-        for (int i = 0; i < nr; i++) {
-            long base = USER.get(JAVA_LONG, iovecs + 16L * i);
-            long len = USER.get(JAVA_LONG, iovecs + 16L * i + 8);
-            if ((base == 0 && len != 0) || len < 0 || len > MAX_BUFFER_LEN) {
-                return -Errno.EFAULT;
-            }
-            table[2 * (offset + i)] = base;
-            table[2 * (offset + i) + 1] = len;
-        }
-        return 0;
-    }
-
-    private int unregisterBuffers() {
-        if (buffers == null) {
-            return -Errno.ENXIO;
-        }
-        buffers = null;
-        return 0;
-    }
-
-    // ---- eventfd -----------------------------------------------------------------------------------------
-
-    private int registerEventfd(long arg, int nr, boolean asyncOnly) {
-        if (nr != 1 || arg == 0) {
-            return -Errno.EINVAL;
-        }
-        if (eventfd >= 0) {
-            return -Errno.EBUSY;
-        }
-        int source = USER.get(JAVA_INT, arg);
-        int dup = Sys.dup(source);
-        if (dup < 0) {
-            return dup;
-        }
-        eventfdSource = source;
-        eventfdAsyncOnly = asyncOnly;
-        eventfd = dup;
-        return 0;
-    }
-
-    private int unregisterEventfd() {
-        int fd = eventfd;
-        if (fd < 0) {
-            return -Errno.ENXIO;
-        }
-        eventfd = -1;
-        eventfdSource = -1;
-        Sys.close(fd);
-        return 0;
-    }
-
-    void signalEventfd() {
-        int fd = eventfd;
-        if (fd >= 0) {
-            Sys.write(fd, one.address(), 8);
-        }
-    }
-
-    // ---- probe -------------------------------------------------------------------------------------------
-
-    /** {@code struct io_uring_probe}: last_op, ops_len, then {op, resv, flags = SUPPORTED, resv2} per opcode. */
-    private static int probe(long arg, int nr) {
-        if (arg == 0 || nr < 0) {
-            return -Errno.EINVAL;
-        }
-        for (long at = arg; at < arg + 16 + 8L * nr; at++) {
-            if (USER.get(JAVA_BYTE, at) != 0) {
-                return -Errno.EINVAL;     // the kernel insists on a zeroed probe
-            }
-        }
-        int len = Math.min(nr, Ops.LAST_OP + 1);
-        USER.set(JAVA_BYTE, arg, (byte) Ops.LAST_OP);
-        USER.set(JAVA_BYTE, arg + 1, (byte) len);
-        for (int op = 0; op < len; op++) {
-            long at = arg + 16 + 8L * op;
-            USER.set(JAVA_BYTE, at, (byte) op);
-            USER.set(JAVA_SHORT, at + 2, (short) (Ops.supports(op) ? 1 : 0));
-        }
-        return 0;
-    }
-
     /** The ring is closing (under its lock): every fd goes, in the table or lingering for a request. */
     void close() {
         int[] table = files;
@@ -616,10 +418,5 @@ final class Registered {
             Sys.close(lingering[i]);
         }
         lingeringCount = 0;
-        buffers = null;
-        bufRings.clear();
-        if (eventfd >= 0) {
-            unregisterEventfd();
-        }
     }
 }
