@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.sys.Errno;
 
 import java.lang.foreign.MemorySegment;
@@ -72,8 +73,9 @@ final class BufferTable {
 
     private static int readIovecs(long iovecs, int nr, long[] table, int offset) {
         for (int i = 0; i < nr; i++) {
-            long base = USER.get(JAVA_LONG, iovecs + 16L * i);
-            long len = USER.get(JAVA_LONG, iovecs + 16L * i + 8);
+            long at = iovecs + RegisterArgLayout.IOVEC_SIZE * i;
+            long base = USER.get(JAVA_LONG, at + RegisterArgLayout.IOVEC_BASE);
+            long len = USER.get(JAVA_LONG, at + RegisterArgLayout.IOVEC_LEN);
             if ((base == 0 && len != 0) || len < 0 || len > MAX_BUFFER_LEN) {
                 return -Errno.EFAULT;
             }

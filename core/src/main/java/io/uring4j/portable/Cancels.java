@@ -2,6 +2,7 @@ package io.uring4j.portable;
 
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
@@ -106,15 +107,15 @@ final class Cancels {
      * signals nothing when it ends, and this is not a hot path.
      */
     static int sync(PortableRing ring, long arg) {
-        long userData = USER.get(JAVA_LONG, arg);
-        int fd = USER.get(JAVA_INT, arg + 8);
-        int flags = USER.get(JAVA_INT, arg + 12);
-        long sec = USER.get(JAVA_LONG, arg + 16);
-        long nsec = USER.get(JAVA_LONG, arg + 24);
+        long userData = USER.get(JAVA_LONG, arg + RegisterArgLayout.SYNC_CANCEL_ADDR);
+        int fd = USER.get(JAVA_INT, arg + RegisterArgLayout.SYNC_CANCEL_FD);
+        int flags = USER.get(JAVA_INT, arg + RegisterArgLayout.SYNC_CANCEL_FLAGS);
+        long sec = USER.get(JAVA_LONG, arg + RegisterArgLayout.SYNC_CANCEL_TIMEOUT_SEC);
+        long nsec = USER.get(JAVA_LONG, arg + RegisterArgLayout.SYNC_CANCEL_TIMEOUT_NSEC);
         if ((flags & ~CANCEL_FLAGS) != 0) {
             return -Errno.EINVAL;
         }
-        for (long at = arg + 33; at < arg + 64; at++) {
+        for (long at = arg + RegisterArgLayout.SYNC_CANCEL_PAD; at < arg + RegisterArgLayout.SYNC_CANCEL_SIZE; at++) {
             if (USER.get(JAVA_BYTE, at) != 0) {
                 return -Errno.EINVAL;       // pad and pad2
             }
@@ -123,7 +124,7 @@ final class Cancels {
         c.addr = userData;
         c.fd = fd;
         c.opFlags = flags;
-        c.len = USER.get(JAVA_BYTE, arg + 32) & 0xff;
+        c.len = USER.get(JAVA_BYTE, arg + RegisterArgLayout.SYNC_CANCEL_OPCODE) & 0xff;
         long deadline = sec == -1 && nsec == -1 ? Long.MAX_VALUE
                 : System.nanoTime() + Math.max(0, sec * 1_000_000_000L + nsec);
         long sleep = SYNC_POLL_MIN_NANOS;

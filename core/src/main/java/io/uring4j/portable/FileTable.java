@@ -1,5 +1,6 @@
 package io.uring4j.portable;
 
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.LibC;
@@ -318,13 +319,15 @@ final class FileTable {
         if (arg == 0 || nr != 0) {
             return -Errno.EINVAL;
         }
-        long off = Integer.toUnsignedLong(USER.get(JAVA_INT, arg));
-        long end = off + Integer.toUnsignedLong(USER.get(JAVA_INT, arg + 4));
+        long off = Integer.toUnsignedLong(USER.get(JAVA_INT, arg + RegisterArgLayout.FILE_INDEX_RANGE_OFF));
+        long end = off
+                + Integer.toUnsignedLong(USER.get(JAVA_INT, arg + RegisterArgLayout.FILE_INDEX_RANGE_LEN));
         if (end > 0xffffffffL) {
             return -Errno.EOVERFLOW;
         }
         int[] table = files;
-        if (USER.get(JAVA_LONG, arg + 8) != 0 || end > (table == null ? 0 : table.length)) {
+        if (USER.get(JAVA_LONG, arg + RegisterArgLayout.FILE_INDEX_RANGE_RESV) != 0
+                || end > (table == null ? 0 : table.length)) {
             return -Errno.EINVAL;
         }
         setAllocRange((int) off, (int) end);

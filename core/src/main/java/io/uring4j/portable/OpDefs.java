@@ -2,6 +2,7 @@ package io.uring4j.portable;
 
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 
@@ -223,18 +224,19 @@ final class OpDefs {
         if (arg == 0 || nr < 0) {
             return -Errno.EINVAL;
         }
-        for (long at = arg; at < arg + 16 + 8L * nr; at++) {
+        for (long at = arg; at < arg + RegisterArgLayout.PROBE_HEADER + RegisterArgLayout.PROBE_OP_SIZE * nr; at++) {
             if (PortableRing.USER.get(JAVA_BYTE, at) != 0) {
                 return -Errno.EINVAL;     // the kernel insists on a zeroed probe
             }
         }
         int len = Math.min(nr, LAST_OP + 1);
-        PortableRing.USER.set(JAVA_BYTE, arg, (byte) LAST_OP);
-        PortableRing.USER.set(JAVA_BYTE, arg + 1, (byte) len);
+        PortableRing.USER.set(JAVA_BYTE, arg + RegisterArgLayout.PROBE_LAST_OP, (byte) LAST_OP);
+        PortableRing.USER.set(JAVA_BYTE, arg + RegisterArgLayout.PROBE_OPS_LEN, (byte) len);
         for (int op = 0; op < len; op++) {
-            long at = arg + 16 + 8L * op;
-            PortableRing.USER.set(JAVA_BYTE, at, (byte) op);
-            PortableRing.USER.set(JAVA_SHORT, at + 2, (short) (of(op) != null ? 1 : 0));
+            long at = arg + RegisterArgLayout.PROBE_HEADER + RegisterArgLayout.PROBE_OP_SIZE * op;
+            PortableRing.USER.set(JAVA_BYTE, at + RegisterArgLayout.PROBE_OP_OP, (byte) op);
+            PortableRing.USER.set(JAVA_SHORT, at + RegisterArgLayout.PROBE_OP_FLAGS,
+                    (short) (of(op) != null ? RegisterArgLayout.PROBE_OP_SUPPORTED : 0));
         }
         return 0;
     }

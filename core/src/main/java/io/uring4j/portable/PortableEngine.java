@@ -6,6 +6,7 @@ import io.uring4j.ring.abi.CqeLayout;
 import io.uring4j.ring.abi.EnterFlags;
 import io.uring4j.ring.abi.Features;
 import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.ring.abi.SqeLayout;
@@ -41,8 +42,6 @@ public final class PortableEngine implements FallbackEngine {
             | Features.REG_REG_RING | Features.MIN_TIMEOUT;
     /** IORING_REGISTER_LAST as we know it: register opcodes from here on are EINVAL, as on an older kernel. */
     static final int REGISTER_LAST = RegisterOpcode.REGISTER_PBUF_STATUS + 1;
-    /** IORING_RSRC_REGISTER_SPARSE: a table of empty slots. */
-    private static final int RSRC_SPARSE = 1;
     private static final MemorySegment USER = PortableRing.USER;
 
     /** Rings by {@code fd - FD_BASE}; replaced whole under the monitor, read without a lock on every enter. */
@@ -269,15 +268,18 @@ public final class PortableEngine implements FallbackEngine {
             case RegisterOpcode.REGISTER_FILES2, RegisterOpcode.REGISTER_BUFFERS2 -> registerResources(ring, op, arg, nr);
             case RegisterOpcode.UNREGISTER_FILES -> files.unregister();
             case RegisterOpcode.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
-                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8), nr);
-            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : files.updateFiles(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
-                            USER.get(JAVA_INT, arg + 24));
+                    : files.updateFiles(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE_OFFSET),
+                            USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE_DATA), nr);
+            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> !isUpdate2(arg, nr) ? -Errno.EINVAL
+                    : files.updateFiles(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_OFFSET),
+                            USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_DATA),
+                            USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_NR));
             case RegisterOpcode.REGISTER_BUFFERS -> buffers.register(arg, nr, false);
             case RegisterOpcode.UNREGISTER_BUFFERS -> buffers.unregister();
-            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> nr != 32 || arg == 0 ? -Errno.EINVAL
-                    : buffers.update(USER.get(JAVA_INT, arg), USER.get(JAVA_LONG, arg + 8),
-                            USER.get(JAVA_INT, arg + 24));
+            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> !isUpdate2(arg, nr) ? -Errno.EINVAL
+                    : buffers.update(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_OFFSET),
+                            USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_DATA),
+                            USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_NR));
             case RegisterOpcode.UNREGISTER_EVENTFD -> ring.eventfd.unregister();
             case RegisterOpcode.REGISTER_PROBE -> OpDefs.probe(arg, nr);
             case RegisterOpcode.REGISTER_PBUF_RING -> ring.bufRings.register(arg, nr);
@@ -288,18 +290,24 @@ public final class PortableEngine implements FallbackEngine {
         };
     }
 
-    /** {@code struct io_uring_rsrc_register} {nr, flags, resv2, data, tags}: files or buffers, maybe sparse. */
+    /** An update2 call passes its struct's size as {@code nr}. */
+    private static boolean isUpdate2(long arg, int nr) {
+        return nr == RegisterArgLayout.RSRC_UPDATE2_SIZE && arg != 0;
+    }
+
+    /** {@code struct io_uring_rsrc_register}: files or buffers, maybe sparse; {@code size} is the struct's. */
     private static int registerResources(PortableRing ring, int op, long arg, int size) {
-        if (size != 32 || arg == 0) {
+        if (size != RegisterArgLayout.RSRC_REGISTER_SIZE || arg == 0) {
             return -Errno.EINVAL;
         }
-        int nr = USER.get(JAVA_INT, arg);
-        int flags = USER.get(JAVA_INT, arg + 4);
-        long data = USER.get(JAVA_LONG, arg + 16);
-        if ((flags & ~RSRC_SPARSE) != 0 || ((flags & RSRC_SPARSE) != 0 && data != 0)) {
+        int nr = USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_REGISTER_NR);
+        int flags = USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_REGISTER_FLAGS);
+        long data = USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_REGISTER_DATA);
+        int sparseFlag = RegisterArgLayout.RSRC_REGISTER_SPARSE;
+        if ((flags & ~sparseFlag) != 0 || ((flags & sparseFlag) != 0 && data != 0)) {
             return -Errno.EINVAL;
         }
-        boolean sparse = (flags & RSRC_SPARSE) != 0;
+        boolean sparse = (flags & sparseFlag) != 0;
         return op == RegisterOpcode.REGISTER_FILES2 ? ring.files.register(data, nr, sparse)
                 : ring.buffers.register(data, nr, sparse);
     }

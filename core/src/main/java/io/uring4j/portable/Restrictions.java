@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
 import io.uring4j.ring.Restriction;
+import io.uring4j.ring.abi.RegisterArgLayout;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,8 +14,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * request that breaks them completes with -EACCES, a register call fails with EACCES.
  */
 final class Restrictions {
-    /** {@code struct io_uring_restriction}: opcode (u16), register_op | sqe_op | sqe_flags (u8), resv... */
-    private static final long SIZE = 16;
     /** IORING_MAX_RESTRICTIONS: RESTRICTION_LAST + REGISTER_LAST. */
     private static final int MAX = 4 + PortableEngine.REGISTER_LAST;
     private static final MemorySegment USER = PortableRing.USER;
@@ -36,9 +35,9 @@ final class Restrictions {
         }
         Restrictions r = new Restrictions();
         for (int i = 0; i < nr; i++) {
-            long at = arg + SIZE * i;
-            int type = USER.get(JAVA_SHORT, at) & 0xffff;
-            int value = USER.get(JAVA_BYTE, at + 2) & 0xff;
+            long at = arg + RegisterArgLayout.RESTRICTION_SIZE * i;
+            int type = USER.get(JAVA_SHORT, at + RegisterArgLayout.RESTRICTION_OPCODE) & 0xffff;
+            int value = USER.get(JAVA_BYTE, at + RegisterArgLayout.RESTRICTION_VALUE) & 0xff;
             switch (type) {
                 case Restriction.REGISTER_OP -> {
                     if (value >= PortableEngine.REGISTER_LAST) {

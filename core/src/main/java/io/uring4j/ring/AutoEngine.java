@@ -76,7 +76,7 @@ final class AutoEngine implements Engine {
     private int unlessOpcodesMissing(int fd, int entries, MemorySegment params, MemorySegment request) {
         List<String> missing = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
+            MemorySegment probe = Probe.allocate(arena);
             boolean probed = kernel.register(fd, RegisterOpcode.REGISTER_PROBE, probe.address(), Probe.OPS) >= 0;
             Probe p = Probe.decode(probe);
             for (int op : required) {

@@ -1,7 +1,9 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterArgLayout;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,11 +16,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * instead of parsing the kernel version (distributions backport). A snapshot: immutable, no native memory.
  */
 public final class Probe {
-    /** {@code struct io_uring_probe} header bytes, then 8 bytes per {@code io_uring_probe_op}. */
-    static final long HEADER = 16;
-    static final long OP_SIZE = 8;
+    /** Opcodes asked for, as liburing does: every value a u8 opcode can take. */
     static final int OPS = 256;
-    private static final int SUPPORTED = 1;
 
     private final int lastOp;
     private final boolean[] supported;
@@ -28,14 +27,20 @@ public final class Probe {
         this.supported = supported;
     }
 
+    /** A zeroed {@code struct io_uring_probe} with room for {@link #OPS} ops, for REGISTER_PROBE to fill. */
+    static MemorySegment allocate(Arena arena) {
+        return arena.allocate(RegisterArgLayout.PROBE_HEADER + RegisterArgLayout.PROBE_OP_SIZE * OPS, 8);
+    }
+
     static Probe decode(MemorySegment probe) {
-        int lastOp = probe.get(JAVA_BYTE, 0) & 0xff;
-        int opsLen = probe.get(JAVA_BYTE, 1) & 0xff;
+        int lastOp = probe.get(JAVA_BYTE, RegisterArgLayout.PROBE_LAST_OP) & 0xff;
+        int opsLen = probe.get(JAVA_BYTE, RegisterArgLayout.PROBE_OPS_LEN) & 0xff;
         boolean[] supported = new boolean[OPS];
         for (int i = 0; i < opsLen; i++) {
-            long op = HEADER + OP_SIZE * i;
-            int code = probe.get(JAVA_BYTE, op) & 0xff;
-            supported[code] = (probe.get(JAVA_SHORT, op + 2) & SUPPORTED) != 0;
+            long op = RegisterArgLayout.PROBE_HEADER + RegisterArgLayout.PROBE_OP_SIZE * i;
+            int code = probe.get(JAVA_BYTE, op + RegisterArgLayout.PROBE_OP_OP) & 0xff;
+            supported[code] = (probe.get(JAVA_SHORT, op + RegisterArgLayout.PROBE_OP_FLAGS)
+                    & RegisterArgLayout.PROBE_OP_SUPPORTED) != 0;
         }
         return new Probe(lastOp, supported);
     }

@@ -11,6 +11,7 @@ import io.uring4j.sys.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static io.uring4j.ring.abi.RegisterArgLayout.*;
 import static io.uring4j.ring.abi.RegisterOpcode.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -24,9 +25,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * register opcode.
  */
 public final class Registrar {
-    /** {@code IORING_RSRC_REGISTER_SPARSE}: a table of empty slots. */
-    private static final int RSRC_SPARSE = 1;
-
     private final IoUring ring;
 
     Registrar(IoUring ring) {
@@ -86,20 +84,21 @@ public final class Registrar {
     }
 
     private static MemorySegment iovecs(Arena arena, MemorySegment[] buffers) {
-        MemorySegment iov = arena.allocate(16L * Math.max(1, buffers.length), 8);
+        MemorySegment iov = arena.allocate(IOVEC_SIZE * Math.max(1, buffers.length), 8);
         for (int i = 0; i < buffers.length; i++) {
-            iov.set(JAVA_LONG, 16L * i, SqeCore.address(buffers[i]));
-            iov.set(JAVA_LONG, 16L * i + 8, buffers[i].byteSize());
+            long at = IOVEC_SIZE * i;
+            iov.set(JAVA_LONG, at + IOVEC_BASE, SqeCore.address(buffers[i]));
+            iov.set(JAVA_LONG, at + IOVEC_LEN, buffers[i].byteSize());
         }
         return iov;
     }
 
     /** {@code struct io_uring_rsrc_update2}: offset, resv, data, tags, nr, resv2. */
     private static MemorySegment update2(Arena arena, int offset, MemorySegment data, int nr) {
-        MemorySegment up = arena.allocate(32, 8);
-        up.set(JAVA_INT, 0, offset);
-        up.set(JAVA_LONG, 8, data.address());
-        up.set(JAVA_INT, 24, nr);
+        MemorySegment up = arena.allocate(RSRC_UPDATE2_SIZE, 8);
+        up.set(JAVA_INT, RSRC_UPDATE2_OFFSET, offset);
+        up.set(JAVA_LONG, RSRC_UPDATE2_DATA, data.address());
+        up.set(JAVA_INT, RSRC_UPDATE2_NR, nr);
         return up;
     }
 
@@ -142,10 +141,11 @@ public final class Registrar {
     /** {@code struct io_uring_rsrc_register} {nr, flags = SPARSE}: a table of empty slots. */
     private void registerSparse(int opcode, int count) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment reg = arena.allocate(32, 8);
-            reg.set(JAVA_INT, 0, count);
-            reg.set(JAVA_INT, 4, RSRC_SPARSE);
-            callRaisingFileLimit(opcode, reg.address(), 32, opcode == REGISTER_FILES2 ? count : 0);
+            MemorySegment reg = arena.allocate(RSRC_REGISTER_SIZE, 8);
+            reg.set(JAVA_INT, RSRC_REGISTER_NR, count);
+            reg.set(JAVA_INT, RSRC_REGISTER_FLAGS, RSRC_REGISTER_SPARSE);
+            callRaisingFileLimit(opcode, reg.address(), (int) RSRC_REGISTER_SIZE,
+                    opcode == REGISTER_FILES2 ? count : 0);
         }
     }
 
@@ -155,9 +155,9 @@ public final class Registrar {
      */
     public int updateFiles(int offset, int... fds) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment up = arena.allocate(16, 8);
-            up.set(JAVA_INT, 0, offset);
-            up.set(JAVA_LONG, 8, ints(arena, fds).address());
+            MemorySegment up = arena.allocate(RSRC_UPDATE_SIZE, 8);
+            up.set(JAVA_INT, RSRC_UPDATE_OFFSET, offset);
+            up.set(JAVA_LONG, RSRC_UPDATE_DATA, ints(arena, fds).address());
             return call(REGISTER_FILES_UPDATE, up.address(), fds.length);
         }
     }
@@ -169,9 +169,9 @@ public final class Registrar {
     /** Restricts FILE_INDEX_ALLOC to slots {@code [offset, offset + length)} (6.0). */
     public void fileAllocRange(int offset, int length) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment range = arena.allocate(16, 8);
-            range.set(JAVA_INT, 0, offset);
-            range.set(JAVA_INT, 4, length);
+            MemorySegment range = arena.allocate(FILE_INDEX_RANGE_SIZE, 8);
+            range.set(JAVA_INT, FILE_INDEX_RANGE_OFF, offset);
+            range.set(JAVA_INT, FILE_INDEX_RANGE_LEN, length);
             call(REGISTER_FILE_ALLOC_RANGE, range.address(), 0);
         }
     }
@@ -211,7 +211,7 @@ public final class Registrar {
     /** Which opcodes this kernel supports. */
     public Probe probe() throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
+            MemorySegment probe = Probe.allocate(arena);
             call(REGISTER_PROBE, probe.address(), Probe.OPS);
             return Probe.decode(probe);
         }
@@ -228,11 +228,11 @@ public final class Registrar {
                     "the ring fd is already registered");
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment up = arena.allocate(16, 8);
-            up.set(JAVA_INT, 0, -1);
-            up.set(JAVA_LONG, 8, ring.fd());
+            MemorySegment up = arena.allocate(RSRC_UPDATE_SIZE, 8);
+            up.set(JAVA_INT, RSRC_UPDATE_OFFSET, -1);
+            up.set(JAVA_LONG, RSRC_UPDATE_DATA, ring.fd());
             call(REGISTER_RING_FDS, up.address(), 1);
-            int index = up.get(JAVA_INT, 0);
+            int index = up.get(JAVA_INT, RSRC_UPDATE_OFFSET);
             ring.ringFdRegistered(index);
             return index;
         }
@@ -259,8 +259,8 @@ public final class Registrar {
 
     static int unregisterRingIndex(Engine engine, int index) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment up = arena.allocate(16, 8);
-            up.set(JAVA_INT, 0, index);
+            MemorySegment up = arena.allocate(RSRC_UPDATE_SIZE, 8);
+            up.set(JAVA_INT, RSRC_UPDATE_OFFSET, index);
             return engine.register(index, UNREGISTER_RING_FDS | USE_REGISTERED_RING, up.address(), 1);
         }
     }
@@ -293,10 +293,11 @@ public final class Registrar {
     /** Restricts an R_DISABLED ring to what {@code restrictions} allow. */
     public void restrictions(Restriction... restrictions) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment res = arena.allocate(16L * Math.max(1, restrictions.length), 8);
+            MemorySegment res = arena.allocate(RESTRICTION_SIZE * Math.max(1, restrictions.length), 8);
             for (int i = 0; i < restrictions.length; i++) {
-                res.set(JAVA_SHORT, 16L * i, (short) restrictions[i].type());
-                res.set(JAVA_BYTE, 16L * i + 2, (byte) restrictions[i].value());
+                long at = RESTRICTION_SIZE * i;
+                res.set(JAVA_SHORT, at + RESTRICTION_OPCODE, (short) restrictions[i].type());
+                res.set(JAVA_BYTE, at + RESTRICTION_VALUE, (byte) restrictions[i].value());
             }
             call(REGISTER_RESTRICTIONS, res.address(), restrictions.length);
         }
@@ -375,12 +376,14 @@ public final class Registrar {
      */
     public int syncCancel(long userData, int fd, int flags, long timeoutNanos) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment reg = arena.allocate(64, 8);
-            reg.set(JAVA_LONG, 0, userData);
-            reg.set(JAVA_INT, 8, fd);
-            reg.set(JAVA_INT, 12, flags);
-            reg.set(JAVA_LONG, 16, timeoutNanos < 0 ? -1 : timeoutNanos / 1_000_000_000L);
-            reg.set(JAVA_LONG, 24, timeoutNanos < 0 ? -1 : timeoutNanos % 1_000_000_000L);
+            MemorySegment reg = arena.allocate(SYNC_CANCEL_SIZE, 8);
+            reg.set(JAVA_LONG, SYNC_CANCEL_ADDR, userData);
+            reg.set(JAVA_INT, SYNC_CANCEL_FD, fd);
+            reg.set(JAVA_INT, SYNC_CANCEL_FLAGS, flags);
+            reg.set(JAVA_LONG, SYNC_CANCEL_TIMEOUT_SEC,
+                    timeoutNanos < 0 ? -1 : timeoutNanos / 1_000_000_000L);
+            reg.set(JAVA_LONG, SYNC_CANCEL_TIMEOUT_NSEC,
+                    timeoutNanos < 0 ? -1 : timeoutNanos % 1_000_000_000L);
             return call(REGISTER_SYNC_CANCEL, reg.address(), 1);
         }
     }

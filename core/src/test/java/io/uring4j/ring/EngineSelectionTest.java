@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -84,8 +85,10 @@ class EngineSelectionTest {
             public int register(int ringFd, int opcode, long arg, int nrArgs) {
                 int ret = real.register(ringFd, opcode, arg, nrArgs);
                 if (opcode == RegisterOpcode.REGISTER_PROBE && ret >= 0) {
-                    MemorySegment ops = MemorySegment.ofAddress(arg).reinterpret(Probe.HEADER + Probe.OP_SIZE * nrArgs);
-                    ops.set(java.lang.foreign.ValueLayout.JAVA_SHORT, Probe.HEADER + Probe.OP_SIZE * hidden + 2, (short) 0);
+                    MemorySegment ops = MemorySegment.ofAddress(arg)
+                            .reinterpret(RegisterArgLayout.PROBE_HEADER + RegisterArgLayout.PROBE_OP_SIZE * nrArgs);
+                    ops.set(java.lang.foreign.ValueLayout.JAVA_SHORT, RegisterArgLayout.PROBE_HEADER
+                            + RegisterArgLayout.PROBE_OP_SIZE * hidden + RegisterArgLayout.PROBE_OP_FLAGS, (short) 0);
                 }
                 return ret;
             }

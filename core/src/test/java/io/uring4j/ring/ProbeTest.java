@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.testkit.BothEngines;
@@ -44,7 +45,7 @@ class ProbeTest {
     @Test
     void aProbeWithNoOpsReportsOnlyLastOp() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
-            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
+            MemorySegment probe = Probe.allocate(arena);
             assertThat(ring.registerRaw(RegisterOpcode.REGISTER_PROBE, probe.address(), 0)).isZero();
             assertThat(probe.get(JAVA_BYTE, 0) & 0xff).as("last_op").isNotZero();
             assertThat(probe.get(JAVA_BYTE, 1)).as("ops_len").isZero();
@@ -55,8 +56,8 @@ class ProbeTest {
     @Test
     void aProbeBufferThatIsNotZeroedIsEINVAL() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(8)) {
-            MemorySegment probe = arena.allocate(Probe.HEADER + Probe.OP_SIZE * Probe.OPS, 8);
-            probe.set(JAVA_BYTE, Probe.HEADER + 5, (byte) 1);
+            MemorySegment probe = Probe.allocate(arena);
+            probe.set(JAVA_BYTE, RegisterArgLayout.PROBE_HEADER + 5, (byte) 1);
             assertThat(ring.registerRaw(RegisterOpcode.REGISTER_PROBE, probe.address(), Probe.OPS))
                     .isEqualTo(-Errno.EINVAL);
         }

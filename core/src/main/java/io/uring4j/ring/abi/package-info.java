@@ -10,7 +10,8 @@
  *
  * <p>Struct layouts, as byte offsets in descriptor classes: {@link io.uring4j.ring.abi.SqeLayout},
  * {@link io.uring4j.ring.abi.CqeLayout}, {@link io.uring4j.ring.abi.ParamsLayout} (io_uring_params, the SQ and CQ
- * offset tables, the mmap offsets), {@link io.uring4j.ring.abi.GeteventsArgLayout} and
- * {@link io.uring4j.ring.abi.BufRingLayout}. Nothing here allocates or calls the kernel.
+ * offset tables, the mmap offsets), {@link io.uring4j.ring.abi.GeteventsArgLayout},
+ * {@link io.uring4j.ring.abi.BufRingLayout} and {@link io.uring4j.ring.abi.RegisterArgLayout} (the other register
+ * arguments: iovec, rsrc register/update, file index range, sync cancel, probe, restriction). Nothing here allocates or calls the kernel.
  */
 package io.uring4j.ring.abi;
