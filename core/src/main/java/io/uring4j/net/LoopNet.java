@@ -46,11 +46,20 @@ final class LoopNet {
     long accepted;
     /** Times an acceptor paused for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM). */
     long acceptPauses;
+    /** Connections closed as soon as accepted, the loop's request table being near its bound. */
+    long acceptRefusals;
+
+    /**
+     * Request slots kept for the connections the loop has, an eighth of the table: each holds one for its
+     * receive, and needs another to send (and the accept one to re-arm). Below this, new connections are refused.
+     */
+    private final int reservedSlots;
 
     LoopNet(EventLoop loop, Tcp.Config config, int group) throws ErrnoException {
         this.loop = loop;
         this.config = config;
         this.buffers = new RecvBuffers(loop.ring(), group, config.recvBufferCount(), config.recvBufferSize());
+        this.reservedSlots = Math.max(1, loop.maxInFlight() / 8);
     }
 
     EventLoop loop() {
@@ -146,6 +155,11 @@ final class LoopNet {
      * memory, the pending connection stays in the backlog and an accept re-armed at once would fail again at
      * once: the acceptor pauses instead, 10 ms at first and doubling up to a second while the shortage lasts,
      * and logs once per shortage.
+     *
+     * <p>When the loop's request table is near its bound (no more than {@link #reservedSlots} free), a connection
+     * is closed as soon as it is accepted: its peer reads end of stream at once, where a paused accept would
+     * leave it connected in the backlog with no answer — a hang — and the connections the loop has keep the
+     * slots they need to go on sending and receiving.
      */
     private final class Acceptor implements CompletionHandler {
         private static final long FIRST_PAUSE_NANOS = 10_000_000L;
@@ -223,6 +237,8 @@ final class LoopNet {
                 pauseNanos = 0;
                 if (stopped || shuttingDown) {
                     LibC.close(result);
+                } else if (loop.freeSlots() <= reservedSlots) {
+                    refuse(result);
                 } else {
                     accepted++;
                     try {
@@ -250,6 +266,15 @@ final class LoopNet {
             } else {
                 arm();
             }
+        }
+
+        private void refuse(int connection) {
+            if (acceptRefusals++ == 0) {
+                log("refusing new connections while fewer than " + (reservedSlots + 1) + " of "
+                        + loop.maxInFlight() + " request slots are free (each connection holds one for its receive;"
+                        + " raise UringBuilder.maxInFlight to carry more)", null);
+            }
+            LibC.close(connection);
         }
 
         private static boolean isShortage(int result) {

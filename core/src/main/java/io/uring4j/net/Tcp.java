@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The loop style of TCP: servers and clients whose connections live on the runtime's event loops, with
@@ -37,8 +38,9 @@ import java.util.function.Supplier;
  *
  * <p>Sizing: every open connection holds one of its loop's request slots for its receive, and one more while
  * it sends. Build the runtime with {@link io.uring4j.runtime.UringBuilder#maxInFlight} of at least twice the
- * connections a loop may carry (the default, the CQ size, suits about 500): a receive that finds no free slot
- * waits in the loop until one frees, and with long-lived receives that may be never.
+ * connections a loop may carry (the default, the CQ size, suits about 500). A server keeps an eighth of the
+ * slots for the connections it has: with fewer free, it closes each new connection as soon as it is accepted
+ * (counted as {@code refused} in {@link #stats}) until connections end and free theirs.
  */
 public final class Tcp implements AutoCloseable {
     /** Buffer group ids, unique per runtime instance of this class. */
@@ -189,34 +191,38 @@ public final class Tcp implements AutoCloseable {
 
     /**
      * Counters of loop {@code index}: ENOBUFS re-arms, back-pressure pauses, accepted connections, accept pauses
-     * for lack of descriptors or memory, open connections.
+     * for lack of descriptors or memory, connections refused for lack of request slots, open connections.
      */
     public String stats(int index) {
         LoopNet n = loops[index];
         return "enobufs=" + n.enobufs + " pauses=" + n.backPressurePauses + " accepted=" + n.accepted
-                + " acceptPauses=" + n.acceptPauses + " open=" + n.openConnections();
+                + " acceptPauses=" + n.acceptPauses + " refused=" + n.acceptRefusals + " open=" + n.openConnections();
     }
 
     long enobufs() {
-        long sum = 0;
-        for (LoopNet n : loops) {
-            sum += n.enobufs;
-        }
-        return sum;
+        return sum(n -> n.enobufs);
+    }
+
+    long accepted() {
+        return sum(n -> n.accepted);
     }
 
     long acceptPauses() {
-        long sum = 0;
-        for (LoopNet n : loops) {
-            sum += n.acceptPauses;
-        }
-        return sum;
+        return sum(n -> n.acceptPauses);
+    }
+
+    long acceptRefusals() {
+        return sum(n -> n.acceptRefusals);
     }
 
     long backPressurePauses() {
+        return sum(n -> n.backPressurePauses);
+    }
+
+    private long sum(ToLongFunction<LoopNet> counter) {
         long sum = 0;
         for (LoopNet n : loops) {
-            sum += n.backPressurePauses;
+            sum += counter.applyAsLong(n);
         }
         return sum;
     }

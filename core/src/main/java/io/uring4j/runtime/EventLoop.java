@@ -554,6 +554,19 @@ public final class EventLoop implements Executor {
         return ring;
     }
 
+    /**
+     * Loop thread: how many more ordinary requests may go in flight before a submission waits for a slot — what
+     * is left of {@link UringBuilder#maxInFlight}.
+     */
+    public int freeSlots() {
+        return Math.max(0, table.size() - table.inFlight());
+    }
+
+    /** The most ordinary requests in flight at once: {@link UringBuilder#maxInFlight}. */
+    public int maxInFlight() {
+        return config.maxInFlight();
+    }
+
     /** A snapshot of this loop's counters (values written by the loop thread, read without ordering). */
     public LoopStats stats() {
         RequestTable t = table;

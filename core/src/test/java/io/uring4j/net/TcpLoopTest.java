@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
@@ -141,6 +143,70 @@ class TcpLoopTest {
             Clients.writeFully(client, ByteBuffer.wrap(new byte[] {42}));
             assertThat(Clients.readFully(client, 1)).containsExactly(42);
         }
+    }
+
+    /**
+     * Idle connections each hold a request slot for their receive. Near the bound of the table the server closes
+     * new connections at once (their peers read end of stream) and keeps the slots its connections need to go on
+     * sending; once some of them end, it accepts again. Before, the table filled, and every send and receive
+     * waited for a slot forever.
+     */
+    @Test
+    void nearAFullRequestTableNewConnectionsAreRefusedAndOldOnesStillServed() throws Exception {
+        int maxInFlight = 64;
+        try (Uring uring = Uring.builder().loops(1).maxInFlight(maxInFlight).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            List<Socket> idle = new ArrayList<>();
+            try {
+                Socket refused = null;
+                while (refused == null) {
+                    assertThat(idle).as("connections open without a refusal: %s", tcp.stats(0))
+                            .hasSizeLessThan(maxInFlight);
+                    Socket s = connectTimed(server.localAddress());
+                    long seen = idle.size() + 1;
+                    awaitCondition(() -> tcp.accepted() + tcp.acceptRefusals() == seen);
+                    if (tcp.acceptRefusals() > 0) {
+                        refused = s;
+                    } else {
+                        idle.add(s);
+                    }
+                }
+                try (Socket s = refused) {
+                    assertThat(s.getInputStream().read()).as("the refused connection reads EOF").isEqualTo(-1);
+                }
+                // Every old connection echoes, all sending at once with the slots kept for them.
+                for (int i = 0; i < idle.size(); i++) {
+                    idle.get(i).getOutputStream().write(new byte[] {(byte) i, 7});
+                }
+                for (int i = 0; i < idle.size(); i++) {
+                    assertThat(idle.get(i).getInputStream().readNBytes(2)).containsExactly((byte) i, 7);
+                }
+                try (Socket another = connectTimed(server.localAddress())) {
+                    assertThat(another.getInputStream().read()).as("refused again at the bound").isEqualTo(-1);
+                }
+                awaitCondition(() -> tcp.acceptRefusals() == 2);       // counted: the peer may read EOF first
+                for (int i = 0; i < 8; i++) {
+                    idle.removeLast().close();
+                }
+                awaitCondition(() -> tcp.stats(0).endsWith(" open=" + idle.size()));
+                try (Socket fresh = connectTimed(server.localAddress())) {
+                    fresh.getOutputStream().write(42);
+                    assertThat(fresh.getInputStream().read()).as("accepted once slots freed").isEqualTo(42);
+                }
+                assertThat(tcp.acceptRefusals()).isEqualTo(2);
+            } finally {
+                for (Socket s : idle) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    /** A JDK socket whose reads fail the test after ten seconds instead of hanging it. */
+    private static Socket connectTimed(InetSocketAddress address) throws IOException {
+        Socket s = new Socket(address.getAddress(), address.getPort());
+        s.setSoTimeout(10_000);
+        return s;
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.uring4j.serve;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -11,6 +12,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * hold any number of pipelined ones. It keeps what decides the framing and the connection's fate:
  * <ul>
  * <li>a body of {@code Content-Length} bytes is skipped, not parsed as requests;</li>
+ * <li>a {@code HEAD} request is answered with the header section alone, as a GET's without its body;</li>
  * <li>the connection ends after the response to a request with {@code Connection: close}, or to an HTTP/1.0
  *     request without {@code Connection: keep-alive};</li>
  * <li>refused, and the connection ended: {@code Transfer-Encoding} (501: no body of unknown length is read),
@@ -44,6 +46,7 @@ final class HttpRequests {
     private static final byte[] CONNECTION = bytes("connection");
     private static final byte[] CLOSE = bytes("close");
     private static final byte[] KEEP_ALIVE = bytes("keep-alive");
+    private static final byte[] HEAD = bytes("HEAD");
 
     private final Responder responder;
     private final byte[] line = new byte[KEPT];
@@ -56,6 +59,8 @@ final class HttpRequests {
     private int headerBytes;
 
     // The request being read.
+    /** A HEAD request: answered with the header section alone. */
+    private boolean head;
     private boolean http10;
     private boolean closeAsked;
     private boolean keepAliveAsked;
@@ -136,6 +141,7 @@ final class HttpRequests {
             return;
         }
         http10 = last8 == HTTP_1_0;
+        head = method == HEAD.length && Arrays.equals(line, 0, method, HEAD, 0, method);   // methods are case-sensitive
         state = HEADERS;
     }
 
@@ -225,7 +231,9 @@ final class HttpRequests {
 
     private void complete() throws IOException {
         boolean persistent = http10 ? keepAliveAsked && !closeAsked : !closeAsked;
-        byte[] response = !persistent ? HttpResponse.closing() : http10 ? HttpResponse.keepAlive10() : HttpResponse.bytes();
+        byte[] response = !persistent ? HttpResponse.closing(head)
+                : http10 ? HttpResponse.keepAlive10(head) : HttpResponse.keepAlive(head);
+        head = false;
         http10 = false;
         closeAsked = false;
         keepAliveAsked = false;
@@ -237,7 +245,7 @@ final class HttpRequests {
 
     private void refuse(int status) throws IOException {
         state = ENDED;
-        responder.respond(HttpResponse.refusal(status));
+        responder.respond(HttpResponse.refusal(status, head));
     }
 
     private boolean nameIs(int length, byte[] name) {

@@ -8,18 +8,22 @@ import java.time.format.DateTimeFormatter;
 /**
  * The responses of {@code serve http} as ready bytes: the plaintext benchmark's {@code 200 text/plain
  * "Hello, World!"} (as is, or saying the connection closes or, to an HTTP/1.0 client, stays open) and the
- * refusals of requests it will not serve. The Date header (required of an HTTP/1.1 origin server with a clock)
- * changes once a second; a daemon thread rebuilds them all then, so the request path only reads a volatile
- * reference and allocates nothing. Public for the benchmark's peer servers ({@code io.uring4j.bench.peers}),
+ * refusals of requests it will not serve; each also without its body, the answer to a HEAD request (RFC 9110
+ * 9.3.2: the header section GET would get). The Date header (required of an HTTP/1.1 origin server with a
+ * clock) changes once a second; a daemon thread rebuilds them all then, so the request path only reads a
+ * volatile reference and allocates nothing. Public for the benchmark's peer servers ({@code io.uring4j.bench.peers}),
  * which send the very same bytes.
  */
 public final class HttpResponse {
-    /** One second's responses: they share their Date. */
+    /** One second's responses with their bodies, or without (for HEAD): they share their Date. */
     private record Responses(byte[] keepAlive, byte[] keepAlive10, byte[] closing, byte[] badRequest,
                              byte[] headersTooLarge, byte[] notImplemented) {
     }
 
-    private static volatile Responses current = build();
+    private record Second(Responses withBody, Responses head) {
+    }
+
+    private static volatile Second current = build();
 
     static {
         Thread.ofPlatform().daemon().name("uring4j-http-date").start(() -> {
@@ -39,22 +43,30 @@ public final class HttpResponse {
 
     /** The current response; a new array once a second, never changed after it is published. Do not modify. */
     public static byte[] bytes() {
-        return current.keepAlive;
+        return current.withBody.keepAlive;
     }
 
-    /** {@link #bytes()} with {@code Connection: close}: the last response on its connection. */
-    static byte[] closing() {
-        return current.closing;
+    /** {@link #bytes()}, or for {@code head} its header section alone. */
+    static byte[] keepAlive(boolean head) {
+        return of(head).keepAlive;
     }
 
-    /** {@link #bytes()} with {@code Connection: keep-alive}, which an HTTP/1.0 client needs to keep its connection. */
-    static byte[] keepAlive10() {
-        return current.keepAlive10;
+    /** {@link #keepAlive} with {@code Connection: close}: the last response on its connection. */
+    static byte[] closing(boolean head) {
+        return of(head).closing;
     }
 
-    /** The refusal with {@code status} (400, 431 or 501): its reason as the body, and {@code Connection: close}. */
-    static byte[] refusal(int status) {
-        Responses r = current;
+    /** {@link #keepAlive} with {@code Connection: keep-alive}: an HTTP/1.0 client needs it to keep its connection. */
+    static byte[] keepAlive10(boolean head) {
+        return of(head).keepAlive10;
+    }
+
+    /**
+     * The refusal with {@code status} (400, 431 or 501): its reason as the body (none for {@code head}), and
+     * {@code Connection: close}.
+     */
+    static byte[] refusal(int status, boolean head) {
+        Responses r = of(head);
         return switch (status) {
             case 400 -> r.badRequest;
             case 431 -> r.headersTooLarge;
@@ -63,33 +75,39 @@ public final class HttpResponse {
         };
     }
 
-    private static Responses build() {
+    private static Responses of(boolean head) {
+        Second s = current;
+        return head ? s.head : s.withBody;
+    }
+
+    private static Second build() {
         String date = "Date: " + DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)) + "\r\n";
-        return new Responses(hello(date, ""), hello(date, "Connection: keep-alive\r\n"),
-                hello(date, "Connection: close\r\n"), refusal(date, "400 Bad Request"),
-                refusal(date, "431 Request Header Fields Too Large"), refusal(date, "501 Not Implemented"));
+        return new Second(build(date, false), build(date, true));
     }
 
-    private static byte[] hello(String date, String connection) {
-        return ("HTTP/1.1 200 OK\r\n"
-                + "Server: uring4j\r\n"
-                + "Content-Type: text/plain\r\n"
-                + "Content-Length: 13\r\n"
-                + date
-                + connection
-                + "\r\n"
-                + "Hello, World!").getBytes(StandardCharsets.US_ASCII);
+    private static Responses build(String date, boolean head) {
+        return new Responses(hello(date, "", head), hello(date, "Connection: keep-alive\r\n", head),
+                hello(date, "Connection: close\r\n", head), refusal(date, "400 Bad Request", head),
+                refusal(date, "431 Request Header Fields Too Large", head), refusal(date, "501 Not Implemented", head));
     }
 
-    private static byte[] refusal(String date, String status) {
-        String body = status + "\n";
+    private static byte[] hello(String date, String connection, boolean head) {
+        return response("200 OK", date, connection, "Hello, World!", head);
+    }
+
+    private static byte[] refusal(String date, String status, boolean head) {
+        return response(status, date, "Connection: close\r\n", status + "\n", head);
+    }
+
+    /** The response; for {@code head}, its header section alone (Content-Length still the body's). */
+    private static byte[] response(String status, String date, String connection, String body, boolean head) {
         return ("HTTP/1.1 " + status + "\r\n"
                 + "Server: uring4j\r\n"
                 + "Content-Type: text/plain\r\n"
                 + "Content-Length: " + body.length() + "\r\n"
                 + date
-                + "Connection: close\r\n"
+                + connection
                 + "\r\n"
-                + body).getBytes(StandardCharsets.US_ASCII);
+                + (head ? "" : body)).getBytes(StandardCharsets.US_ASCII);
     }
 }

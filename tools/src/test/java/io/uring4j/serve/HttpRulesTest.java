@@ -49,6 +49,11 @@ class HttpRulesTest {
         }
     }
 
+    /** The Date header may change between two responses. */
+    private static String withoutDate(String response) {
+        return response.replaceAll("\r\nDate: [^\r]*", "");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"loop", "vthread"})
     void connectionCloseEndsTheConnectionAfterItsResponse(String style) throws IOException {
@@ -74,6 +79,24 @@ class HttpRulesTest {
         String got = exchange(style, "POST /form HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\n"
                 + "\r\n\r\n".repeat(5) + "GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
         assertThat(responses(got)).as(got).isEqualTo(2);
+    }
+
+    /**
+     * A HEAD request gets the header section a GET would get and no body (RFC 9110 9.3.2): a body after it
+     * would be read as the start of the next response.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"loop", "vthread"})
+    void headGetsTheHeadersOfGetAndNoBody(String style) throws IOException {
+        String got = exchange(style, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n" + Servers.GET
+                + "HEAD / HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assertThat(responses(got)).as(got).isEqualTo(3);
+        String[] parts = got.split("(?=HTTP/1\\.1 )");
+        assertThat(parts[1]).as("the GET between them").endsWith("\r\n\r\nHello, World!");
+        String getHeaders = parts[1].substring(0, parts[1].length() - "Hello, World!".length());
+        assertThat(withoutDate(parts[0])).as(got).isEqualTo(withoutDate(getHeaders));
+        assertThat(parts[2]).as(got).startsWith("HTTP/1.1 200 OK\r\n").contains("\r\nContent-Length: 13\r\n")
+                .endsWith("\r\nConnection: close\r\n\r\n");
     }
 
     @ParameterizedTest
