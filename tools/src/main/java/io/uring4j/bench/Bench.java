@@ -101,7 +101,7 @@ public final class Bench implements Callable<Integer> {
             return new CompareC(o, out, err).run(workloads);
         }
         if (o.h2) {
-            return new CompareH2(o, out, err).run();
+            return new CompareFlag(o, out, err).run();
         }
         if (o.compareJdk && o.write) {
             return new SideBySide(o, out, err).run("uring4j (A) vs the JDK (B), small positional writes from a platform"

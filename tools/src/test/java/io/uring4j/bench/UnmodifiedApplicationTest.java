@@ -20,8 +20,8 @@ class UnmodifiedApplicationTest {
 
     @Test
     void h2GivesTheSameResultsOnUring4jFiles() throws Exception {
-        CompareH2.Run jdk = CompareH2.run(dir, false, 20_000);
-        CompareH2.Run uring = CompareH2.run(dir, true, 20_000);
+        CompareFlag.Run jdk = CompareFlag.run(dir, false, 20_000);
+        CompareFlag.Run uring = CompareFlag.run(dir, true, 20_000);
         System.out.println("H2 on the JDK's files:  " + jdk.summary());
         System.out.println("H2 on uring4j's files: " + uring.summary());
         assertThat(jdk.summary()).containsEntry("channel", "sun.nio.ch.FileChannelImpl");

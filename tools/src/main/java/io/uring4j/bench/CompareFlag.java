@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * files and, unmodified, on uring4j's through one JVM flag; each run in a JVM of its own on a fresh database,
  * alternating round by round. Every run must give the same results; the table has the medians of each phase.
  */
-final class CompareH2 {
+final class CompareFlag {
     /** The JVM flag that puts an unmodified application on uring4j's files. */
     static final String FLAG = "-Djava.nio.file.spi.DefaultFileSystemProvider=" + UringFileSystemProvider.class.getName();
     private static final String[] PHASES = {"insert_per_s", "query_per_s", "update_per_s", "restart_ms", "total_ms"};
@@ -27,7 +27,7 @@ final class CompareH2 {
     private final PrintStream out;
     private final PrintStream err;
 
-    CompareH2(BenchOptions options, PrintStream out, PrintStream err) {
+    CompareFlag(BenchOptions options, PrintStream out, PrintStream err) {
         this.options = options;
         this.out = out;
         this.err = err;
