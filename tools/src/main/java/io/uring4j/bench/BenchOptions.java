@@ -181,7 +181,17 @@ final class BenchOptions {
     @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --h2 (default: 200000)")
     int h2Rows = 200_000;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk, --h2 (default: 7)")
+    @Option(names = "--mvstore", description = "H2's MVStore as a write-ahead log (puts with commit and sync every"
+            + " 10,000, then gets, puts and removes, then a re-open) on the JDK's files and, unmodified, on uring4j's,"
+            + " alternately")
+    boolean mvstore;
+
+    @Option(names = "--mvstore-ops", paramLabel = "N",
+            description = "operations per --mvstore phase (default: 500000)")
+    int mvstoreOps = 500_000;
+
+    @Option(names = "--rounds", paramLabel = "N",
+            description = "rounds per program with --compare-c/-jdk, --h2, --mvstore (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
@@ -207,7 +217,7 @@ final class BenchOptions {
         String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
                 + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
                 + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 1, 1000)
-                + range("--h2-rows", h2Rows, 1, 100_000_000)
+                + range("--h2-rows", h2Rows, 1, 100_000_000) + range("--mvstore-ops", mvstoreOps, 1, 100_000_000)
                 + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
                 + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
                 + flag("-A", async) + flag("-D", defer);
