@@ -189,19 +189,19 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * A page-cache write on the calling thread: a platform thread's plain pwrite; a virtual thread's
-     * pwritev2(RWF_NOWAIT), which the kernel completes or refuses without blocking the carrier, and the rest
-     * through the ring.
+     * A page-cache write on the calling thread: a platform thread's plain pwrite (the JDK's call: pwritev2 would
+     * cost the kernel an iovec to copy in); a virtual thread's pwritev2(RWF_NOWAIT), which the kernel completes or
+     * refuses without blocking the carrier, and the rest through the ring.
      */
     private int writeInPlace(MemorySegment src, long position) throws IOException {
         if (!Thread.currentThread().isVirtual()) {
-            long n = writeHere(src, position, 0);
+            long n = writeHere(src, position, false);
             if (n < 0) {
                 throw new ErrnoException("WRITE", (int) n);
             }
             return (int) n;
         }
-        long n = noWaitRefused ? -Errno.EAGAIN : writeHere(src, position, LibC.RWF_NOWAIT);
+        long n = noWaitRefused ? -Errno.EAGAIN : writeHere(src, position, true);
         if (n == src.byteSize()) {
             return (int) n;
         }
@@ -236,10 +236,10 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
-    private long writeHere(MemorySegment src, long position, int flags) throws IOException {
+    private long writeHere(MemorySegment src, long position, boolean noWait) throws IOException {
         guard.acquire();
         try {
-            return LibC.pwritev2(fd(), src, position, flags);
+            return noWait ? LibC.pwritev2(fd(), src, position, LibC.RWF_NOWAIT) : LibC.pwrite(fd(), src, position);
         } finally {
             guard.release();
         }

@@ -61,6 +61,8 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle PWRITE = Native.libcWithErrno("pwrite",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle FSYNC = Native.libcWithErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
@@ -175,6 +177,16 @@ public final class LibC {
         try {
             return Native.result((long) PREADV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
                     offset, flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code pwrite(fd, buf, buf.byteSize(), offset)}: bytes written, or {@code -errno}. */
+    public static long pwrite(int fd, MemorySegment buf, long offset) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) PWRITE.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

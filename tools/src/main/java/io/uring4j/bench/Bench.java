@@ -34,8 +34,10 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-c                 Java vs the C reference on the five suite workloads",
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
             "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
+            "  ./uring4j bench --compare-jdk --write       small writes and write+force, platform thread, vs the JDK's",
             "  ./uring4j bench --compare-portable          the portable engine: links in place vs re-queued, waiters",
             "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
+            "  ./uring4j bench --mvstore                   H2's MVStore, commit+sync every 10,000 writes, the same way",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
             "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
 public final class Bench implements Callable<Integer> {
@@ -100,7 +102,14 @@ public final class Bench implements Callable<Integer> {
             return new CompareC(o, out, err).run(workloads);
         }
         if (o.h2) {
-            return new CompareH2(o, out, err).run();
+            return new CompareFlag(o, out, err).run(CompareFlag.App.h2(o.h2Rows));
+        }
+        if (o.mvstore) {
+            return new CompareFlag(o, out, err).run(CompareFlag.App.mvstore(o.mvstoreOps));
+        }
+        if (o.compareJdk && o.write) {
+            return new SideBySide(o, out, err).run("uring4j (A) vs the JDK (B), small positional writes from a platform"
+                    + " thread", SideBySide.writePairs());
         }
         if (o.compareJdk) {
             boolean depthGiven = spec.commandLine().getParseResult().hasMatchedOption("-d");

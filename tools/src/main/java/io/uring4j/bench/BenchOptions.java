@@ -146,6 +146,17 @@ final class BenchOptions {
             description = "fill the temporary file with data, so that O_DIRECT reads reach the device")
     boolean writeData;
 
+    @Option(names = "--write", description = "channel APIs: positional writes of -b bytes instead of reads, into the"
+            + " temporary file only (never a FILE); with --compare-jdk: the small-write comparisons")
+    boolean write;
+
+    @Option(names = "--force", description = "with --write on a FileChannel: force(false) (fdatasync) after each write")
+    boolean force;
+
+    @Option(names = "--platform", description = "FileChannel APIs: the -d readers or writers are platform threads,"
+            + " not virtual ones")
+    boolean platform;
+
     @Option(names = "--warmup", paramLabel = "SECONDS",
             description = "unmeasured run before the measurement, to let the JIT compile (default: 1)")
     double warmup = 1;
@@ -155,7 +166,8 @@ final class BenchOptions {
     boolean compareC;
 
     @Option(names = "--compare-jdk", description = "uring4j's FileChannel and futures against the JDK's FileChannel and"
-            + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64)")
+            + " AsynchronousFileChannel, alternately, O_DIRECT and buffered (depth -d, default 64); with --write:"
+            + " 8 B, 512 B and 4 KiB writes, and write+force, from a platform thread")
     boolean compareJdk;
 
     @Option(names = "--compare-portable", description = "the portable engine's in-place links and single waiter against"
@@ -169,7 +181,17 @@ final class BenchOptions {
     @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --h2 (default: 200000)")
     int h2Rows = 200_000;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds per program with --compare-c/-jdk, --h2 (default: 7)")
+    @Option(names = "--mvstore", description = "H2's MVStore as a write-ahead log (puts with commit and sync every"
+            + " 10,000, then gets, puts and removes, then a re-open) on the JDK's files and, unmodified, on uring4j's,"
+            + " alternately")
+    boolean mvstore;
+
+    @Option(names = "--mvstore-ops", paramLabel = "N",
+            description = "operations per --mvstore phase (default: 500000)")
+    int mvstoreOps = 500_000;
+
+    @Option(names = "--rounds", paramLabel = "N",
+            description = "rounds per program with --compare-c/-jdk, --h2, --mvstore (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
@@ -195,7 +217,7 @@ final class BenchOptions {
         String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
                 + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
                 + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 1, 1000)
-                + range("--h2-rows", h2Rows, 1, 100_000_000)
+                + range("--h2-rows", h2Rows, 1, 100_000_000) + range("--mvstore-ops", mvstoreOps, 1, 100_000_000)
                 + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
                 + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
                 + flag("-A", async) + flag("-D", defer);
@@ -211,6 +233,7 @@ final class BenchOptions {
         if (link == 0 && nop == 0) {
             bad += buffers();
         }
+        bad += channelModes();
         return bad.isEmpty() ? null : bad.substring(0, bad.length() - 2);
     }
 
@@ -232,6 +255,29 @@ final class BenchOptions {
                     TempFile.human(perThread * threads), memory / (double) (1L << 30));
         }
         return "";
+    }
+
+    /** --write, --force and --platform: which APIs take them (a comparison passes them on to its own runs). */
+    private String channelModes() {
+        boolean channel = api.compareTo(Api.filechannel) >= 0;
+        boolean blocking = api == Api.filechannel || api == Api.jdk_filechannel;
+        String bad = "";
+        if (compareJdk) {
+            return force || platform ? "--compare-jdk takes --write alone: its comparisons choose the rest; " : "";
+        }
+        if (write && (!channel || nop == 1 || link > 0)) {
+            bad += "--write needs a channel API (--api filechannel, jdk-filechannel, async-filechannel, jdk-async); ";
+        }
+        if (write && !files.isEmpty()) {
+            bad += "--write writes into the temporary file only: leave out FILE; ";
+        }
+        if (force && !(write && blocking)) {
+            bad += "--force needs --write and --api filechannel or jdk-filechannel; ";
+        }
+        if (platform && !blocking) {
+            bad += "--platform needs --api filechannel or jdk-filechannel; ";
+        }
+        return bad;
     }
 
     private static String range(String name, int value, int lo, int hi) {
@@ -261,7 +307,7 @@ final class BenchOptions {
     }
 
     String mode() {
-        return link > 0 ? "link" : isNop() ? "nop" : "read";
+        return link > 0 ? "link" : isNop() ? "nop" : write ? "write" : "read";
     }
 
     /** A short workload name: {@code nop d128 s32 c32}, {@code link L100 async}, {@code read bs4096 d128 B1 F1 O1}. */
@@ -269,9 +315,9 @@ final class BenchOptions {
         String name = switch (mode()) {
             case "link" -> "link L" + link;
             case "nop" -> "nop d" + depth + " s" + submitBatch + " c" + completeBatch;
-            default -> "read bs" + blockSize + " d" + depth + " s" + submitBatch + " c" + completeBatch + " B"
-                    + fixedBuffers + " F" + registeredFiles + " O" + direct + (random == 0 ? " seq" : "")
-                    + (polled == 1 ? " p1" : "");
+            default -> mode() + (force ? "+force" : "") + " bs" + blockSize + " d" + depth + " s" + submitBatch
+                    + " c" + completeBatch + " B" + fixedBuffers + " F" + registeredFiles + " O" + direct + (random == 0 ? " seq" : "")
+                    + (polled == 1 ? " p1" : "") + (platform ? " platform" : "");
         };
         return name + (async == 1 ? " async" : "") + (defer == 0 ? " D0" : "") + (registeredRing == 0 ? " X0" : "")
                 + (latency == 1 ? " t1" : "");

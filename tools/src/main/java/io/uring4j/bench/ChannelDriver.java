@@ -24,12 +24,14 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The {@code java.nio} channel APIs on the read workload, ours against the JDK's with the same code:
  * <ul>
- *   <li>{@code filechannel} / {@code jdk-filechannel}: depth virtual threads, each doing blocking positional
- *       reads ({@link FileChannel#read(ByteBuffer, long)}) on one shared channel — the thread-per-request style
- *       ordinary Java code uses.</li>
+ *   <li>{@code filechannel} / {@code jdk-filechannel}: depth virtual threads (platform threads with
+ *       {@code --platform}), each doing blocking positional reads ({@link FileChannel#read(ByteBuffer, long)}) on
+ *       one shared channel — the thread-per-request style ordinary Java code uses.</li>
  *   <li>{@code async-filechannel} / {@code jdk-async}: depth reads in flight on an
  *       {@link AsynchronousFileChannel}, each {@link CompletionHandler} issuing the next.</li>
  * </ul>
+ * {@code --write} makes them positional writes of the same size at the same offsets, and {@code --force} follows
+ * each blocking write with {@link FileChannel#force force(false)}: a write-ahead log's commit.
  * {@code -O1} opens with the JDK's {@link ExtendedOpenOption#DIRECT}, which both accept; buffers are direct and
  * aligned to 4 KiB either way. Ours run on a runtime of {@code -n} event loops (default 1).
  */
@@ -49,6 +51,9 @@ final class ChannelDriver implements Driver {
         ReadTarget target = targets.getFirst();
         this.blocks = Math.max(1, target.size() / options.blockSize);
         List<OpenOption> open = new ArrayList<>(List.of(StandardOpenOption.READ));
+        if (options.write) {
+            open.add(StandardOpenOption.WRITE);
+        }
         if (options.direct == 1) {
             open.add(ExtendedOpenOption.DIRECT);
         }
@@ -79,13 +84,15 @@ final class ChannelDriver implements Driver {
     @Override
     public String describe() {
         return "Engine=" + (uring != null ? "io_uring runtime, loops=" + uring.loopCount() : "JDK") + ", api=" + options.api
-                + ", depth=" + options.depth + (channel != null ? " virtual threads" : " in flight");
+                + ", " + (options.write ? options.force ? "write+force" : "write" : "read") + ", depth=" + options.depth
+                + (channel == null ? " in flight" : options.platform ? " platform threads" : " virtual threads");
     }
 
-    /** One reader's buffer and offsets: the same random or sequential {@link Blocks} as the runtime driver. */
+    /** One reader's (or writer's) buffer and offsets: the same random or sequential {@link Blocks} as RuntimeDriver. */
     private final class Reader {
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(options.blockSize + 4096).alignedSlice(4096)
-                .limit(options.blockSize);
+        // alignedSlice keeps whole 4 KiB units only: round the size up, or -b512 would get an empty buffer.
+        final ByteBuffer buffer = ByteBuffer.allocateDirect((options.blockSize + 4095) / 4096 * 4096 + 4096)
+                .alignedSlice(4096).limit(options.blockSize);
         private final Blocks offsets;
 
         Reader(int index) {
@@ -99,7 +106,8 @@ final class ChannelDriver implements Driver {
 
         void check(int n) {
             if (n != options.blockSize) {
-                throw new BenchException("--api " + options.api + ": read " + n + " bytes, expected " + options.blockSize);
+                throw new BenchException("--api " + options.api + ": " + (options.write ? "wrote " : "read ") + n
+                        + " bytes, expected " + options.blockSize);
             }
         }
     }
@@ -115,7 +123,8 @@ final class ChannelDriver implements Driver {
         for (int i = 0; i < options.depth; i++) {
             Reader reader = new Reader(i);
             if (channel != null) {
-                Thread.ofVirtual().start(() -> blockingReads(reader, done, failure, finished));
+                Runnable io = () -> blockingIo(reader, done, failure, finished);
+                (options.platform ? Thread.ofPlatform().daemon() : Thread.ofVirtual()).start(io);
             } else {
                 new AsyncReads(reader, done, failure, finished).next();
             }
@@ -142,11 +151,19 @@ final class ChannelDriver implements Driver {
         }
     }
 
-    private void blockingReads(Reader reader, AtomicLong done, AtomicReference<Throwable> failure,
-                               CountDownLatch finished) {
+    private void blockingIo(Reader reader, AtomicLong done, AtomicReference<Throwable> failure,
+                            CountDownLatch finished) {
         try {
             while (!stop) {
-                reader.check(channel.read(reader.buffer, reader.nextOffset()));
+                long offset = reader.nextOffset();
+                if (options.write) {
+                    reader.check(channel.write(reader.buffer, offset));
+                    if (options.force) {
+                        channel.force(false);
+                    }
+                } else {
+                    reader.check(channel.read(reader.buffer, offset));
+                }
                 done.incrementAndGet();
             }
         } catch (Throwable t) {
@@ -157,7 +174,7 @@ final class ChannelDriver implements Driver {
         }
     }
 
-    /** One reader's chain of asynchronous reads: each completion issues the next until stopped. */
+    /** One reader's chain of asynchronous reads (or writes): each completion issues the next until stopped. */
     private final class AsyncReads implements CompletionHandler<Integer, Void> {
         private final Reader reader;
         private final AtomicLong done;
@@ -176,7 +193,11 @@ final class ChannelDriver implements Driver {
                 finished.countDown();
                 return;
             }
-            asyncChannel.read(reader.buffer, reader.nextOffset(), null, this);
+            if (options.write) {
+                asyncChannel.write(reader.buffer, reader.nextOffset(), null, this);
+            } else {
+                asyncChannel.read(reader.buffer, reader.nextOffset(), null, this);
+            }
         }
 
         @Override

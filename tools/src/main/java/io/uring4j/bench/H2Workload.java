@@ -1,7 +1,5 @@
 package io.uring4j.bench;
 
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,11 +24,7 @@ public final class H2Workload {
         Path dir = Path.of(args[0]);
         int rows = Integer.parseInt(args[1]);
         String url = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
-        Path probe = Files.createTempFile(dir, "probe", ".dat");
-        String channel;
-        try (FileChannel ch = FileChannel.open(probe)) {
-            channel = ch.getClass().getName();
-        }
+        String channel = CompareFlag.channelClass(dir);
         double inserts;
         double queries;
         double updates;

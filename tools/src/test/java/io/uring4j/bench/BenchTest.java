@@ -136,6 +136,57 @@ class BenchTest {
         assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
     }
 
+    /** --write makes the channel drivers write -b bytes at the read offsets; --force follows each with force. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--api {0} {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"filechannel,--force --platform -O0 -b512",
+        "jdk-filechannel,--force --platform -O0 -b8", "filechannel,-O1 -b4096", "async-filechannel,-O0 -b512",
+        "jdk-async,-O0 -b4096"})
+    void channelApisWriteTheTemporaryFile(String api, String more) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--api", api, "--write", "-d1",
+                "-r1", "--warmup", "0", "--size", "4M", "--json"));
+        args.addAll(java.util.List.of(more.split(" ")));
+        BenchRun run = BenchRun.of(args.toArray(String[]::new));
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.json()).containsEntry("mode", "write").containsEntry("api", api);
+        assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+        assertThat(run.out()).contains(more.contains("--force") ? "write+force, depth=1 platform threads" : "write, ");
+    }
+
+    /** A write never touches a FILE of the caller's; the write options name the APIs that take them. */
+    @Test
+    void writeModeOptionsAreRefusedWhereTheyDoNotApply(@TempDir Path dir) throws Exception {
+        Path file = Files.write(dir.resolve("keep"), new byte[8192]);
+        BenchRun onFile = BenchRun.of("--api", "filechannel", "--write", "-r1", file.toString());
+        assertThat(onFile.status()).isEqualTo(2);
+        assertThat(onFile.err()).startsWith("--write writes into the temporary file only: leave out FILE");
+        assertThat(Files.readAllBytes(file)).isEqualTo(new byte[8192]);
+        BenchRun raw = BenchRun.of("--write", "--force", "--platform", "-r1");
+        assertThat(raw.status()).isEqualTo(2);
+        assertThat(raw.err()).contains("--write needs a channel API", "--force needs --write and --api filechannel",
+                "--platform needs --api filechannel or jdk-filechannel");
+        BenchRun async = BenchRun.of("--api", "jdk-async", "--write", "--force", "-r1");
+        assertThat(async.status()).isEqualTo(2);
+        assertThat(async.err()).startsWith("--force needs --write and --api filechannel or jdk-filechannel");
+        BenchRun compare = BenchRun.of("--compare-jdk", "--write", "--force");
+        assertThat(compare.status()).isEqualTo(2);
+        assertThat(compare.err()).startsWith("--compare-jdk takes --write alone");
+    }
+
+    /** --compare-jdk --write: the six small-write comparisons, each with its per-round ratios and its target. */
+    @Test
+    void compareJdkWritesReportsEachSizeWithItsTarget() {
+        BenchRun run = BenchRun.of("--compare-jdk", "--write", "--rounds", "1", "-r1", "--warmup", "0", "--json");
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.out()).contains("small positional writes from a platform thread", "write 8 platform",
+                "write 512 platform", "write 4K platform", "write+force 8 platform", "write+force 4K platform");
+        assertThat(run.out().lines().filter(l -> l.startsWith("write")))
+                .hasSize(6).allMatch(l -> l.matches(".*>= 0\\.97 (met|MISSED)$"));
+        String json = run.out().lines().filter(l -> l.startsWith("{\"side_by_side\"")).findFirst().orElseThrow();
+        assertThat(json.split("\"ratio\":")).hasSize(7);
+        assertThat(json.split("\"ratios\":\\[[0-9.]+]")).hasSize(7);
+        assertThat(json).contains("\"target\":0.97").doesNotContain("\"ratio\":0.0000", "NaN", "Infinity");
+    }
+
     /** Every mode runs on the portable engine too; the JSON says which engine ran. */
     @org.junit.jupiter.params.ParameterizedTest(name = "--engine portable {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"-N1 -d32", "-L10 -A1", "-d8 -O0", "--api future -d8",
