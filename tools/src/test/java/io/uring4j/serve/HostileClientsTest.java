@@ -39,7 +39,12 @@ class HostileClientsTest {
     private static final Pattern LISTENING = Pattern.compile(" on [^ ]+:(\\d+), ");
     private static final long ATTACK_NANOS = 5_000_000_000L;
     private static final int IDLE_TIMEOUT_MILLIS = 2500;
-    private static final long RSS_GROWTH_BOUND_KIB = 160 * 1024;
+    /**
+     * Bounded, not small: the loop style's growth under this attack scatters widely from run to run (the output
+     * it holds for peers that never read, and malloc's arenas), while unbounded buffering would pass it within
+     * the attack's seconds.
+     */
+    private static final long RSS_GROWTH_BOUND_KIB = 256 * 1024;
     private static final byte[] GET = Servers.GET.getBytes(StandardCharsets.US_ASCII);
 
     private final Queue<String> failures = new ConcurrentLinkedQueue<>();
