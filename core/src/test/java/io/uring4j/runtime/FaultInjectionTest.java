@@ -37,6 +37,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntUnaryOperator;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -548,22 +549,26 @@ class FaultInjectionTest {
 
     /** {@code op}, whose buffer gets its canary at the request's final CQE (the future may end earlier: cancel). */
     private static Op ended(Op op, MemorySegment buffer, Canaries canaries) {
-        return new Op() {
-            @Override
-            public void prepare(io.uring4j.ring.Sqe sqe, MemorySegment scratch) {
-                op.prepare(sqe, scratch);
-            }
-
-            @Override
-            public int result(int cqeResult) {
-                canaries.fill(buffer);
-                return op.result(cqeResult);
-            }
-        };
+        return withResult(op, cqeResult -> {
+            canaries.fill(buffer);
+            return op.result(cqeResult);
+        });
     }
 
     /** {@code op}, counting its final CQEs in {@code ends[id]}, and completing {@code done} (if any) with 0. */
     private static Op counted(Op op, AtomicIntegerArray ends, int id, CompletableFuture<Integer> done) {
+        return withResult(op, cqeResult -> {
+            ends.incrementAndGet(id);
+            int result = op.result(cqeResult);
+            if (done != null) {
+                done.complete(0);
+            }
+            return result;
+        });
+    }
+
+    /** {@code op} as it is, but its final CQE's result goes through {@code result}. */
+    private static Op withResult(Op op, IntUnaryOperator result) {
         return new Op() {
             @Override
             public void prepare(io.uring4j.ring.Sqe sqe, MemorySegment scratch) {
@@ -572,12 +577,7 @@ class FaultInjectionTest {
 
             @Override
             public int result(int cqeResult) {
-                ends.incrementAndGet(id);
-                int result = op.result(cqeResult);
-                if (done != null) {
-                    done.complete(0);
-                }
-                return result;
+                return result.applyAsInt(cqeResult);
             }
         };
     }
