@@ -343,7 +343,7 @@ public final class Connection {
     private void armRecv() {
         if (!recvArmed && !paused && backlog == null && !inputClosed && !closeRequested && !closed) {
             recvArmed = true;
-            net.loop().submit(recvOp, recvHandler);
+            net.loop().submitStanding(recvOp, recvHandler);
         }
     }
 

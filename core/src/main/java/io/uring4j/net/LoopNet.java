@@ -50,8 +50,9 @@ final class LoopNet {
     long acceptRefusals;
 
     /**
-     * Request slots kept for the connections the loop has, an eighth of the table: each holds one for its
-     * receive, and needs another to send (and the accept one to re-arm). Below this, new connections are refused.
+     * Request slots kept for the connections the loop has, an eighth of the table: their receives and accepts are
+     * standing requests, outside the table's bound, but each send takes a slot. With no more than this free, the
+     * loop is busy sending and new connections are refused.
      */
     private final int reservedSlots;
 
@@ -159,7 +160,7 @@ final class LoopNet {
      * <p>When the loop's request table is near its bound (no more than {@link #reservedSlots} free), a connection
      * is closed as soon as it is accepted: its peer reads end of stream at once, where a paused accept would
      * leave it connected in the backlog with no answer — a hang — and the connections the loop has keep the
-     * slots they need to go on sending and receiving.
+     * slots they need to go on sending. Idle connections take none of these slots.
      */
     private final class Acceptor implements CompletionHandler {
         private static final long FIRST_PAUSE_NANOS = 10_000_000L;
@@ -213,7 +214,7 @@ final class LoopNet {
 
         void arm() {
             armed = true;
-            loop.submit(op, this);
+            loop.submitStanding(op, this);
         }
 
         void stop() {
@@ -271,7 +272,7 @@ final class LoopNet {
         private void refuse(int connection) {
             if (acceptRefusals++ == 0) {
                 log("refusing new connections while fewer than " + (reservedSlots + 1) + " of "
-                        + loop.maxInFlight() + " request slots are free (each connection holds one for its receive;"
+                        + loop.maxInFlight() + " request slots are free (sends in flight hold them;"
                         + " raise UringBuilder.maxInFlight to carry more)", null);
             }
             LibC.close(connection);

@@ -36,11 +36,11 @@ import java.util.function.ToLongFunction;
  * over the loops and each loop accepts its own with one multishot ACCEPT. {@link #close()} closes every
  * listener and connection and waits until the loops have released what the kernel could still touch.
  *
- * <p>Sizing: every open connection holds one of its loop's request slots for its receive, and one more while
- * it sends. Build the runtime with {@link io.uring4j.runtime.UringBuilder#maxInFlight} of at least twice the
- * connections a loop may carry (the default, the CQ size, suits about 500). A server keeps an eighth of the
- * slots for the connections it has: with fewer free, it closes each new connection as soon as it is accepted
- * (counted as {@code refused} in {@link #stats}) until connections end and free theirs.
+ * <p>Sizing: a connection's receive (and a listener's accept) is a standing request, outside
+ * {@link io.uring4j.runtime.UringBuilder#maxInFlight}: descriptors, not the request table, bound how many
+ * connections a loop carries, and idle ones take no slot. Each send in flight takes one slot. A server keeps an
+ * eighth of the slots for the connections it has: with fewer free — the loop is that busy sending — it closes each
+ * new connection as soon as it is accepted (counted as {@code refused} in {@link #stats}) until sends complete.
  */
 public final class Tcp implements AutoCloseable {
     /** Buffer group ids, unique per runtime instance of this class. */

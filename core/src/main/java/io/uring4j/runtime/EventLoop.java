@@ -108,6 +108,26 @@ public final class EventLoop implements Executor {
     }
 
     /**
+     * Loop thread: submits a standing request — a multishot that stays armed for as long as its owner lives, as a
+     * connection's receive or a listener's accept. Descriptors bound these, not {@link UringBuilder#maxInFlight}:
+     * a standing request never waits for a slot and does not take one that ordinary requests need, so idle
+     * connections cannot starve the sends of busy ones.
+     *
+     * @throws RejectedExecutionException if the runtime is closed
+     * @throws IllegalStateException off the loop thread
+     */
+    public void submitStanding(Op op, CompletionHandler handler) {
+        checkAccepting();
+        if (!inLoop()) {
+            throw new IllegalStateException("submitStanding is for the loop thread (" + thread + ")");
+        }
+        if (!io.issue(op, handler, null, false, RequestTable.Kind.STANDING)) {
+            handler.failed(new IllegalStateException("uring4j loop " + id + ": " + RequestTable.MAX_SLOTS
+                    + " requests in flight: no slot left for a standing request"));
+        }
+    }
+
+    /**
      * Submits {@code op} and returns its result as a future: the CQE result, or an {@link ErrnoException}
      * naming the opcode and errno. For single-shot requests.
      */
@@ -264,7 +284,7 @@ public final class EventLoop implements Executor {
     void submitControl(Op op, CompletionHandler handler) {
         checkAccepting();
         if (inLoop()) {
-            if (!io.issue(op, handler, null, false, true)) {
+            if (!io.issue(op, handler, null, false, RequestTable.Kind.CONTROL)) {
                 slotWaiters.addControl(() -> submitControl(op, handler));
             }
         } else {
@@ -274,7 +294,7 @@ public final class EventLoop implements Executor {
 
     /** Loop thread: submits now, or queues the request until a slot frees. */
     private void submitNow(Op op, CompletionHandler handler) {
-        if (!io.issue(op, handler, null, false, false)) {
+        if (!io.issue(op, handler, null, false, RequestTable.Kind.ORDINARY)) {
             slotWaiters.add(() -> submitNow(op, handler));
         }
     }
@@ -286,7 +306,7 @@ public final class EventLoop implements Executor {
             wakes.flush();
             return;
         }
-        if (!io.issue(request, request, request.guard(), request.bounded(), false)) {
+        if (!io.issue(request, request, request.guard(), request.bounded(), RequestTable.Kind.ORDINARY)) {
             slotWaiters.add(request);
         }
     }
@@ -559,7 +579,7 @@ public final class EventLoop implements Executor {
      * is left of {@link UringBuilder#maxInFlight}.
      */
     public int freeSlots() {
-        return Math.max(0, table.size() - table.inFlight());
+        return table.freeOrdinary();
     }
 
     /** The most ordinary requests in flight at once: {@link UringBuilder#maxInFlight}. */

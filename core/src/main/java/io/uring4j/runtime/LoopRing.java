@@ -52,15 +52,15 @@ final class LoopRing {
     /**
      * Binds a slot to the op and writes its SQE; false (nothing done) when no slot is free. The request becomes a
      * user of {@code guard}'s fd (if any) until its slot is released; {@code bounded}, it completes on its own
-     * ({@link Submission#bounded}); {@code control}, it may take the slots kept for control requests. A closing
+     * ({@link Submission#bounded}); {@code kind} says which of the table's bounds it counts against. A closing
      * runtime fails the handler instead.
      */
-    boolean issue(Op op, CompletionHandler handler, FdGuard guard, boolean bounded, boolean control) {
+    boolean issue(Op op, CompletionHandler handler, FdGuard guard, boolean bounded, RequestTable.Kind kind) {
         if (loop.closing()) {
             handler.failed(new RejectedExecutionException("uring4j runtime is closed: request not submitted"));
             return true;
         }
-        RequestTable.Request r = control ? table.acquireControl(handler, op) : table.acquire(handler, op);
+        RequestTable.Request r = table.acquire(kind, handler, op);
         if (r == null) {
             tableFull();
             return false;

@@ -12,23 +12,35 @@ import java.util.Arrays;
  * instead of being delivered to the wrong request. Negative user_data values (bit 63) are reserved for the
  * loop's internal requests and never produced here.
  *
- * <p>A few slots beyond the table's size are kept for control requests ({@link #acquireControl}): a close's
- * cancellation must reach the kernel even when every ordinary slot is taken by a request it is there to cancel.
+ * <p>Three kinds of request share the slots, each with its own bound:
+ * <ul>
+ *   <li>ordinary ({@link #acquire}): at most {@link #size()} in flight — the builder's maxInFlight, the bound
+ *       on the work a loop has taken on;</li>
+ *   <li>control ({@link #acquireControl}): {@link #CONTROL_SLOTS} more on top, so a close's cancellation
+ *       reaches the kernel even when every ordinary slot is taken by a request it is there to cancel;</li>
+ *   <li>standing ({@link #acquireStanding}): a multishot that stays armed while its owner lives — a connection's
+ *       receive, a listener's accept. Descriptors bound them, not the table: idle connections must not use up
+ *       the slots their own sends need, nor stop new connections while the loop has room for work.</li>
+ * </ul>
  *
- * <p>Slots are made as they are first needed, in chunks that double, up to the size: a bound of a million
- * (a server's idle connections each keep a receive in flight) costs nothing until it is used, and a slot once
- * made is kept. Per slot: one {@link Request} (about 40 bytes of heap: header, index, generation, opcode, a
- * flag, three references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native scratch.
- * Only the loop thread touches the table, so nothing here is synchronized.
+ * <p>Slots are made as they are first needed, in chunks that double: a bound of a million costs nothing until
+ * it is used, and a slot once made is kept. Per slot: one {@link Request} (about 40 bytes of heap: header, index,
+ * generation, opcode, flags, three references, the scratch view) and {@link Op#SCRATCH_BYTES} bytes of native
+ * scratch. Only the loop thread touches the table, so nothing here is synchronized.
  */
 final class RequestTable {
     /** Slots beyond {@link #size()} that only control requests take. */
     static final int CONTROL_SLOTS = 8;
     /** Slots made at the start, at most: most loops never need more. */
     private static final int FIRST_CHUNK = 1024;
+    /** The most slots a table makes: the index is the low half of user_data, and bit 31 is kept clear. */
+    static final int MAX_SLOTS = 1 << 30;
+
+    /** Which bound a request counts against. */
+    enum Kind { ORDINARY, CONTROL, STANDING }
 
     private final Arena arena;
-    /** Ordinary slots; control slots come on top. */
+    /** Ordinary requests at most in flight; control requests may take {@link #CONTROL_SLOTS} more. */
     private final int size;
     /** Slots made so far: {@code slots[0, made)}. */
     private int made;
@@ -36,6 +48,8 @@ final class RequestTable {
     /** A stack of free slot indexes, lowest on top. */
     private int[] free;
     private int freeCount;
+    /** Ordinary and control requests in flight: those the size bounds (standing ones are the rest). */
+    private int counted;
 
     RequestTable(int size, Arena arena) {
         this.arena = arena;
@@ -46,45 +60,67 @@ final class RequestTable {
     }
 
     /**
-     * A free slot bound to {@code handler} and {@code owner}, or {@code null} when {@link #size()} requests are
-     * in flight.
+     * A free slot bound to {@code handler} and {@code owner}, or {@code null} when {@link #size()} ordinary
+     * requests are in flight.
      */
     Request acquire(CompletionHandler handler, Object owner) {
-        if (freeCount <= CONTROL_SLOTS && !growForMore()) {
-            return null;
-        }
-        return take(handler, owner);
+        return counted < size ? take(handler, owner, false) : null;
     }
 
     /** {@link #acquire} for a control request, which may also take the reserved slots. */
     Request acquireControl(CompletionHandler handler, Object owner) {
-        if (freeCount == 0 && !growForMore()) {
-            return null;
-        }
-        return take(handler, owner);
+        return counted < size + CONTROL_SLOTS ? take(handler, owner, false) : null;
+    }
+
+    /** A slot for a standing request: never {@code null} short of {@link #MAX_SLOTS}. */
+    Request acquireStanding(CompletionHandler handler, Object owner) {
+        return take(handler, owner, true);
+    }
+
+    /** {@link #acquire}, {@link #acquireControl} or {@link #acquireStanding}, as {@code kind} says. */
+    Request acquire(Kind kind, CompletionHandler handler, Object owner) {
+        return switch (kind) {
+            case ORDINARY -> acquire(handler, owner);
+            case CONTROL -> acquireControl(handler, owner);
+            case STANDING -> acquireStanding(handler, owner);
+        };
     }
 
     /** Whether any slot is free or can be made, a reserved one included. */
     boolean anyFree() {
-        return freeCount > 0 || made < limit();
+        return counted < size + CONTROL_SLOTS;
     }
 
     /** Whether {@code n} ordinary requests can be acquired now. */
     boolean hasRoom(int n) {
-        return freeCount - CONTROL_SLOTS + (limit() - made) >= n;
+        return size - counted >= n;
     }
 
-    private int limit() {
-        return size + CONTROL_SLOTS;
+    /** Ordinary slots free: {@link #size()} less the ordinary and control requests in flight. */
+    int freeOrdinary() {
+        return Math.max(0, size - counted);
     }
 
-    /** Makes more slots, twice as many as there are (up to the limit); false if the table is at its limit. */
-    private boolean growForMore() {
-        if (made == limit()) {
-            return false;
+    private Request take(CompletionHandler handler, Object owner, boolean standing) {
+        if (freeCount == 0) {
+            if (made == MAX_SLOTS) {
+                return null;
+            }
+            // Twice as many, but no more than the bounded kinds can use and room to double the standing ones.
+            long wanted = (long) size + CONTROL_SLOTS + 2L * (made - counted);
+            grow((int) Math.min(MAX_SLOTS, Math.min(2L * made, Math.max(made + 1L, wanted))));
         }
-        grow((int) Math.min(limit(), 2L * made));
-        return true;
+        Request r = slots[free[--freeCount]];
+        r.generation = r.generation == Integer.MAX_VALUE ? 1 : r.generation + 1;
+        r.handler = handler;
+        r.owner = owner;
+        r.opcode = 0;
+        r.bounded = false;
+        r.standing = standing;
+        if (!standing) {
+            counted++;
+        }
+        return r;
     }
 
     private void grow(int total) {
@@ -99,16 +135,6 @@ final class RequestTable {
         made = total;
     }
 
-    private Request take(CompletionHandler handler, Object owner) {
-        Request r = slots[free[--freeCount]];
-        r.generation = r.generation == Integer.MAX_VALUE ? 1 : r.generation + 1;
-        r.handler = handler;
-        r.owner = owner;
-        r.opcode = 0;
-        r.bounded = false;
-        return r;
-    }
-
     /**
      * Returns a slot after its final CQE (or a failed preparation): drops the references that kept the op's
      * memory alive, and ends the request's use of its fd.
@@ -118,6 +144,9 @@ final class RequestTable {
         r.owner = null;
         r.releaseGuard();
         r.generation = r.generation == Integer.MAX_VALUE ? 1 : r.generation + 1;   // retire the user_data now
+        if (!r.standing) {
+            counted--;
+        }
         free[freeCount++] = r.index;
     }
 
@@ -132,7 +161,7 @@ final class RequestTable {
         return r.generation == generation && r.handler != null ? r : null;
     }
 
-    /** Requests in flight, control requests included. */
+    /** Requests in flight, of every kind. */
     int inFlight() {
         return made - freeCount;
     }
@@ -168,6 +197,8 @@ final class RequestTable {
         FdGuard guard;
         /** The request completes without an outside event ({@link EventLoop#callBounded}). */
         boolean bounded;
+        /** A standing request ({@link #acquireStanding}): not counted against the table's size. */
+        boolean standing;
 
         Request(int index, MemorySegment scratch) {
             this.index = index;

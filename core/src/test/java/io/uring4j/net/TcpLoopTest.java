@@ -1,7 +1,10 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.Timespec;
 import io.uring4j.ring.abi.Features;
+import io.uring4j.runtime.CompletionHandler;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;
@@ -9,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -151,55 +156,89 @@ class TcpLoopTest {
      * sending; once some of them end, it accepts again. Before, the table filled, and every send and receive
      * waited for a slot forever.
      */
+    /**
+     * Idle connections take no request slot: their receives are standing requests. A loop allowed 64 requests in
+     * flight carries a thousand connections, refuses none, and answers every one of them — all asking at once.
+     */
     @Test
-    void nearAFullRequestTableNewConnectionsAreRefusedAndOldOnesStillServed() throws Exception {
-        int maxInFlight = 64;
-        try (Uring uring = Uring.builder().loops(1).maxInFlight(maxInFlight).build(); Tcp tcp = Tcp.open(uring)) {
+    void idleConnectionsTakeNoRequestSlots() throws Exception {
+        int connections = 1_000;
+        try (Uring uring = Uring.builder().loops(1).maxInFlight(64).build(); Tcp tcp = Tcp.open(uring)) {
             TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
             List<Socket> idle = new ArrayList<>();
             try {
-                Socket refused = null;
-                while (refused == null) {
-                    assertThat(idle).as("connections open without a refusal: %s", tcp.stats(0))
-                            .hasSizeLessThan(maxInFlight);
-                    Socket s = connectTimed(server.localAddress());
-                    long seen = idle.size() + 1;
-                    awaitCondition(() -> tcp.accepted() + tcp.acceptRefusals() == seen);
-                    if (tcp.acceptRefusals() > 0) {
-                        refused = s;
-                    } else {
-                        idle.add(s);
-                    }
+                for (int i = 0; i < connections; i++) {
+                    idle.add(connectTimed(server.localAddress()));
                 }
-                try (Socket s = refused) {
-                    assertThat(s.getInputStream().read()).as("the refused connection reads EOF").isEqualTo(-1);
+                awaitCondition(() -> tcp.accepted() + tcp.acceptRefusals() == connections);
+                assertThat(tcp.acceptRefusals()).as("refused: %s", tcp.stats(0)).isZero();
+                for (int i = 0; i < connections; i++) {
+                    idle.get(i).getOutputStream().write(new byte[] {(byte) i, (byte) (i >> 8)});
                 }
-                // Every old connection echoes, all sending at once with the slots kept for them.
-                for (int i = 0; i < idle.size(); i++) {
-                    idle.get(i).getOutputStream().write(new byte[] {(byte) i, 7});
+                for (int i = 0; i < connections; i++) {
+                    assertThat(idle.get(i).getInputStream().readNBytes(2)).containsExactly((byte) i, (byte) (i >> 8));
                 }
-                for (int i = 0; i < idle.size(); i++) {
-                    assertThat(idle.get(i).getInputStream().readNBytes(2)).containsExactly((byte) i, 7);
-                }
-                try (Socket another = connectTimed(server.localAddress())) {
-                    assertThat(another.getInputStream().read()).as("refused again at the bound").isEqualTo(-1);
-                }
-                awaitCondition(() -> tcp.acceptRefusals() == 2);       // counted: the peer may read EOF first
-                for (int i = 0; i < 8; i++) {
-                    idle.removeLast().close();
-                }
-                awaitCondition(() -> tcp.stats(0).endsWith(" open=" + idle.size()));
-                try (Socket fresh = connectTimed(server.localAddress())) {
-                    fresh.getOutputStream().write(42);
-                    assertThat(fresh.getInputStream().read()).as("accepted once slots freed").isEqualTo(42);
-                }
-                assertThat(tcp.acceptRefusals()).isEqualTo(2);
             } finally {
                 for (Socket s : idle) {
                     s.close();
                 }
             }
         }
+    }
+
+    /**
+     * When the loop is busy — its request slots held by work in flight (here: timeouts a handler starts) — a new
+     * connection is closed as soon as it is accepted, and the connections it has are still served with the slots
+     * kept for them; once the work ends, new connections are taken again.
+     */
+    @Test
+    void whenRequestsInFlightNearTheBoundNewConnectionsAreRefusedAndOldOnesStillServed() throws Exception {
+        int maxInFlight = 64;
+        List<Long> held = new CopyOnWriteArrayList<>();
+        Op hold = (sqe, scratch) -> {
+            Timespec.set(scratch, TimeUnit.MINUTES.toNanos(10));
+            sqe.prepTimeout(scratch, 0, 0);
+            held.add(sqe.userData());
+        };
+        CompletionHandler ignore = (result, flags) -> { };
+        // 'H' takes every slot but the kept eighth; 'R' ends them; anything else echoes.
+        Supplier<ConnectionHandler> handlers = () -> (connection, data, length) -> {
+            byte b = data.get(ValueLayout.JAVA_BYTE, 0);
+            if (b == 'H') {
+                for (int i = 0; i < maxInFlight - maxInFlight / 8; i++) {
+                    connection.loop().submit(hold, ignore);
+                }
+            } else if (b == 'R') {
+                held.forEach(connection.loop()::cancel);
+                held.clear();
+            }
+            connection.write(data, 0, length);
+        };
+        try (Uring uring = Uring.builder().loops(1).maxInFlight(maxInFlight).build(); Tcp tcp = Tcp.open(uring);
+             Socket holder = connectTimed(tcp.listen(ANY_PORT, handlers).localAddress())) {
+            InetSocketAddress address = new InetSocketAddress(holder.getInetAddress(), holder.getPort());
+            try (Socket old = connectTimed(address)) {
+                echo(holder, 'H');
+                awaitCondition(() -> held.size() == maxInFlight - maxInFlight / 8);
+                try (Socket refused = connectTimed(address)) {
+                    assertThat(refused.getInputStream().read()).as("the refused connection reads EOF").isEqualTo(-1);
+                }
+                awaitCondition(() -> tcp.acceptRefusals() == 1);       // counted: the peer may read EOF first
+                echo(old, 'x');
+                echo(holder, 'R');
+                awaitCondition(() -> held.isEmpty());
+                try (Socket fresh = connectTimed(address)) {
+                    echo(fresh, 'y');
+                }
+                assertThat(tcp.acceptRefusals()).isEqualTo(1);
+                assertThat(tcp.accepted()).isEqualTo(3);
+            }
+        }
+    }
+
+    private static void echo(Socket s, char c) throws IOException {
+        s.getOutputStream().write(c);
+        assertThat(s.getInputStream().read()).as("echo of %s", c).isEqualTo(c);
     }
 
     /** A JDK socket whose reads fail the test after ten seconds instead of hanging it. */

@@ -55,6 +55,35 @@ class RequestTableTest {
     }
 
     @Test
+    void standingRequestsTakeSlotsBeyondTheSizeAndLeaveOrdinaryRoomAlone() {
+        try (TrackedArena arena = new TrackedArena()) {
+            RequestTable table = new RequestTable(16, arena);
+            List<RequestTable.Request> standing = new ArrayList<>();
+            for (int i = 0; i < 3_000; i++) {
+                RequestTable.Request r = table.acquireStanding(NONE, this);
+                assertThat(r).as("standing %d", i).isNotNull();
+                standing.add(r);
+            }
+            assertThat(table.hasRoom(16)).as("ordinary room untouched").isTrue();
+            assertThat(table.freeOrdinary()).isEqualTo(16);
+            List<RequestTable.Request> ordinary = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                ordinary.add(table.acquire(NONE, this));
+            }
+            assertThat(ordinary).doesNotContainNull();
+            assertThat(table.acquire(NONE, this)).as("the size still bounds ordinary requests").isNull();
+            assertThat(table.acquireControl(NONE, this)).as("control slots still on top").isNotNull();
+            assertThat(table.acquireStanding(NONE, this)).as("standing ones are not bounded by the size").isNotNull();
+            assertThat(table.inFlight()).isEqualTo(3_000 + 16 + 1 + 1);
+
+            standing.forEach(table::release);
+            assertThat(table.freeOrdinary()).as("releasing standing slots frees no ordinary room").isZero();
+            ordinary.forEach(table::release);
+            assertThat(table.freeOrdinary()).isEqualTo(16 - 1);       // the control request is still in flight
+        }
+    }
+
+    @Test
     void aRuntimeWithAMillionSlotsMakesThemOnlyAsTheyAreUsed() throws Exception {
         long before = Uring.nativeBytesInUse();
         try (Uring uring = Uring.builder().loops(1).maxInFlight(1 << 20).build()) {

@@ -100,8 +100,8 @@ public final class Serve implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         InetSocketAddress address = validate();
-        // Each connection holds a request slot for its receive (and one while sending): room for ~500k per loop,
-        // made only as connections come (the fd limit is the real bound).
+        // The vthread style parks a read per connection, each one request slot: room for a million per loop, made
+        // only as connections come (the fd limit is the real bound). The loop style's receives take none.
         Uring uring = Uring.builder().loops(threads).maxInFlight(1 << 20)
                 .batchWait(batchWaitMicros > 0 ? BATCH : 1, Duration.ofNanos(batchWaitMicros * 1000L)).build();
         boolean http = protocol == Protocol.http;
