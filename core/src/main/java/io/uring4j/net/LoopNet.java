@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -96,11 +97,45 @@ final class LoopNet {
         checkTerminated();
     }
 
-    /** Starts a multishot accept on {@code listenFd}; each connection gets a handler from {@code handlers}. */
-    void listen(int listenFd, Supplier<ConnectionHandler> handlers) {
-        Acceptor a = new Acceptor(listenFd, handlers);
+    /**
+     * Starts a multishot accept on {@code listenFd}; each connection gets a handler from {@code handlers} and
+     * lives on one of {@code spreadOver}, taken in turn ({@code this} alone: every connection stays here).
+     */
+    void listen(int listenFd, Supplier<ConnectionHandler> handlers, LoopNet[] spreadOver) {
+        Acceptor a = new Acceptor(listenFd, handlers, spreadOver);
         acceptors.add(a);
         a.arm();
+    }
+
+    /**
+     * Loop thread: takes a connection accepted here or on another loop. When the loop's request table is near its
+     * bound (no more than {@link #reservedSlots} free) the connection is closed at once: its peer reads end of
+     * stream, where a paused accept would leave it connected in the backlog with no answer — a hang — and the
+     * connections the loop has keep the slots they need to go on sending. Idle connections take none of these.
+     */
+    void take(int fd, Supplier<ConnectionHandler> handlers) {
+        if (shuttingDown || loop.runtime().isClosed()) {
+            LibC.close(fd);
+        } else if (loop.freeSlots() <= reservedSlots) {
+            refuse(fd);
+        } else {
+            accepted++;
+            try {
+                adopt(fd, handlers.get());
+            } catch (Throwable t) {
+                log("connection handler factory failed", t);
+                LibC.close(fd);
+            }
+        }
+    }
+
+    private void refuse(int connection) {
+        if (acceptRefusals++ == 0) {
+            log("refusing new connections while fewer than " + (reservedSlots + 1) + " of "
+                    + loop.maxInFlight() + " request slots are free (sends in flight hold them;"
+                    + " raise UringBuilder.maxInFlight to carry more)", null);
+        }
+        LibC.close(connection);
     }
 
     /** Stops accepting on {@code listenFd} and closes it. */
@@ -157,10 +192,9 @@ final class LoopNet {
      * once: the acceptor pauses instead, 10 ms at first and doubling up to a second while the shortage lasts,
      * and logs once per shortage.
      *
-     * <p>When the loop's request table is near its bound (no more than {@link #reservedSlots} free), a connection
-     * is closed as soon as it is accepted: its peer reads end of stream at once, where a paused accept would
-     * leave it connected in the backlog with no answer — a hang — and the connections the loop has keep the
-     * slots they need to go on sending. Idle connections take none of these slots.
+     * <p>A listener shared by the loops is accepted on one of them, which hands each connection to the loops in
+     * turn: connections spread evenly and their peers' listeners need no SO_REUSEPORT (with it, a second server on
+     * the port would silently take half of them).
      */
     private final class Acceptor implements CompletionHandler {
         private static final long FIRST_PAUSE_NANOS = 10_000_000L;
@@ -175,6 +209,9 @@ final class LoopNet {
 
         final int fd;
         private final Supplier<ConnectionHandler> handlers;
+        private final LoopNet[] spreadOver;
+        /** The loop that takes the next connection: an index into {@link #spreadOver}. */
+        private int next;
         private boolean armed;
         private boolean stopped;
         private long userData;
@@ -202,9 +239,10 @@ final class LoopNet {
             }
         };
 
-        Acceptor(int fd, Supplier<ConnectionHandler> handlers) {
+        Acceptor(int fd, Supplier<ConnectionHandler> handlers, LoopNet[] spreadOver) {
             this.fd = fd;
             this.handlers = handlers;
+            this.spreadOver = spreadOver;
             this.op = (sqe, scratch) -> {
                 sqe.prepMultishotAccept(fd, MemorySegment.NULL, MemorySegment.NULL,
                         Sockets.SOCK_CLOEXEC);
@@ -238,16 +276,8 @@ final class LoopNet {
                 pauseNanos = 0;
                 if (stopped || shuttingDown) {
                     LibC.close(result);
-                } else if (loop.freeSlots() <= reservedSlots) {
-                    refuse(result);
                 } else {
-                    accepted++;
-                    try {
-                        adopt(result, handlers.get());
-                    } catch (Throwable t) {
-                        log("connection handler factory failed", t);
-                        LibC.close(result);
-                    }
+                    handOn(result);
                 }
             } else if (result == -Errno.ECANCELED) {
                 stopped = true;             // asked for, or the runtime is closing
@@ -269,13 +299,19 @@ final class LoopNet {
             }
         }
 
-        private void refuse(int connection) {
-            if (acceptRefusals++ == 0) {
-                log("refusing new connections while fewer than " + (reservedSlots + 1) + " of "
-                        + loop.maxInFlight() + " request slots are free (sends in flight hold them;"
-                        + " raise UringBuilder.maxInFlight to carry more)", null);
+        /** Gives a connection to the next loop in turn: taken here at once, else on that loop's thread. */
+        private void handOn(int connection) {
+            LoopNet target = spreadOver[next];
+            next = next + 1 == spreadOver.length ? 0 : next + 1;
+            if (target == LoopNet.this) {
+                take(connection, handlers);
+                return;
             }
-            LibC.close(connection);
+            try {
+                target.loop.execute(() -> target.take(connection, handlers));
+            } catch (RejectedExecutionException closing) {
+                LibC.close(connection);
+            }
         }
 
         private static boolean isShortage(int result) {

@@ -32,8 +32,9 @@ import java.util.function.ToLongFunction;
  * }
  * }</pre>
  *
- * <p>{@link #listen} binds one listening socket per loop with SO_REUSEPORT, so the kernel spreads connections
- * over the loops and each loop accepts its own with one multishot ACCEPT. {@link #close()} closes every
+ * <p>{@link #listen} binds one listening socket, whose multishot ACCEPT runs on one loop that hands the connections
+ * to the loops in turn; with {@code reusePort}, one socket per loop with SO_REUSEPORT, so the kernel spreads
+ * connections over the loops and each accepts its own. {@link #close()} closes every
  * listener and connection and waits until the loops have released what the kernel could still touch.
  *
  * <p>Sizing: a connection's receive (and a listener's accept) is a standing request, outside
@@ -99,15 +100,27 @@ public final class Tcp implements AutoCloseable {
     }
 
     /**
-     * Listens on {@code address} on every loop (SO_REUSEPORT); each accepted connection gets a new handler
-     * from {@code handlers}, called on the accepting loop.
+     * Listens on {@code address}: one socket, accepted by one loop (each server's by the next), which hands the
+     * connections to the loops in turn. Like the JDK's {@code bind}, this fails with EADDRINUSE when anything
+     * listens there. Each accepted connection gets a new handler from {@code handlers}, called on the loop it
+     * lives on.
      */
     public TcpServer listen(InetSocketAddress address, Supplier<ConnectionHandler> handlers) throws IOException {
-        int[] fds = new int[loops.length];
+        return listen(address, handlers, false);
+    }
+
+    /**
+     * {@link #listen(InetSocketAddress, Supplier)}, or with {@code reusePort} one socket per loop with SO_REUSEPORT:
+     * each loop accepts its own connections (the kernel spreads them, no hand-off), and the port is shared with
+     * any other socket that sets SO_REUSEPORT on it — another server's too.
+     */
+    public TcpServer listen(InetSocketAddress address, Supplier<ConnectionHandler> handlers, boolean reusePort)
+            throws IOException {
+        int[] fds = new int[reusePort ? loops.length : 1];
         InetSocketAddress bound = address;
         try {
-            for (int i = 0; i < loops.length; i++) {
-                fds[i] = TcpListener.listen(bound, config.backlog(), true);
+            for (int i = 0; i < fds.length; i++) {
+                fds[i] = TcpListener.listen(bound, config.backlog(), reusePort);
                 if (i == 0) {
                     bound = TcpSocket.name(fds[0], true);       // port 0: the others join the port picked
                 }
@@ -120,12 +133,19 @@ public final class Tcp implements AutoCloseable {
             }
             throw e;
         }
-        for (int i = 0; i < loops.length; i++) {
-            LoopNet net = loops[i];
-            int fd = fds[i];
-            net.loop().execute(() -> net.listen(fd, handlers));
+        LoopNet[] accepting = new LoopNet[fds.length];
+        synchronized (servers) {
+            for (int i = 0; i < fds.length; i++) {
+                accepting[i] = reusePort ? loops[i] : loops[servers.size() % loops.length];
+            }
         }
-        TcpServer server = new TcpServer(this, bound, fds);
+        for (int i = 0; i < fds.length; i++) {
+            LoopNet net = accepting[i];
+            int fd = fds[i];
+            LoopNet[] spreadOver = reusePort ? new LoopNet[] {net} : loops;
+            net.loop().execute(() -> net.listen(fd, handlers, spreadOver));
+        }
+        TcpServer server = new TcpServer(this, bound, fds, accepting);
         synchronized (servers) {
             servers.add(server);
         }
@@ -174,8 +194,8 @@ public final class Tcp implements AutoCloseable {
     /** Stops {@code server}'s listeners (open connections stay). */
     void stop(TcpServer server) {
         int[] fds = server.fds();
-        for (int i = 0; i < loops.length; i++) {
-            LoopNet net = loops[i];
+        for (int i = 0; i < fds.length; i++) {
+            LoopNet net = server.acceptors()[i];
             int fd = fds[i];
             try {
                 net.loop().execute(() -> net.unlisten(fd));

@@ -27,8 +27,12 @@
  *
  * <h2>Loop style: {@link io.uring4j.net.Tcp}, {@link io.uring4j.net.Connection}, {@link io.uring4j.net.ConnectionHandler}</h2>
  * <ul>
- *   <li>Accept: one listening socket per loop with SO_REUSEPORT, each with one multishot ACCEPT — the kernel
- *       spreads connections over the loops and no connection is handed between threads.</li>
+ *   <li>Accept: one listening socket with one multishot ACCEPT on one loop, which hands connections to the loops
+ *       in turn — a port in use is refused, as with the JDK; or, asked for, one socket per loop with SO_REUSEPORT,
+ *       each with its own multishot ACCEPT, so the kernel spreads connections and none is handed between threads.
+ *       Receives and accepts are standing requests: they do not count against
+ *       {@link io.uring4j.runtime.UringBuilder#maxInFlight}, so idle connections take none of the slots sends
+ *       need.</li>
  *   <li>Receive: one multishot RECV per connection, picking buffers from its loop's provided-buffer ring
  *       (memory per loop, not per connection). A buffer goes back to the ring as soon as the handler that saw it
  *       returns. If the ring runs dry inside one reap batch the receive ends with ENOBUFS, the data stays queued

@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The loop style: connections live on the event loops, handlers run there and never block. Each loop accepts
- * its own connections (SO_REUSEPORT), receives into its buffer ring, and sends each batch of responses in one
+ * The loop style: connections live on the event loops, handlers run there and never block. One loop accepts and
+ * hands connections to the loops in turn (with {@code --reuse-port}, each loop accepts its own on a socket of its
+ * own), each receives into its buffer ring, and sends each batch of responses in one
  * SEND after the handler returns — pipelined requests in one read cost one write. HTTP connections idle longer
  * than the idle timeout are closed by a sweep on each loop's timer.
  */
@@ -29,7 +30,9 @@ final class LoopStyle implements Server {
     private final TcpServer server;
     private final List<Sweep> sweeps = new ArrayList<>();
 
-    LoopStyle(Uring uring, InetSocketAddress address, boolean http, Duration idleTimeout) throws IOException {
+    /** With {@code reusePort}, the port is shared with other servers (SO_REUSEPORT). */
+    LoopStyle(Uring uring, InetSocketAddress address, boolean http, Duration idleTimeout, boolean reusePort)
+            throws IOException {
         tcp = Tcp.open(uring);
         Supplier<ConnectionHandler> handlers = () -> ECHO;
         if (http) {
@@ -41,7 +44,7 @@ final class LoopStyle implements Server {
             }
             handlers = () -> new Http(byLoop);
         }
-        server = tcp.listen(address, handlers);
+        server = tcp.listen(address, handlers, reusePort);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.uring4j.serve;
 
-import io.uring4j.net.TcpListener;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -108,10 +107,7 @@ public final class Serve implements Callable<Integer> {
         Duration idleTimeout = Duration.ofMillis(idleTimeoutMillis);
         Server server;
         try {
-            if (!reusePort && port != 0) {
-                refuseIfInUse(uring, address);
-            }
-            server = style == Style.loop ? new LoopStyle(uring, address, http, idleTimeout)
+            server = style == Style.loop ? new LoopStyle(uring, address, http, idleTimeout, reusePort)
                     : new ThreadStyle(uring, address, http, idleTimeout, reusePort);
         } catch (IOException | RuntimeException e) {
             uring.close();
@@ -166,15 +162,6 @@ public final class Serve implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), bad.substring(0, bad.length() - 2));
         }
         return new InetSocketAddress(address, port);
-    }
-
-    /**
-     * The loop style binds one socket per loop with SO_REUSEPORT, which would silently share the port with a
-     * server already on it. Unless asked to share, a listener without SO_REUSEPORT is bound first and closed at once:
-     * its bind fails with EADDRINUSE if anything listens there (or EACCES, EADDRNOTAVAIL) before the real ones.
-     */
-    private static void refuseIfInUse(Uring uring, InetSocketAddress address) throws IOException {
-        TcpListener.bind(uring, address, 1, false).close();
     }
 
     /** One line for a failure: the operation and its errno, and what to do for the usual ones. */

@@ -21,7 +21,7 @@ final class Servers {
 
     /** {@code style}: loop or vthread. */
     static Server start(Uring uring, String style, boolean http, Duration idleTimeout) throws IOException {
-        return style.equals("loop") ? new LoopStyle(uring, ANY_PORT, http, idleTimeout)
+        return style.equals("loop") ? new LoopStyle(uring, ANY_PORT, http, idleTimeout, false)
                 : new ThreadStyle(uring, ANY_PORT, http, idleTimeout, false);
     }
 
