@@ -13,9 +13,12 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -109,6 +112,7 @@ public final class Serve implements Callable<Integer> {
         try {
             server = style == Style.loop ? new LoopStyle(uring, address, http, idleTimeout, reusePort)
                     : new ThreadStyle(uring, address, http, idleTimeout, reusePort);
+            selfCheck(server.address(), http);
         } catch (IOException | RuntimeException e) {
             uring.close();
             throw e;
@@ -134,6 +138,30 @@ public final class Serve implements Callable<Integer> {
                 protocol, bound.getHostString(), bound.getPort(), threads, style);
         stopped.await();
         return 0;
+    }
+
+    /**
+     * One exchange with the server itself before it says it listens, ended by a half-close so that the server's
+     * own close runs too. Besides checking the server answers, this loads every class the serving path needs while
+     * descriptors are plentiful: from a class path of directories each class load opens a file, and a path first
+     * taken once descriptors have run out — a connection's close — would fail, and leak the connection.
+     */
+    private static void selfCheck(InetSocketAddress bound, boolean http) throws IOException {
+        InetAddress address = bound.getAddress().isAnyLocalAddress()
+                ? (bound.getAddress() instanceof Inet6Address ? InetAddress.getByName("::1")
+                        : InetAddress.getByName("127.0.0.1"))
+                : bound.getAddress();
+        byte[] request = http ? "GET /plaintext HTTP/1.1\r\nHost: self-check\r\n\r\n".getBytes(StandardCharsets.US_ASCII)
+                : new byte[] {'?'};
+        try (Socket s = new Socket(address, bound.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(request);
+            s.shutdownOutput();
+            byte[] answer = s.getInputStream().readAllBytes();       // to the end: the server has closed its side
+            if (answer.length == 0) {
+                throw new IOException("self-check: the server closed without answering");
+            }
+        }
     }
 
     /** The options' ranges and the host's address, before any work: exit status 2 when one is wrong. */
