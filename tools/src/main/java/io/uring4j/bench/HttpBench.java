@@ -8,23 +8,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static io.uring4j.bench.CompareC.max;
@@ -38,7 +28,8 @@ import static io.uring4j.bench.CompareC.min;
  * turns, in the given order and then backwards round after round (compared servers sit side by side in the
  * default order), so whatever else the machine does hits them all. Prints medians, the server's CPU time per
  * request (steadier than req/s on a busy machine), and the median per-round ratios the network issue sets
- * targets for.
+ * targets for. The applications (Jetty, Netty's HTTP codec, Tomcat) run also as {@link UringTwin}s, unmodified
+ * on uring4j's java.nio providers through the JDK's provider flags; each pair gets its flag-on / flag-off ratios.
  */
 @Command(name = "http", sortOptions = false, usageHelpWidth = 110,
         description = {"HTTP/1.1 plaintext under wrk: uring4j's servers and their peers, alternating; medians"
@@ -47,10 +38,16 @@ import static io.uring4j.bench.CompareC.min;
             "  ./uring4j bench http                                  every server, 3 rounds of 10 s",
             "  ./uring4j bench http --duration 5 --servers uring4j-loop,netty-iouring",
             "  ./uring4j bench http --engine portable                uring4j on the portable engine",
+            "  ./uring4j bench http --apps                           Jetty, Netty's codec, Tomcat: flag off and on",
+            "  ./uring4j bench http --servers jetty,jetty+uring4j    one application, flag off and on",
             "  ./uring4j bench http --wrk-threads 2 --pipeline 16    load that wrk alone cannot give on 2 cores"})
 final class HttpBench implements Callable<Integer> {
-    static final List<String> SERVERS =
-            Stream.concat(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream()).toList();
+    static final List<String> SERVERS = Stream.of(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream(),
+            Peer.APPS.stream(), UringTwin.ALL.stream().map(UringTwin::name)).flatMap(s -> s).toList();
+
+    /** {@code --apps}: each application without and with its provider flag. */
+    static final List<String> APP_PAIRS =
+            Peer.APPS.stream().flatMap(app -> Stream.of(app, app + UringTwin.SUFFIX)).toList();
 
     /** A ratio the table reports: {@code numerator / denominator}, with the issue's target (kernel engine). */
     private record Ratio(String numerator, String denominator, double target, boolean portableOnly) {
@@ -60,9 +57,6 @@ final class HttpBench implements Callable<Integer> {
             new Ratio("uring4j-loop", "netty-iouring", 1.1, false),
             new Ratio("uring4j-vthread", "jdk-vthread", 1.3, false),
             new Ratio("uring4j-loop", "netty-epoll", 0, true));
-
-    private static final Pattern LISTENING = Pattern.compile(" on \\S+:(\\d+),");
-    private static final int START_SECONDS = 30;
 
     @Option(names = "--duration", paramLabel = "SECONDS", description = "measured seconds per run (default: 10)")
     int duration = 10;
@@ -91,8 +85,14 @@ final class HttpBench implements Callable<Integer> {
 
     @Option(names = "--servers", paramLabel = "NAME", split = ",",
             defaultValue = "uring4j-loop,netty-iouring,uring4j-vthread,jdk-vthread,netty-epoll,netty-nio",
-            description = "which, comma-separated (default: all): ${DEFAULT-VALUE}")
+            description = "which, comma-separated (default: ${DEFAULT-VALUE}); also jetty, netty-codec,"
+                    + " tomcat-nio2 and, on uring4j's java.nio providers, jetty+uring4j, netty-codec+uring4j,"
+                    + " tomcat-nio2+uring4j, netty-nio+uring4j")
     List<String> servers;
+
+    @Option(names = "--apps", description = "the applications jetty, netty-codec and tomcat-nio2, each without and"
+            + " with its '+uring4j' twin; after the --servers named, or alone instead of the default servers")
+    boolean apps;
 
     @Option(names = "--engine", paramLabel = "ENGINE",
             description = "uring4j's engine (-During4j.engine): ${COMPLETION-CANDIDATES} (default: kernel)")
@@ -118,6 +118,7 @@ final class HttpBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        servers.stream().flatMap(s -> UringTwin.named(s).stream()).forEach(UringTwin::requireOnClassPath);
         String binary = Wrk.find();
         if (binary == null) {
             throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
@@ -142,7 +143,12 @@ final class HttpBench implements Callable<Integer> {
         return 0;
     }
 
-    private void validate() {
+    void validate() {
+        if (apps) {
+            boolean named = spec.commandLine().getParseResult().hasMatchedOption("--servers");
+            servers = Stream.concat(named ? servers.stream() : Stream.empty(),
+                    APP_PAIRS.stream().filter(a -> !named || !servers.contains(a))).toList();
+        }
         String bad = "";
         if (duration < 1 || duration > 3600) {
             bad += "--duration must be 1..3600 seconds; ";
@@ -187,97 +193,36 @@ final class HttpBench implements Callable<Integer> {
 
     /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
     private Sample measure(String name, Wrk wrk) throws IOException, InterruptedException {
-        Process server = new ProcessBuilder(childCommand(name)).redirectErrorStream(true).start();
-        Thread stopOnExit = new Thread(server::destroyForcibly);
-        Runtime.getRuntime().addShutdownHook(stopOnExit);      // Ctrl-C must not leave a server running
-        StringBuffer output = new StringBuffer();
-        try {
-            int port = awaitPort(name, server, output);
+        try (ServerProcess server = ServerProcess.start(name, engine, threads)) {
             if (warmup > 0) {
-                wrk.run(port, warmup);
+                wrk.run(server.port(), warmup);
             }
-            long cpuBefore = cpuNanos(server);
-            Wrk.Result result = wrk.run(port, duration);
-            long cpu = cpuNanos(server) - cpuBefore;
+            long cpuBefore = server.cpuNanos();
+            Wrk.Result result = wrk.run(server.port(), duration);
+            long cpu = server.cpuNanos() - cpuBefore;
             if (result.requests() == 0) {
-                throw new BenchException(name + " answered no request in " + duration + " s:\n" + output);
+                throw new BenchException(name + " answered no request in " + duration + " s:\n" + server.output());
             }
             return new Sample(result, cpu / 1e3 / result.requests());
-        } finally {
-            server.destroy();                                   // SIGTERM: uring4j's servers close cleanly
-            if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                server.destroyForcibly().waitFor();
-            }
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        }
-    }
-
-    private static long cpuNanos(Process process) {
-        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
-    }
-
-    /** The child JVM's command: uring4j's serve, or a peer; every server on 127.0.0.1, port chosen by the kernel. */
-    private List<String> childCommand(String name) {
-        // Netty uses sun.misc.Unsafe as it does in production; the flag is the same for every server.
-        List<String> jvm = new ArrayList<>(List.of("--sun-misc-unsafe-memory-access=allow"));   // after -During4j.*
-        List<String> args = new ArrayList<>();
-        String main;
-        if (name.startsWith("uring4j-")) {
-            jvm.add("-During4j.engine=" + engine);
-            main = Serve.class.getName();
-            args.addAll(List.of("http", "--style", name.substring("uring4j-".length())));
-        } else {
-            main = Peer.class.getName();
-            args.add(name);
-        }
-        args.addAll(List.of("--host", "127.0.0.1", "--port", "0", "--threads", Integer.toString(threads)));
-        List<String> command = Child.javaCommand(main, jvm.toArray(String[]::new));
-        command.addAll(args);
-        return command;
-    }
-
-    /**
-     * The port from the server's "… on HOST:PORT, …" line. Its output is read into {@code output} to the end
-     * on a virtual thread (so it never blocks on a full pipe), to be quoted if the server fails.
-     */
-    private static int awaitPort(String name, Process server, StringBuffer output) throws InterruptedException {
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (BufferedReader r = new BufferedReader(
-                    new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    output.append(line).append('\n');
-                    Matcher m = LISTENING.matcher(line);
-                    if (!port.isDone() && m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (IOException e) {
-                output.append(e).append('\n');
-            }
-            port.completeExceptionally(new IllegalStateException("exited"));
-        });
-        try {
-            return port.get(START_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            String why = server.isAlive() ? "did not report a port within " + START_SECONDS + " s"
-                    : "exited with status " + server.waitFor() + " before listening";
-            throw new BenchException(name + " " + why + ":\n" + output);
         }
     }
 
     private void printTables(Wrk wrk, Sample[][] results) {
-        List<String> servers = printServers(results);
-        List<String> ratios = printRatios(results);
+        List<String> serverJson = printServers(results);
+        List<String> ratioJson = printRatios(results);
         out.println();
         out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s.");
         out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
         out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request. errors:");
         out.println("wrk's socket errors and non-2xx answers, over all rounds.");
+        if (servers.stream().anyMatch(s -> UringTwin.named(s).isPresent())) {
+            out.println("NAME+uring4j / NAME: the same application, unmodified, with uring4j's java.nio provider flag");
+            out.println("over without it: req/s above 1 and cpu/req below 1: it serves faster and cheaper on uring4j.");
+        }
         if (json) {
             out.printf(Locale.ROOT, "{\"http\":{\"load\":\"%s\",\"rounds\":%d,\"threads\":%d,\"engine\":\"%s\","
                             + "\"servers\":{%s},\"ratios\":{%s}}}%n", wrk.describe(duration), rounds, threads, engine,
-                    String.join(",", servers), String.join(",", ratios));
+                    String.join(",", serverJson), String.join(",", ratioJson));
         }
         out.flush();
     }
@@ -285,7 +230,7 @@ final class HttpBench implements Callable<Integer> {
     /** One row per server; returns their JSON members. */
     private List<String> printServers(Sample[][] results) {
         List<String> json = new ArrayList<>();
-        String fmt = "%-16s %10s  %-13s %12s %12s %7s%n";
+        String fmt = "%-20s %10s  %-13s %12s %12s %7s%n";
         out.printf(fmt, "server", "req/s", "range", "latency avg", "cpu us/req", "errors");
         for (int i = 0; i < servers.size(); i++) {
             double[] rps = Arrays.stream(results[i]).mapToDouble(Sample::requestsPerSecond).toArray();
@@ -303,7 +248,8 @@ final class HttpBench implements Callable<Integer> {
     /** One row per ratio whose servers both ran; returns their JSON members. */
     private List<String> printRatios(Sample[][] results) {
         List<String> json = new ArrayList<>();
-        for (Ratio r : RATIOS) {
+        Stream<Ratio> twins = UringTwin.ALL.stream().map(t -> new Ratio(t.name(), t.app(), 0, false));
+        for (Ratio r : Stream.concat(RATIOS.stream(), twins).toList()) {
             int a = servers.indexOf(r.numerator());
             int b = servers.indexOf(r.denominator());
             if (a < 0 || b < 0 || r.portableOnly() && engine != BenchOptions.EngineName.portable) {
@@ -318,7 +264,7 @@ final class HttpBench implements Callable<Integer> {
             double median = median(ratios);
             String target = r.target() == 0 || engine != BenchOptions.EngineName.kernel ? ""
                     : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
-            String fmt = "%-32s %6s  %-15s %9s  %s%n";
+            String fmt = "%-36s %6s  %-15s %9s  %s%n";
             if (json.isEmpty()) {
                 out.printf("%n" + fmt, "ratio (req/s)", "median", "range", "cpu/req", "target");
             }

@@ -1,6 +1,7 @@
 package io.uring4j.bench;
 
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +28,54 @@ class HttpBenchTest {
         BenchRun run = BenchRun.of("http", "--servers", "netty-nio,netty-nio");
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).contains("at most once");
+    }
+
+    @Test
+    void appsAddsEachApplicationWithItsTwinAfterTheServersNamed() {
+        assertThat(validated("--apps").servers).containsExactly("jetty", "jetty+uring4j", "netty-codec",
+                "netty-codec+uring4j", "tomcat-nio2", "tomcat-nio2+uring4j");
+        assertThat(validated("--servers", "uring4j-loop,netty-codec", "--apps").servers).containsExactly(
+                "uring4j-loop", "netty-codec", "jetty", "jetty+uring4j", "netty-codec+uring4j", "tomcat-nio2",
+                "tomcat-nio2+uring4j");
+    }
+
+    @Test
+    void onlyTheApplicationsAndNettyNioHaveTwins() {
+        BenchRun run = BenchRun.of("http", "--servers", "jdk-vthread+uring4j,uring4j-loop+uring4j");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("no server named 'jdk-vthread+uring4j'")
+                .contains("no server named 'uring4j-loop+uring4j'");
+    }
+
+    /**
+     * A twin and its application side by side: the flag-on / flag-off ratios once uring4j's selector provider is
+     * built; until then the bench refuses before any server runs, naming the class missing.
+     */
+    @Test
+    void anApplicationAndItsTwinGetTheirRatioOrAClearRefusal() {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/wrk")), "wrk is not installed (apt-get install wrk)");
+        BenchRun run = BenchRun.of("http", "--duration", "1", "--warmup", "0", "--rounds", "1", "--connections", "4",
+                "--servers", "jetty,jetty+uring4j", "--json");
+        try {
+            Class.forName("io.uring4j.net.UringSelectorProvider");
+        } catch (ClassNotFoundException notBuiltYet) {
+            assertThat(run.status()).as(run.out()).isEqualTo(1);
+            assertThat(run.err()).contains("jetty+uring4j must run on io.uring4j.net.UringSelectorProvider"
+                    + " (-Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider) but"
+                    + " io.uring4j.net.UringSelectorProvider is not on the class path.");
+            assertThat(run.out()).doesNotContain("req/s");
+            return;
+        }
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.out()).contains("jetty+uring4j / jetty").containsPattern(
+                "\"ratios\":\\{\"jetty\\+uring4j/jetty\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
+    }
+
+    private static HttpBench validated(String... args) {
+        HttpBench bench = new HttpBench(System.out, System.err);
+        new CommandLine(bench).parseArgs(args);
+        bench.validate();
+        return bench;
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -26,7 +27,7 @@ import io.uring4j.serve.RequestSplitter;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 
 /**
  * The Netty peers: one pipeline on any of three transports. The handler is written the fast way — it counts
@@ -46,6 +47,12 @@ final class NettyHttp implements Peer.Server {
     }
 
     static NettyHttp start(Transport transport, InetSocketAddress address, int threads) throws IOException {
+        return start(transport, address, threads, pipeline -> pipeline.addLast(new Handler()));
+    }
+
+    /** A server on {@code transport} whose connections' pipelines {@code handlers} fills. */
+    static NettyHttp start(Transport transport, InetSocketAddress address, int threads,
+                           Consumer<ChannelPipeline> handlers) throws IOException {
         IoHandlerFactory factory;
         Class<? extends ServerChannel> channelClass;
         switch (transport) {
@@ -73,7 +80,7 @@ final class NettyHttp implements Peer.Server {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new Handler());
+                            handlers.accept(ch.pipeline());
                         }
                     })
                     .bind(address).sync().channel();
