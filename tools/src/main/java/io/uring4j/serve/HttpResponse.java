@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 
 /**
  * The responses of {@code serve http} as ready bytes: the plaintext benchmark's {@code 200 text/plain
@@ -15,6 +16,10 @@ import java.time.format.DateTimeFormatter;
  * which send the very same bytes.
  */
 public final class HttpResponse {
+    /** RFC 9110's IMF-fixdate: a two-digit day, where the JDK's RFC_1123_DATE_TIME writes "4 Dec". */
+    static final DateTimeFormatter IMF_FIXDATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
     /** One second's responses with their bodies, or without (for HEAD): they share their Date. */
     private record Responses(byte[] keepAlive, byte[] keepAlive10, byte[] closing, byte[] badRequest,
                              byte[] headersTooLarge, byte[] notImplemented) {
@@ -81,7 +86,7 @@ public final class HttpResponse {
     }
 
     private static Second build() {
-        String date = "Date: " + DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)) + "\r\n";
+        String date = "Date: " + IMF_FIXDATE.format(ZonedDateTime.now(ZoneOffset.UTC)) + "\r\n";
         return new Second(build(date, false), build(date, true));
     }
 

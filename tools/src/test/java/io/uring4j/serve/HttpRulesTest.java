@@ -3,6 +3,7 @@ package io.uring4j.serve;
 import io.uring4j.runtime.Uring;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,6 +13,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 
 import static io.uring4j.serve.Servers.readToEnd;
 import static io.uring4j.serve.Servers.responses;
@@ -47,6 +50,12 @@ class HttpRulesTest {
             socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
             return readToEnd(socket);
         }
+    }
+
+    @Test
+    void theDateIsAnImfFixdate() {
+        ZonedDateTime fourth = ZonedDateTime.of(2026, 12, 4, 23, 5, 9, 0, ZoneOffset.UTC);
+        assertThat(HttpResponse.IMF_FIXDATE.format(fourth)).isEqualTo("Fri, 04 Dec 2026 23:05:09 GMT");
     }
 
     /** The Date header may change between two responses. */
