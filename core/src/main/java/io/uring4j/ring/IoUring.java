@@ -231,6 +231,11 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
+    /** Whether this ring's waits count as iowait: false once {@link #iowait} turned it off on a kernel with FEAT_NO_IOWAIT. */
+    public boolean countsIowait() {
+        return (enterFlags & EnterFlags.NO_IOWAIT) == 0;
+    }
+
     /**
      * Keeps the ring memory out of child processes ({@code MADV_DONTFORK}, liburing's
      * {@code io_uring_ring_dontfork}): a forked child sharing the rings could corrupt them.

@@ -362,6 +362,7 @@ public final class EventLoop implements Executor {
     private void run() {
         try {
             ring = RingSetup.create(config.engine(), config.entries(), config.cqEntries());
+            ring.iowait(config.iowait());
             arena = new TrackedArena();
             table = new RequestTable(config.maxInFlight(), arena);
             waker = new Waker(id, arena);

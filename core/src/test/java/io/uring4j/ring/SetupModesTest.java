@@ -1,5 +1,6 @@
 package io.uring4j.ring;
 
+import io.uring4j.ring.abi.Features;
 import io.uring4j.ring.abi.Opcode;
 import io.uring4j.ring.abi.ParamsLayout;
 import io.uring4j.ring.abi.SetupFlags;
@@ -279,10 +280,15 @@ class SetupModesTest {
     @org.junit.jupiter.api.Test
     void waitsCanLeaveIowaitAccounting() throws Exception {
         try (IoUring ring = IoUring.open(4)) {
+            org.assertj.core.api.Assertions.assertThat(ring.countsIowait()).as("by default").isTrue();
             ring.iowait(false);
+            org.assertj.core.api.Assertions.assertThat(ring.countsIowait())
+                    .as("NO_IOWAIT on every enter where the kernel has it").isEqualTo(!ring.hasFeature(Features.NO_IOWAIT));
             ring.sq().next().prepNop().userData(1);
-            ring.submitAndWait(1);
+            ring.submitAndWait(1);      // the kernel takes the flag
             org.assertj.core.api.Assertions.assertThat(ring.waitCqe().userData()).isEqualTo(1);
+            ring.iowait(true);
+            org.assertj.core.api.Assertions.assertThat(ring.countsIowait()).isTrue();
         }
     }
 }
