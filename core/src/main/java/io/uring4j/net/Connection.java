@@ -29,7 +29,8 @@ import java.net.InetSocketAddress;
  * stops — until the output has drained. What the receive had delivered before its cancel took effect is kept
  * aside ({@link InputBacklog}) and handed to the handler once the output has drained, a buffer's worth at a time
  * and pausing again as needed: so a connection holds at most the high-water mark plus the answers to one buffer
- * of input, however much a peer that never reads sends. Output memory shrinks back once drained.
+ * of input, however much a peer that never reads sends. The output buffer goes back to the loop once drained
+ * ({@link OutputSlabs}): an idle connection holds none.
  *
  * <h2>Closing</h2>
  * {@link #close()} sends what is pending, then shuts the socket down and closes it; errors close at once. The
@@ -98,7 +99,7 @@ public final class Connection {
         this.net = net;
         this.fd = fd;
         this.handler = handler;
-        this.out = new OutboundBuffer(net.config().initialWriteBuffer());
+        this.out = new OutboundBuffer(net.outputs());
     }
 
     // ---- for handlers ------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ final class LoopNet {
     private final EventLoop loop;
     private final Tcp.Config config;
     private final RecvBuffers buffers;
+    private final OutputSlabs outputs;
     private final Set<Connection> open = new HashSet<>();
     /** Connections closed whose requests have not all completed yet. */
     private int closing;
@@ -61,6 +62,7 @@ final class LoopNet {
         this.loop = loop;
         this.config = config;
         this.buffers = new RecvBuffers(loop.ring(), group, config.recvBufferCount(), config.recvBufferSize());
+        this.outputs = new OutputSlabs(config.initialWriteBuffer());
         this.reservedSlots = Math.max(1, loop.maxInFlight() / 8);
     }
 
@@ -74,6 +76,10 @@ final class LoopNet {
 
     RecvBuffers buffers() {
         return buffers;
+    }
+
+    OutputSlabs outputs() {
+        return outputs;
     }
 
     /** Adopts a connected socket and opens it. */
@@ -166,6 +172,7 @@ final class LoopNet {
         if (open.isEmpty() && closing == 0 && acceptors.isEmpty()) {
             terminated = true;
             buffers.close();
+            outputs.close();
             done.complete(null);
         }
     }

@@ -186,6 +186,32 @@ class TcpLoopTest {
         }
     }
 
+    /** An idle connection holds no output buffer: it went back to the loop when its last answer was sent. */
+    @Test
+    void idleConnectionsHoldNoOutputMemory() throws Exception {
+        int connections = 500;
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, EchoHandler::new);
+            List<Socket> idle = new ArrayList<>();
+            try {
+                echo(connectTimed(server.localAddress()), 'w');     // the loop's first buffer, kept as a spare
+                long before = Uring.nativeBytesInUse();
+                for (int i = 0; i < connections; i++) {
+                    Socket s = connectTimed(server.localAddress());
+                    idle.add(s);
+                    echo(s, 'e');
+                }
+                long perConnection = (Uring.nativeBytesInUse() - before) / connections;
+                assertThat(perConnection).as("native bytes per idle connection (the first output buffer: %d)",
+                        tcp.config().initialWriteBuffer()).isLessThan(1024);
+            } finally {
+                for (Socket s : idle) {
+                    s.close();
+                }
+            }
+        }
+    }
+
     /**
      * When the loop is busy — its request slots held by work in flight (here: timeouts a handler starts) — a new
      * connection is closed as soon as it is accepted, and the connections it has are still served with the slots
