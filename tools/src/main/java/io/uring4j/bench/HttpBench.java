@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 import static io.uring4j.bench.CompareC.max;
@@ -98,6 +99,10 @@ final class HttpBench implements Callable<Integer> {
             description = "uring4j's engine (-During4j.engine): ${COMPLETION-CANDIDATES} (default: kernel)")
     BenchOptions.EngineName engine = BenchOptions.EngineName.kernel;
 
+    @Option(names = "--pin", description = "each server on one CPU, wrk on the others (taskset): the server is the"
+            + " bottleneck, so req/s, CPU per request and latency are its own, not a share of a CPU fought over")
+    boolean pin;
+
     @Option(names = "--json", description = "print a JSON summary as the last line")
     boolean json;
 
@@ -123,17 +128,18 @@ final class HttpBench implements Callable<Integer> {
         if (binary == null) {
             throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
         }
-        Wrk wrk = new Wrk(binary, wrkThreads, connections, pipeline);
+        Pinning pinning = pin ? Pinning.split() : Pinning.NONE;
+        Wrk wrk = new Wrk(pinning.wrk(), binary, wrkThreads, connections, pipeline);
         int n = servers.size();
         out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
-                + "server, %s engine%n", wrk.describe(duration), warmup, rounds, threads, engine);
+                + "server, %s engine%s%n", wrk.describe(duration), warmup, rounds, threads, engine, pinning.describe());
         Sample[][] results = new Sample[n][rounds];
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < n; k++) {
                 int i = round % 2 == 0 ? k : n - 1 - k;
                 String name = servers.get(i);
                 Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: running", round + 1, rounds, name));
-                results[i][round] = measure(name, wrk);
+                results[i][round] = measure(name, wrk, pinning);
                 Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: %.0f req/s", round + 1, rounds, name,
                         results[i][round].requestsPerSecond()));
             }
@@ -192,8 +198,8 @@ final class HttpBench implements Callable<Integer> {
     }
 
     /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
-    private Sample measure(String name, Wrk wrk) throws IOException, InterruptedException {
-        try (ServerProcess server = ServerProcess.start(name, engine, threads)) {
+    private Sample measure(String name, Wrk wrk, Pinning pinning) throws IOException, InterruptedException {
+        try (ServerProcess server = ServerProcess.start(name, engine, threads, pinning.server())) {
             if (warmup > 0) {
                 wrk.run(server.port(), warmup);
             }
@@ -211,7 +217,9 @@ final class HttpBench implements Callable<Integer> {
         List<String> serverJson = printServers(results);
         List<String> ratioJson = printRatios(results);
         out.println();
-        out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s.");
+        out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s;");
+        out.println("avg, p50, p99, p99.9: wrk's latency, mean and percentiles (none when pipelined: wrk gets them");
+        out.println("wrong there).");
         out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
         out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request. errors:");
         out.println("wrk's socket errors and non-2xx answers, over all rounds.");
@@ -230,17 +238,22 @@ final class HttpBench implements Callable<Integer> {
     /** One row per server; returns their JSON members. */
     private List<String> printServers(Sample[][] results) {
         List<String> json = new ArrayList<>();
-        String fmt = "%-20s %10s  %-13s %12s %12s %7s%n";
-        out.printf(fmt, "server", "req/s", "range", "latency avg", "cpu us/req", "errors");
+        String fmt = "%-20s %8s  %-13s %8s %8s %8s %8s %10s %6s%n";
+        out.printf(fmt, "server", "req/s", "range", "avg us", "p50 us", "p99 us", "p99.9 us", "cpu us/req", "errors");
         for (int i = 0; i < servers.size(); i++) {
-            double[] rps = Arrays.stream(results[i]).mapToDouble(Sample::requestsPerSecond).toArray();
-            double latency = median(Arrays.stream(results[i]).mapToDouble(r -> r.wrk().latencyMicros()).toArray());
-            double cpu = median(Arrays.stream(results[i]).mapToDouble(Sample::cpuMicrosPerRequest).toArray());
-            long errors = Arrays.stream(results[i]).mapToLong(r -> r.wrk().errors()).sum();
+            Sample[] runs = results[i];
+            double[] rps = Arrays.stream(runs).mapToDouble(Sample::requestsPerSecond).toArray();
+            double latency = medianOf(runs, r -> r.wrk().latencyMicros());
+            double p50 = medianOf(runs, r -> r.wrk().p50Micros());
+            double p99 = medianOf(runs, r -> r.wrk().p99Micros());
+            double p999 = medianOf(runs, r -> r.wrk().p999Micros());
+            double cpu = medianOf(runs, Sample::cpuMicrosPerRequest);
+            long errors = Arrays.stream(runs).mapToLong(r -> r.wrk().errors()).sum();
             out.printf(fmt, servers.get(i), whole(median(rps)), whole(min(rps)) + ".." + whole(max(rps)),
-                    whole(latency) + " us", String.format(Locale.ROOT, "%.2f", cpu), errors);
-            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,"
-                    + "\"cpu_us_per_req\":%.3f,\"errors\":%d}", servers.get(i), median(rps), latency, cpu, errors));
+                    whole(latency), orDash(p50), orDash(p99), orDash(p999), String.format(Locale.ROOT, "%.2f", cpu), errors);
+            json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"p50_us\":%.0f,"
+                    + "\"p99_us\":%.0f,\"p999_us\":%.0f,\"cpu_us_per_req\":%.3f,\"errors\":%d}", servers.get(i),
+                    median(rps), latency, p50, p99, p999, cpu, errors));
         }
         return json;
     }
@@ -276,8 +289,17 @@ final class HttpBench implements Callable<Integer> {
         return json;
     }
 
+    private static double medianOf(Sample[] runs, ToDoubleFunction<Sample> value) {
+        return median(Arrays.stream(runs).mapToDouble(value).toArray());
+    }
+
     private static String f3(double v) {
         return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    /** A percentile, or "-" where wrk gave none (pipelined runs). */
+    private static String orDash(double v) {
+        return v == 0 ? "-" : whole(v);
     }
 
     private static String whole(double v) {

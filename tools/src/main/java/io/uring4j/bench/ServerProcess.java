@@ -46,8 +46,17 @@ final class ServerProcess implements AutoCloseable {
     /** Starts the server {@code name} ({@code bench http --servers} takes) and waits until it listens. */
     static ServerProcess start(String name, BenchOptions.EngineName engine, int threads)
             throws IOException, InterruptedException {
+        return start(name, engine, threads, List.of());
+    }
+
+    /** {@link #start(String, BenchOptions.EngineName, int)} run under {@code prefix} (taskset, say), if not empty. */
+    static ServerProcess start(String name, BenchOptions.EngineName engine, int threads, List<String> prefix)
+            throws IOException, InterruptedException {
         UringTwin twin = UringTwin.named(name).orElse(null);
-        return twin != null ? start(twin, engine, threads) : started(name, command(name, engine, threads, null), null);
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(twin != null ? command(twin.app(), engine, threads, twin.flag())
+                : command(name, engine, threads, null));
+        return started(name, command, twin);
     }
 
     /** Starts {@code twin} and waits until it listens, having checked the provider it reports. */

@@ -18,18 +18,28 @@ final class Wrk {
     private static final Pattern SOCKET_ERRORS =
             Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
     private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
+    private static final Pattern PERCENTILES = Pattern.compile("uring4j-latency p50=(\\d+) p99=(\\d+) p99\\.9=(\\d+)");
 
-    /** One run's summary: requests, throughput, mean latency, and what went wrong (socket errors, non-2xx answers). */
-    record Result(long requests, double requestsPerSecond, double latencyMicros, long errors) {
+    /**
+     * One run's summary: requests, throughput, mean latency and its percentiles (microseconds; 0 when wrk did not
+     * report them), and what went wrong (socket errors, non-2xx answers).
+     */
+    record Result(long requests, double requestsPerSecond, double latencyMicros, long errors, long p50Micros,
+                  long p99Micros, long p999Micros) {
     }
 
+    private final List<String> prefix;
     private final String binary;
     private final int threads;
     private final int connections;
     private final int pipeline;
 
-    /** {@code pipeline}: requests per write on each connection (1: one at a time, as wrk does without a script). */
-    Wrk(String binary, int threads, int connections, int pipeline) {
+    /**
+     * {@code pipeline}: requests per write on each connection (1: one at a time, as wrk does without a script);
+     * {@code prefix}: what wrk runs under (taskset, say), or nothing.
+     */
+    Wrk(List<String> prefix, String binary, int threads, int connections, int pipeline) {
+        this.prefix = List.copyOf(prefix);
         this.binary = binary;
         this.threads = threads;
         this.connections = connections;
@@ -42,20 +52,29 @@ final class Wrk {
         return wrk != null ? wrk : Files.isExecutable(Path.of("/usr/bin/wrk")) ? "/usr/bin/wrk" : null;
     }
 
-    /** Loads {@code http://127.0.0.1:port/} for {@code seconds}; the output is read once wrk has exited. */
+    /**
+     * Loads {@code http://127.0.0.1:port/} for {@code seconds}; the output is read once wrk has exited. One request
+     * at a time, a script reports the percentiles; with a pipeline, the script writes that many requests at a time
+     * and there are no percentiles: wrk then records one latency per batch but ranks them by responses, so its
+     * percentiles are wrong (p99 comes out as 0).
+     */
     Result run(int port, int seconds) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(binary, "-t" + threads, "-c" + connections,
-                "-d" + seconds + "s", "http://127.0.0.1:" + port + "/"));
-        if (pipeline == 1) {
-            return parse(Child.output(command, seconds + 30));
-        }
-        Path script = Files.createTempFile("uring4j-pipeline", ".lua");
-        try (InputStream lua = Wrk.class.getResourceAsStream("pipeline.lua")) {
-            Files.write(script, lua.readAllBytes());
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+                "http://127.0.0.1:" + port + "/"));
+        Path script = Files.createTempFile("uring4j-wrk", ".lua");
+        try {
+            Files.write(script, resource(pipeline == 1 ? "percentiles.lua" : "pipeline.lua"));
             command.addAll(List.of("-s", script.toString(), "--", Integer.toString(pipeline)));
             return parse(Child.output(command, seconds + 30));
         } finally {
             Files.delete(script);
+        }
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream lua = Wrk.class.getResourceAsStream(name)) {
+            return lua.readAllBytes();
         }
     }
 
@@ -88,7 +107,11 @@ final class Wrk {
         if (n.find()) {
             errors += Long.parseLong(n.group(1));
         }
-        return new Result(count, Double.parseDouble(rate.group(1)), latency, errors);
+        Matcher p = PERCENTILES.matcher(output);
+        boolean reported = p.find();
+        return new Result(count, Double.parseDouble(rate.group(1)), latency, errors,
+                reported ? Long.parseLong(p.group(1)) : 0, reported ? Long.parseLong(p.group(2)) : 0,
+                reported ? Long.parseLong(p.group(3)) : 0);
     }
 
     /** {@code wrk -t1 -c64 -d10s}, and the pipeline depth if any: the load, for the table's heading. */

@@ -78,23 +78,31 @@ class HttpBenchTest {
         return bench;
     }
 
+    /** Pinned (the server on one CPU, wrk on the other): rates, latency percentiles, CPU per request, the ratio. */
     @Test
-    void oneRoundOfTwoServersPrintsTheirRatesAndTheRatio() {
+    void oneRoundOfTwoPinnedServersPrintsTheirRatesAndTheRatio() {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/wrk")), "wrk is not installed (apt-get install wrk)");
+        assumeTrue(Pinning.allowedCpus().size() >= 2, "--pin needs two CPUs");
         BenchRun run = BenchRun.of("http", "--duration", "1", "--warmup", "0", "--rounds", "1", "--connections", "8",
-                "--servers", "uring4j-loop,netty-iouring", "--json");
+                "--servers", "uring4j-loop,netty-iouring", "--pin", "--json");
 
         assertThat(run.status()).as(run.err()).isEqualTo(0);
-        assertThat(run.out()).contains("wrk -t1 -c8 -d1s").contains("uring4j-loop / netty-iouring");
+        assertThat(run.out()).contains("wrk -t1 -c8 -d1s").contains("uring4j-loop / netty-iouring")
+                .containsPattern("server on CPU \\d+, wrk on CPU \\d");
         var json = Child.parseJson(run.out());
         assertThat(json).containsEntry("engine", "kernel").containsEntry("rounds", "1");
         for (String server : new String[]{"uring4j-loop", "netty-iouring"}) {
             Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"
+                    + "\"p50_us\":(\\d+),\"p99_us\":(\\d+),\"p999_us\":(\\d+),"
                     + "\"cpu_us_per_req\":([0-9.]+),\"errors\":(\\d+)}").matcher(run.out());
             assertThat(m.find()).as(run.out()).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as("req/s").isPositive();
-            assertThat(Double.parseDouble(m.group(2))).as("cpu us/req").isPositive();
-            assertThat(m.group(3)).as("errors").isEqualTo("0");
+            long p50 = Long.parseLong(m.group(2));
+            long p99 = Long.parseLong(m.group(3));
+            assertThat(p50).as("p50 us").isPositive().isLessThanOrEqualTo(p99);
+            assertThat(Long.parseLong(m.group(4))).as("p99.9 us").isGreaterThanOrEqualTo(p99);
+            assertThat(Double.parseDouble(m.group(5))).as("cpu us/req").isPositive();
+            assertThat(m.group(6)).as("errors").isEqualTo("0");
         }
         assertThat(run.out()).containsPattern(
                 "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");

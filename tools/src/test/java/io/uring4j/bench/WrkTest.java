@@ -47,6 +47,19 @@ class WrkTest {
     }
 
     @Test
+    void readsThePercentilesOurScriptPrints() {
+        Wrk.Result r = Wrk.parse("""
+                  140000 requests in 2.00s, 17.36MB read
+                Requests/sec:  70000.00
+                uring4j-latency p50=640 p99=2210 p99.9=5120
+                """);
+        assertThat(r.p50Micros()).isEqualTo(640);
+        assertThat(r.p99Micros()).isEqualTo(2210);
+        assertThat(r.p999Micros()).isEqualTo(5120);
+        assertThat(Pinning.parseCpuList("0-2,5")).containsExactly(0, 1, 2, 5);
+    }
+
+    @Test
     void outputWithoutARateIsAnErrorQuotingIt() {
         assertThatThrownBy(() -> Wrk.parse("unable to connect to 127.0.0.1:18081 Connection refused\n"))
                 .isInstanceOf(BenchException.class)
