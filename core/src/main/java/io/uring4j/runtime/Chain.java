@@ -25,6 +25,10 @@ import java.util.concurrent.RejectedExecutionException;
  * <pre>{@code
  * ChainResult r = loop.chain(Op.write(fd, buf, 0)).then(Op.fsync(fd)).call();
  * }</pre>
+ *
+ * <p>A step whose op sets IOSQE_ASYNC goes to the kernel's io-wq workers, and on the loop's DEFER_TASKRUN ring its
+ * completion — and the start of the next step — waits for the loop to enter the kernel again: such chains run
+ * several times slower per step. Leave ASYNC off unless a step would otherwise block the submit.
  */
 public final class Chain {
     private final EventLoop loop;

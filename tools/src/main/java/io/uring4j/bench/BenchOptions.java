@@ -121,7 +121,9 @@ final class BenchOptions {
     int async = 0;
 
     @Option(names = "-D", paramLabel = "0|1",
-            description = "SINGLE_ISSUER|DEFER_TASKRUN, dropped if the kernel refuses (default: 1)")
+            description = "SINGLE_ISSUER|DEFER_TASKRUN, dropped if the kernel refuses (default: 1). With -A1 each"
+                    + " io-wq completion waits for this thread's next enter: -L chains run several times slower"
+                    + " (docs/performance.md)")
     int defer = 1;
 
     @Option(names = "--api", paramLabel = "API", converter = ApiConverter.class,
