@@ -34,14 +34,16 @@ final class AsyncHandlers {
 
     /**
      * From a loop (or any thread that must not run user code): hands the outcome to the executor. One the executor
-     * refuses (it was shut down under the group) is dropped, as the JDK's group drops it, and said so.
+     * refuses (it was shut down under the group) is dropped, as the JDK's group drops it, and said so; false then.
      */
-    <V, A> void dispatch(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
+    <V, A> boolean dispatch(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
         try {
             executor.execute(() -> runAsTask(handler, attachment, value, failure));
+            return true;
         } catch (RejectedExecutionException e) {
             LOG.log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a completion handler "
                     + "(shut down outside the group?); it is not run: " + handler, e);
+            return false;
         }
     }
 

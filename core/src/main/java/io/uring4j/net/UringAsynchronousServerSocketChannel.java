@@ -148,7 +148,9 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
             accepting.set(false);
             try {
                 if (handler != null) {
-                    group.handlers().dispatch(handler, attachment, channel, exc);
+                    if (!group.handlers().dispatch(handler, attachment, channel, exc) && channel != null) {
+                        closeUndelivered(channel);
+                    }
                 } else if (exc == null) {
                     future.complete(channel);
                 } else {
@@ -159,6 +161,15 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
             }
         });
         return future;
+    }
+
+    /** A connection no handler will see: closed, not leaked. */
+    private static void closeUndelivered(AsynchronousSocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed whatever close reported
+        }
     }
 
     @Override

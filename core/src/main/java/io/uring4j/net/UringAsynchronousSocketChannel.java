@@ -320,7 +320,14 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             return immediate(null, new ClosedChannelException(), attachment, handler);
         }
         AsyncTransfer transfer = read ? reader : writer;
-        if (shut || !hasWork || transfer.stage(buffers, offset, length) == 0) {
+        long asked;
+        try {
+            asked = shut || !hasWork ? 0 : transfer.stage(buffers, offset, length);
+        } catch (RuntimeException e) {          // a null buffer in the array, say: nothing was started
+            setPending(read, false);
+            throw e;
+        }
+        if (asked == 0) {
             if (hasWork && !shut) {
                 setPending(read, false);
             }
