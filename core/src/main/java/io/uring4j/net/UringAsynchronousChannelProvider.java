@@ -26,10 +26,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Groups: {@code withFixedThreadPool(n, factory)} runs handlers on n threads of the factory, started at once as
  * the JDK's are; {@code withThreadPool} and {@code withCachedThreadPool} on the executor given. The default group
- * (channels opened without a group) runs each handler on a virtual thread of its own, so a handler may block.
+ * (channels opened without a group) runs each handler on a virtual thread of its own, so a handler may block —
+ * or, with the JDK's {@code java.nio.channels.DefaultThreadPool.threadFactory} property, on a cached pool of that
+ * factory's threads.
  * TCP only, IPv4 and IPv6 (dual-stack sockets, as the JDK's).
  */
 public final class UringAsynchronousChannelProvider extends AsynchronousChannelProvider {
+    private static final String THREAD_FACTORY = "java.nio.channels.DefaultThreadPool.threadFactory";
+
     /** The runtime given, or null for the shared one (started on first use, not when the JDK loads this class). */
     private final Uring uring;
     private UringAsynchronousChannelGroup defaultGroup;
@@ -91,9 +95,27 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
 
     private synchronized UringAsynchronousChannelGroup defaultGroup() throws IOException {
         if (defaultGroup == null) {
-            defaultGroup = new UringAsynchronousChannelGroup(this, runtime(),
-                    Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-async-handler-", 0).factory()));
+            defaultGroup = new UringAsynchronousChannelGroup(this, runtime(), defaultExecutor());
         }
         return defaultGroup;
+    }
+
+    /**
+     * The default group's handler threads: a virtual thread per handler — unless the JDK's property
+     * {@value #THREAD_FACTORY} names a {@link ThreadFactory}; then, as the JDK's default group, a cached pool of
+     * its threads.
+     */
+    private static ExecutorService defaultExecutor() {
+        String factory = System.getProperty(THREAD_FACTORY);
+        if (factory == null) {
+            return Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-async-handler-", 0).factory());
+        }
+        try {
+            Class<?> c = Class.forName(factory, true, ClassLoader.getSystemClassLoader());
+            return Executors.newCachedThreadPool((ThreadFactory) c.getDeclaredConstructor().newInstance());
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new Error(THREAD_FACTORY + "=" + factory + " is not a ThreadFactory with a public no-arg"
+                    + " constructor on the class path", e);     // as the JDK's default group fails
+        }
     }
 }

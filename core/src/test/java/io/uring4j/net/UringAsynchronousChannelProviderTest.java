@@ -72,6 +72,41 @@ class UringAsynchronousChannelProviderTest {
         }
     }
 
+    /**
+     * The default group runs handlers on virtual threads, or on the threads of the factory the JDK's property names.
+     */
+    @Test
+    void theDefaultGroupsThreads() throws Exception {
+        assertThat(defaultGroupHandlerThread(new UringAsynchronousChannelProvider(uring)).isVirtual()).isTrue();
+        System.setProperty("java.nio.channels.DefaultThreadPool.threadFactory", NamedFactory.class.getName());
+        try {
+            assertThat(defaultGroupHandlerThread(new UringAsynchronousChannelProvider(uring)).getName())
+                    .startsWith("named-by-property-");
+        } finally {
+            System.clearProperty("java.nio.channels.DefaultThreadPool.threadFactory");
+        }
+    }
+
+    /** The thread that runs a handler for a read of a closed channel in the default group. */
+    private static Thread defaultGroupHandlerThread(AsynchronousChannelProvider provider) throws Exception {
+        AsynchronousSocketChannel ch = provider.openAsynchronousSocketChannel(null);
+        ch.close();
+        AsyncKit.Recorder<Integer> read = new AsyncKit.Recorder<>();
+        ch.read(ByteBuffer.allocate(1), 0, TimeUnit.SECONDS, null, read);
+        read.failure();
+        return read.thread;
+    }
+
+    /** A factory the property names (loaded by the system class loader, made with its no-arg constructor). */
+    public static final class NamedFactory implements java.util.concurrent.ThreadFactory {
+        private final java.util.concurrent.ThreadFactory names = named("named-by-property-");
+
+        @Override
+        public Thread newThread(Runnable r) {
+            return names.newThread(r);
+        }
+    }
+
     private static void rounds(AsynchronousChannelProvider provider, AsynchronousChannelGroup group,
                                AsynchronousServerSocketChannel server, int rounds) throws Exception {
         for (int r = 0; r < rounds; r++) {
