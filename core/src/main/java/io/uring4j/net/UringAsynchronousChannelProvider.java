@@ -43,7 +43,11 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
         this.uring = null;
     }
 
-    /** A provider whose groups run on {@code uring} (which must outlive them). */
+    /**
+     * A provider whose groups run on {@code uring} (which must outlive them). Each connection waiting for data keeps a
+     * read in flight: build the runtime with a {@link io.uring4j.runtime.UringBuilder#maxInFlight} above the
+     * connections it is to hold, as {@link Uring#shared()} is.
+     */
     public UringAsynchronousChannelProvider(Uring uring) {
         this.uring = Objects.requireNonNull(uring, "uring");
     }

@@ -31,6 +31,7 @@ import static io.uring4j.net.AsyncKit.named;
 import static io.uring4j.testkit.Await.awaitCondition;
 import static io.uring4j.testkit.Patterns.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** What only uring4j's provider promises: resources back at baseline, and installation by the JDK's flag. */
 @BothEngines
@@ -70,6 +71,38 @@ class UringAsynchronousChannelProviderTest {
             group.shutdownNow();        // closes the server's ends too, if any is still open
             assertThat(group.awaitTermination(AsyncKit.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    /**
+     * A server's idle connections each keep a read in flight, so a runtime for servers must hold more requests than
+     * a CQ's worth (the builder's default, 1,024 a loop): on the shared runtime — the default group's — a server with
+     * more idle connections than that still accepts and serves the next one.
+     */
+    @Test
+    void theDefaultGroupServesMoreIdleConnectionsThanACqHolds() throws Exception {
+        AsynchronousChannelProvider provider = new UringAsynchronousChannelProvider();
+        int idle = Uring.shared().loopCount() * 1024 + 64;
+        assumeTrue(2L * idle + 1000 < openFileLimit(), "needs " + 2 * idle + " fds");
+        List<AsynchronousSocketChannel> clients = new ArrayList<>();
+        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(null)
+                .bind(LOOPBACK, idle)) {
+            AsyncKit.echoServer(server, false);
+            for (int i = 0; i <= idle; i++) {
+                AsynchronousSocketChannel ch = provider.openAsynchronousSocketChannel(null);
+                clients.add(ch);
+                get(ch.connect(server.getLocalAddress()));
+            }
+            assertThat(get(AsyncKit.roundTrip(clients.getLast(), pattern(10, 1000), false))).isEqualTo(pattern(10, 1000));
+        } finally {
+            for (AsynchronousSocketChannel ch : clients) {
+                ch.close();
+            }
+        }
+    }
+
+    private static long openFileLimit() throws IOException {
+        return Files.readAllLines(Path.of("/proc/self/limits")).stream().filter(l -> l.startsWith("Max open files"))
+                .mapToLong(l -> Long.parseLong(l.substring(26).trim().split("\\s+")[0])).findFirst().orElse(0);
     }
 
     /**
