@@ -37,6 +37,8 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private final AtomicLong users = new AtomicLong();
     private volatile boolean shutdown;
     private final AtomicBoolean executorShut = new AtomicBoolean();
+    /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
+    private final Object executorShutLock = new Object();
 
     UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
         super(provider);
@@ -90,8 +92,8 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private void shutDownExecutor() {
         if (executorShut.compareAndSet(false, true)) {
             executor.shutdown();
-            synchronized (this) {
-                notifyAll();            // awaitTermination waits for this before it waits for the executor
+            synchronized (executorShutLock) {
+                executorShutLock.notifyAll();
             }
         }
     }
@@ -129,13 +131,13 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (this) {
+        synchronized (executorShutLock) {
             while (!executorShut.get()) {       // the executor is shut only once the last channel has gone
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                TimeUnit.NANOSECONDS.timedWait(this, left);
+                TimeUnit.NANOSECONDS.timedWait(executorShutLock, left);
             }
         }
         return executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
