@@ -16,7 +16,11 @@ import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One asynchronous channel operation as one io_uring request on the channel's loop, a user of its fd
@@ -93,9 +97,11 @@ final class AsyncRequest {
     /**
      * The future a Future-style operation returns: cancelling it does what the JDK's does — the channel refuses
      * further operations of that kind ({@code onCancel}), the request is cancelled, and with
-     * {@code mayInterruptIfRunning} the channel is closed.
+     * {@code mayInterruptIfRunning} the channel is closed. A plain {@link Future}, not a {@link CompletableFuture}:
+     * it is completed on the loop, where code chained onto it must not run.
      */
-    static final class Pending<V> extends CompletableFuture<V> {
+    static final class Pending<V> implements Future<V> {
+        private final CompletableFuture<V> result = new CompletableFuture<>();
         private final Runnable onCancel;
         private final CompletableFuture<Integer> request;
         private final java.nio.channels.Channel channel;
@@ -106,13 +112,21 @@ final class AsyncRequest {
             this.channel = channel;
         }
 
+        void complete(V value) {
+            result.complete(value);
+        }
+
+        void completeExceptionally(Throwable failure) {
+            result.completeExceptionally(failure);
+        }
+
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            if (isDone()) {
+            if (result.isDone()) {
                 return false;
             }
             onCancel.run();
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            boolean cancelled = result.cancel(mayInterruptIfRunning);
             request.cancel(false);
             if (cancelled && mayInterruptIfRunning) {
                 try {
@@ -122,6 +136,26 @@ final class AsyncRequest {
                 }
             }
             return cancelled;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return result.isCancelled();
+        }
+
+        @Override
+        public boolean isDone() {
+            return result.isDone();
+        }
+
+        @Override
+        public V get() throws InterruptedException, ExecutionException {
+            return result.get();
+        }
+
+        @Override
+        public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            return result.get(timeout, unit);
         }
     }
 }

@@ -130,9 +130,7 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
         request.whenComplete((accepted, failure) -> {
             AsynchronousSocketChannel channel = null;
             Throwable exc = null;
-            if (failure == null && future != null && future.isCancelled()) {
-                LibC.close(accepted);
-            } else if (failure == null) {
+            if (failure == null) {
                 try {
                     channel = new UringAsynchronousSocketChannel(group, accepted, SocketAddresses.read(peer));
                 } catch (IOException e) {
@@ -153,6 +151,9 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
                     }
                 } else if (exc == null) {
                     future.complete(channel);
+                    if (future.isCancelled()) {
+                        closeUndelivered(channel);
+                    }
                 } else {
                     future.completeExceptionally(exc);
                 }

@@ -73,7 +73,8 @@
  *       factory's threads of a {@code withFixedThreadPool} group, a virtual thread per handler in the default
  *       group. An outcome known at the start (a closed channel, no room) runs the handler on the initiating thread
  *       if it is one of the group's, up to the JDK's bound of 16 handlers per task, as the JDK's
- *       {@code Invoker} does ({@code AsyncHandlers}).</li>
+ *       {@code Invoker} does ({@code AsyncHandlers}). The futures returned are plain {@code Future}s, completed
+ *       on the loop: nothing can be chained onto them to run there.</li>
  *   <li>Buffers: direct buffers are used in place; heap buffers go through the channel's own native staging
  *       (up to 64 KiB an operation), copied at a write's start and a read's completion. The op holds the staging,
  *       the msghdr and the caller's buffers until the final CQE — after a timeout, cancel or close too — and all of

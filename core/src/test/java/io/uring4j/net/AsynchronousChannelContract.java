@@ -417,6 +417,10 @@ abstract class AsynchronousChannelContract extends AsynchronousGroupContract {
                     .hasMessage("Accept not allowed due cancellation");
             assertThat(server.isOpen()).isTrue();
         }
+        try (AsynchronousServerSocketChannel server = server()) {
+            assertThat(server.accept().cancel(true)).isTrue();
+            assertThat(server.isOpen()).as("cancel(true) closes the channel").isFalse();
+        }
     }
 
     @Test

@@ -106,6 +106,21 @@ class UringAsynchronousChannelProviderTest {
     }
 
     /**
+     * A cancelled accept future leaves the ACCEPT in the kernel (an accept cannot be taken back once it may have
+     * taken a connection): the connection it takes then is closed, not leaked — the client reads end of stream.
+     */
+    @Test
+    void aConnectionAcceptedAfterTheFutureWasCancelledIsClosed() throws Exception {
+        AsynchronousChannelProvider provider = new UringAsynchronousChannelProvider(uring);
+        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(null).bind(LOOPBACK);
+             AsynchronousSocketChannel client = provider.openAsynchronousSocketChannel(null)) {
+            assertThat(server.accept().cancel(false)).isTrue();
+            get(client.connect(server.getLocalAddress()));
+            assertThat(get(client.read(ByteBuffer.allocate(1)))).isEqualTo(-1);
+        }
+    }
+
+    /**
      * The default group runs handlers on virtual threads, or on the threads of the factory the JDK's property names.
      */
     @Test
