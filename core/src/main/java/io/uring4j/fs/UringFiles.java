@@ -49,12 +49,11 @@ public final class UringFiles {
     }
 
     /**
-     * Files on a runtime shared by everything that does not bring its own: created on first use with one loop per
-     * core; its loops are daemon threads, so it needs no closing (and must not be closed).
+     * Files on {@link Uring#shared()}, the runtime shared by everything that does not bring its own.
      */
     public static synchronized UringFiles shared() throws IOException {
         if (shared == null) {
-            shared = new UringFiles(Uring.builder().build());
+            shared = new UringFiles(Uring.shared());
         }
         return shared;
     }

@@ -61,6 +61,32 @@
  * test runs every case against both. Blocking mode only: non-blocking mode, selectors and the socket adaptors
  * are refused with {@link java.lang.UnsupportedOperationException} naming the alternative.
  *
+ * <h2>Asynchronous channels: {@link io.uring4j.net.UringAsynchronousChannelProvider}</h2>
+ * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}
+ * puts {@code AsynchronousSocketChannel}, {@code AsynchronousServerSocketChannel} and
+ * {@code AsynchronousChannelGroup} on io_uring for unmodified code — the completion model io_uring was made for.
+ * <ul>
+ *   <li>One request per operation: an accept, connect, read or write is one ACCEPT, CONNECT, RECVMSG or SENDMSG on
+ *       the channel's loop (scattering and gathering included, up to IOV_MAX buffers), a user of the fd until its
+ *       final CQE; close cancels them by fd and they fail with {@code AsynchronousCloseException}.</li>
+ *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
+ *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
+ *       operations of that kind.</li>
+ *   <li>Where handlers run: never on a loop, where a handler that blocks would stall every request of the loop.
+ *       A reaped completion goes to the group's executor — the pool a {@code withThreadPool} group was given, the
+ *       factory's threads of a {@code withFixedThreadPool} group, a virtual thread per handler in the default
+ *       group. An outcome known at the start (a closed channel, no room) runs the handler on the initiating thread
+ *       if it is one of the group's, up to the JDK's bound of 16 handlers per task, as the JDK's
+ *       {@code Invoker} does ({@code AsyncHandlers}). The futures returned are plain {@code Future}s, completed
+ *       on the loop: nothing can be chained onto them to run there.</li>
+ *   <li>Buffers: direct buffers are used in place; heap buffers go through the channel's own native staging
+ *       (up to 64 KiB an operation), copied at a write's start and a read's completion. The op holds the staging,
+ *       the msghdr and the caller's buffers until the final CQE — after a timeout, cancel or close too — and all of
+ *       it is GC-managed, so nothing is freed while the kernel may still use it ({@code AsyncTransfer}).</li>
+ *   <li>The default group runs on {@link io.uring4j.runtime.Uring#shared()}, the file-system provider's runtime;
+ *       a group needs no threads of its own for I/O, so a cached pool's {@code initialSize} is not used.</li>
+ * </ul>
+ *
  * <h2>Errors</h2>
  * Errnos become the JDK's exceptions — {@link java.net.ConnectException} for ECONNREFUSED,
  * {@code SocketException("Connection reset")} for ECONNRESET, {@link java.net.SocketTimeoutException} for a

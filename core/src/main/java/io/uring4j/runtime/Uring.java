@@ -92,6 +92,21 @@ public final class Uring implements AutoCloseable {
         return builder().build();
     }
 
+    private static Uring shared;
+
+    /**
+     * The runtime shared by everything that does not bring its own (the file-system provider, the default
+     * asynchronous channel group): created on first use with one loop per core; its loops are daemon threads, so
+     * it needs no closing (and must not be closed). Up to a million requests a loop may be in flight, as a server's
+     * idle connections each keep a receive in flight; slots cost nothing until used.
+     */
+    public static synchronized Uring shared() throws ErrnoException {
+        if (shared == null) {
+            shared = builder().maxInFlight(1 << 20).build();
+        }
+        return shared;
+    }
+
     /** The calling thread's loop if it is one, otherwise the next loop round-robin. */
     public EventLoop loop() {
         Thread current = Thread.currentThread();

@@ -1,0 +1,151 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.Uring;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.AsynchronousChannelGroup;
+import java.nio.channels.ShutdownChannelGroupException;
+import java.nio.channels.spi.AsynchronousChannelProvider;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An {@link AsynchronousChannelGroup} whose channels' requests run on a uring4j runtime's event loops and whose
+ * completion handlers run on the group's executor ({@link AsyncHandlers}): the executor given to
+ * {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a {@code withFixedThreadPool} group
+ * makes with its thread factory. The loops do what the JDK group's polling threads do, so a group needs no thread
+ * of its own for I/O, and the {@code initialSize} of a cached pool has nothing to size.
+ *
+ * <p>Lifecycle, as the JDK's: {@link #shutdown()} refuses new channels ({@link ShutdownChannelGroupException});
+ * once every channel is closed and every handler of theirs handed to the executor, the executor is shut down, and
+ * the group is terminated when the executor is. {@link #shutdownNow()} also closes every channel — their pending
+ * operations fail with {@link java.nio.channels.AsynchronousCloseException}, delivered before the executor shuts.
+ */
+public final class UringAsynchronousChannelGroup extends AsynchronousChannelGroup {
+    private final Uring uring;
+    private final ExecutorService executor;
+    private final AsyncHandlers handlers;
+    private final Set<Closeable> channels = ConcurrentHashMap.newKeySet();
+    /** Open channels plus operations whose outcome has not been handed over yet: the group may end at zero. */
+    private final AtomicLong users = new AtomicLong();
+    private volatile boolean shutdown;
+    private final AtomicBoolean executorShut = new AtomicBoolean();
+    /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
+    private final Object executorShutLock = new Object();
+
+    UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
+        super(provider);
+        this.uring = uring;
+        this.executor = executor;
+        this.handlers = new AsyncHandlers(executor);
+    }
+
+    /** The loop a new channel's requests go to. */
+    EventLoop nextLoop() {
+        return uring.loop();
+    }
+
+    AsyncHandlers handlers() {
+        return handlers;
+    }
+
+    /** Admits a new channel, or refuses it once the group is shut down. */
+    void register(Closeable channel) {
+        users.incrementAndGet();
+        if (shutdown) {
+            leave();
+            throw new ShutdownChannelGroupException();
+        }
+        channels.add(channel);
+    }
+
+    /** A channel has closed (its pending operations are counted on their own until they are delivered). */
+    void unregister(Closeable channel) {
+        if (channels.remove(channel)) {
+            leave();
+        }
+    }
+
+    /** An operation has started on one of the group's channels (which is registered, so the group is not ending). */
+    void operationStarted() {
+        users.incrementAndGet();
+    }
+
+    /** An operation's outcome has been handed over: to the executor, or to its future. */
+    void operationEnded() {
+        leave();
+    }
+
+    private void leave() {
+        if (users.decrementAndGet() == 0 && shutdown) {
+            shutDownExecutor();
+        }
+    }
+
+    private void shutDownExecutor() {
+        if (executorShut.compareAndSet(false, true)) {
+            executor.shutdown();
+            synchronized (executorShutLock) {
+                executorShutLock.notifyAll();
+            }
+        }
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return shutdown;
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return executorShut.get() && executor.isTerminated();
+    }
+
+    @Override
+    public void shutdown() {
+        shutdown = true;
+        if (users.get() == 0) {
+            shutDownExecutor();
+        }
+    }
+
+    @Override
+    public void shutdownNow() throws IOException {
+        shutdown();
+        for (Closeable channel : List.copyOf(channels)) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // as the JDK's: the channel is closed whatever close reported
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (executorShutLock) {
+            while (!executorShut.get()) {       // the executor is shut only once the last channel has gone
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(executorShutLock, left);
+            }
+        }
+        return executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public String toString() {
+        return "UringAsynchronousChannelGroup[" + (isTerminated() ? "terminated" : shutdown ? "shut down" : "open")
+                + ", " + channels.size() + " channel(s)]";
+    }
+}

@@ -1,0 +1,232 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Op;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.AcceptPendingException;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AsynchronousServerSocketChannel;
+import java.nio.channels.AsynchronousSocketChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.CompletionHandler;
+import java.nio.channels.NotYetBoundException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * An {@link AsynchronousServerSocketChannel} whose accept is one io_uring ACCEPT request; each accepted
+ * connection is a {@link UringAsynchronousSocketChannel} in the same group, on the group's next loop. As the
+ * JDK's: SO_REUSEADDR is on, one accept pending at a time ({@link AcceptPendingException}), a cancelled accept
+ * future refuses further accepts, and a close fails a pending accept with
+ * {@link java.nio.channels.AsynchronousCloseException}.
+ */
+public final class UringAsynchronousServerSocketChannel extends AsynchronousServerSocketChannel {
+    private static final int ADDRESS_LENGTH_AT = 32;
+
+    private final UringAsynchronousChannelGroup group;
+    private final EventLoop loop;
+    private final int fd;
+    private final FdGuard guard;
+    private final AtomicBoolean open = new AtomicBoolean(true);
+    private final AtomicBoolean accepting = new AtomicBoolean();
+    private volatile boolean acceptKilled;
+    private volatile InetSocketAddress local;
+    /**
+     * The peer's sockaddr and its length, written by the kernel: this channel's own memory (one accept at a time),
+     * held by the accept op until its final CQE and read in its completion.
+     */
+    private final MemorySegment peer = Arena.ofAuto().allocate(ADDRESS_LENGTH_AT + 4, 8);
+    private final Op accept;
+
+    UringAsynchronousServerSocketChannel(UringAsynchronousChannelGroup group) throws IOException {
+        super(group.provider());
+        this.group = group;
+        this.loop = group.nextLoop();
+        this.fd = ChannelSockets.open(StandardProtocolFamily.INET6);
+        this.guard = new FdGuard(loop, fd);
+        this.accept = (sqe, scratch) -> {
+            peer.set(JAVA_INT, ADDRESS_LENGTH_AT, SocketAddresses.SOCKADDR_IN6_SIZE);
+            sqe.prepAccept(fd, peer, peer.asSlice(ADDRESS_LENGTH_AT, 4), Sockets.SOCK_CLOEXEC);
+        };
+        try {
+            SocketOptions.reuseAddress(fd, true);       // as the JDK's server sockets
+            group.register(this);
+        } catch (IOException | RuntimeException e) {
+            LibC.close(fd);
+            throw e;
+        }
+    }
+
+    @Override
+    public AsynchronousServerSocketChannel bind(SocketAddress address, int backlog) throws IOException {
+        InetSocketAddress checked = address == null ? new InetSocketAddress(0) : ChannelSockets.check(address);
+        ensureOpen();
+        synchronized (this) {
+            if (local != null) {
+                throw new AlreadyBoundException();
+            }
+            ChannelSockets.bind(fd, checked, false);
+            int ret = Sockets.listen(fd, backlog < 1 ? 50 : backlog);
+            if (ret < 0) {
+                throw NetErrors.of("listen", ret);
+            }
+            local = (InetSocketAddress) ChannelSockets.name(fd, true);
+        }
+        return this;
+    }
+
+    @Override
+    public Future<AsynchronousSocketChannel> accept() {
+        return startAccept(null, null);
+    }
+
+    @Override
+    public <A> void accept(A attachment, CompletionHandler<AsynchronousSocketChannel, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        startAccept(attachment, handler);
+    }
+
+    private <A> Future<AsynchronousSocketChannel> startAccept(A attachment,
+                                                             CompletionHandler<AsynchronousSocketChannel, ? super A> handler) {
+        if (!isOpen()) {
+            ClosedChannelException closed = new ClosedChannelException();
+            if (handler == null) {
+                return CompletableFuture.failedFuture(closed);
+            }
+            group.handlers().invoke(handler, attachment, null, closed);
+            return null;
+        }
+        if (local == null) {
+            throw new NotYetBoundException();
+        }
+        if (acceptKilled) {
+            throw new RuntimeException("Accept not allowed due cancellation");      // the JDK's words
+        }
+        if (!accepting.compareAndSet(false, true)) {
+            throw new AcceptPendingException();
+        }
+        group.operationStarted();
+        CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, accept, 0, "accept");
+        // Cancelling the future leaves the accept in the kernel (until a connection comes, or the close): an
+        // accept cancelled there may still have taken a connection, whose fd only the completion can close.
+        AsyncRequest.Pending<AsynchronousSocketChannel> future = handler != null ? null
+                : new AsyncRequest.Pending<>(() -> acceptKilled = true, request.copy(), this);
+        request.whenComplete((accepted, failure) -> {
+            AsynchronousSocketChannel channel = null;
+            Throwable exc = null;
+            if (failure == null) {
+                try {
+                    channel = new UringAsynchronousSocketChannel(group, accepted, SocketAddresses.read(peer));
+                } catch (IOException e) {
+                    exc = e;
+                } catch (RuntimeException e) {
+                    exc = new IOException(e);       // as the JDK's: a group shut down meanwhile, say
+                }
+            } else {
+                Throwable f = AsyncRequest.unwrap(failure);
+                exc = isOpen() && f instanceof ErrnoException e ? NetErrors.of("accept", -e.errno())
+                        : AsyncRequest.failure(f, isOpen(), false);
+            }
+            accepting.set(false);
+            try {
+                if (handler != null) {
+                    if (!group.handlers().dispatch(handler, attachment, channel, exc) && channel != null) {
+                        closeUndelivered(channel);
+                    }
+                } else if (exc == null) {
+                    future.complete(channel);
+                    if (future.isCancelled()) {
+                        closeUndelivered(channel);
+                    }
+                } else {
+                    future.completeExceptionally(exc);
+                }
+            } finally {
+                group.operationEnded();
+            }
+        });
+        return future;
+    }
+
+    /** A connection no handler will see: closed, not leaked. */
+    private static void closeUndelivered(AsynchronousSocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed whatever close reported
+        }
+    }
+
+    @Override
+    public <T> AsynchronousServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name);
+        if (supportedOptions().contains(name) && value != null && !name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "'");
+        }
+        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name);
+        return ChannelSockets.getOption(this, fd, name, supportedOptions());
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return ChannelSockets.SERVER_OPTIONS;
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return local;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open.get();
+    }
+
+    /** Fails a pending accept with AsynchronousCloseException and closes the fd once the accept has ended. */
+    @Override
+    public void close() throws IOException {
+        if (!open.compareAndSet(true, false)) {
+            return;
+        }
+        try {
+            ChannelSockets.close(guard, loop);
+        } finally {
+            group.unregister(this);
+        }
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringAsynchronousServerSocketChannel[" + (isOpen() ? "fd " + fd : "closed")
+                + (local != null ? " local=" + local : "") + "]";
+    }
+}

@@ -1,0 +1,498 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Op;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.AsynchronousSocketChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.CompletionHandler;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.InterruptedByTimeoutException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.ReadPendingException;
+import java.nio.channels.WritePendingException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An {@link AsynchronousSocketChannel} whose connect, reads and writes are each one io_uring request on the
+ * channel's event loop ({@link AsyncRequest}, {@link AsyncTransfer}); completion handlers run on the group's
+ * executor ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
+ * one read and one write pending at a time ({@link ReadPendingException}, {@link WritePendingException}); a timeout
+ * fails the operation with {@link InterruptedByTimeoutException} and refuses further operations of its kind, as
+ * does cancelling an operation's future; a failed connect closes the channel; a close fails pending operations
+ * with {@link AsynchronousCloseException} and closes the fd once every request naming it has ended.
+ */
+public final class UringAsynchronousSocketChannel extends AsynchronousSocketChannel {
+    /** The JDK's standard options for this channel (SO_LINGER is not one of them). */
+    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
+            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT);
+    private static final int UNCONNECTED = 0;
+    private static final int PENDING = 1;
+    private static final int CONNECTED = 2;
+
+    private final UringAsynchronousChannelGroup group;
+    private final EventLoop loop;
+    private final int fd;
+    private final FdGuard guard;
+    private final AtomicBoolean open = new AtomicBoolean(true);
+    private final AsyncTransfer reader;
+    private final AsyncTransfer writer;
+
+    private final Object stateLock = new Object();
+    private int state;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+
+    private final Object readLock = new Object();
+    private boolean reading;
+    private boolean readKilled;
+    private boolean readShutdown;
+
+    private final Object writeLock = new Object();
+    private boolean writing;
+    private boolean writeKilled;
+    private boolean writeShutdown;
+
+    /** A new unconnected TCP channel (dual-stack, as the JDK's) in {@code group}. */
+    UringAsynchronousSocketChannel(UringAsynchronousChannelGroup group) throws IOException {
+        this(group, ChannelSockets.open(StandardProtocolFamily.INET6), null);
+    }
+
+    /** A channel on {@code fd}: connected to {@code remote} (an accepted connection), or not yet ({@code null}). */
+    UringAsynchronousSocketChannel(UringAsynchronousChannelGroup group, int fd, InetSocketAddress remote)
+            throws IOException {
+        super(group.provider());
+        this.group = group;
+        this.loop = group.nextLoop();
+        this.fd = fd;
+        this.guard = new FdGuard(loop, fd);
+        this.reader = new AsyncTransfer(fd, true);
+        this.writer = new AsyncTransfer(fd, false);
+        try {
+            group.register(this);
+            if (remote != null) {
+                this.local = (InetSocketAddress) ChannelSockets.name(fd, true);
+                this.remote = remote;
+                this.state = CONNECTED;
+            }
+        } catch (IOException | RuntimeException e) {
+            group.unregister(this);
+            LibC.close(fd);
+            throw e;
+        }
+    }
+
+    // ---- addresses and options ---------------------------------------------------------------------------
+
+    @Override
+    public AsynchronousSocketChannel bind(SocketAddress address) throws IOException {
+        ensureOpen();
+        synchronized (stateLock) {
+            if (state == PENDING) {
+                throw new ConnectionPendingException();
+            }
+            if (local != null) {
+                throw new AlreadyBoundException();
+            }
+            ChannelSockets.bind(fd, address, false);
+            local = (InetSocketAddress) ChannelSockets.name(fd, true);
+        }
+        return this;
+    }
+
+    @Override
+    public <T> AsynchronousSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name);
+        if (OPTIONS.contains(name) && value != null && !name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "'");
+        }
+        if (OPTIONS.contains(name) && isOpen() && writeShutdown()) {
+            throw new IOException("Connection has been shutdown for writing");     // as the JDK's
+        }
+        ChannelSockets.setOption(this, fd, name, value, OPTIONS);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name);
+        return ChannelSockets.getOption(this, fd, name, OPTIONS);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return OPTIONS;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        ensureOpen();
+        return remote;
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return local;
+    }
+
+    // ---- connect -----------------------------------------------------------------------------------------
+
+    @Override
+    public Future<Void> connect(SocketAddress remote) {
+        return startConnect(remote, null, null);
+    }
+
+    @Override
+    public <A> void connect(SocketAddress remote, A attachment, CompletionHandler<Void, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        startConnect(remote, attachment, handler);
+    }
+
+    private <A> Future<Void> startConnect(SocketAddress address, A attachment, CompletionHandler<Void, ? super A> handler) {
+        if (!isOpen()) {
+            return immediate(null, new ClosedChannelException(), attachment, handler);
+        }
+        InetSocketAddress peer = (InetSocketAddress) ChannelSockets.peer(ChannelSockets.check(Objects.requireNonNull(address)));
+        synchronized (stateLock) {
+            if (state == CONNECTED) {
+                throw new AlreadyConnectedException();
+            }
+            if (state == PENDING) {
+                throw new ConnectionPendingException();
+            }
+            state = PENDING;
+        }
+        Op connect = (sqe, scratch) -> sqe.prepConnect(fd, scratch.asSlice(0, SocketAddresses.writeForV6Socket(peer, scratch)));
+        group.operationStarted();
+        CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, connect, 0, "connect");
+        AsyncRequest.Pending<Void> future = handler != null ? null : new AsyncRequest.Pending<>(() -> { }, request, this);
+        request.whenComplete((result, failure) -> {
+            if (AsyncRequest.cancelled(failure)) {
+                group.operationEnded();
+                return;
+            }
+            Throwable exc = failure == null ? connected(peer) : connectFailure(peer, failure);
+            if (exc != null) {
+                try {
+                    close();                    // as the JDK's: a connect that failed closes the channel
+                } catch (IOException e) {
+                    exc.addSuppressed(e);
+                }
+            }
+            deliver(future, attachment, handler, null, exc);
+        });
+        return future;
+    }
+
+    private Throwable connected(InetSocketAddress peer) {
+        synchronized (stateLock) {
+            state = CONNECTED;
+            remote = peer;
+            try {
+                local = (InetSocketAddress) ChannelSockets.name(fd, true);
+            } catch (IOException e) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private Throwable connectFailure(InetSocketAddress peer, Throwable failure) {
+        Throwable f = AsyncRequest.unwrap(failure);
+        if (isOpen() && f instanceof ErrnoException e) {
+            return NetErrors.of("connect " + peer, -e.errno());
+        }
+        return AsyncRequest.failure(f, isOpen(), false);
+    }
+
+    // ---- reads -------------------------------------------------------------------------------------------
+
+    @Override
+    public Future<Integer> read(ByteBuffer dst) {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        return transfer(true, false, new ByteBuffer[] {dst}, 0, 1, 0, TimeUnit.MILLISECONDS, null, null);
+    }
+
+    @Override
+    public <A> void read(ByteBuffer dst, long timeout, TimeUnit unit, A attachment,
+                         CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        transfer(true, false, new ByteBuffer[] {dst}, 0, 1, timeout, unit, attachment, handler);
+    }
+
+    @Override
+    public <A> void read(ByteBuffer[] dsts, int offset, int length, long timeout, TimeUnit unit, A attachment,
+                         CompletionHandler<Long, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        for (int i = offset; i < offset + length; i++) {
+            if (dsts[i].isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+        }
+        transfer(true, true, dsts, offset, length, timeout, unit, attachment, handler);
+    }
+
+    // ---- writes ------------------------------------------------------------------------------------------
+
+    @Override
+    public Future<Integer> write(ByteBuffer src) {
+        return transfer(false, false, new ByteBuffer[] {Objects.requireNonNull(src)}, 0, 1, 0,
+                TimeUnit.MILLISECONDS, null, null);
+    }
+
+    @Override
+    public <A> void write(ByteBuffer src, long timeout, TimeUnit unit, A attachment,
+                          CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        transfer(false, false, new ByteBuffer[] {Objects.requireNonNull(src)}, 0, 1, timeout, unit, attachment, handler);
+    }
+
+    @Override
+    public <A> void write(ByteBuffer[] srcs, int offset, int length, long timeout, TimeUnit unit, A attachment,
+                          CompletionHandler<Long, ? super A> handler) {
+        Objects.requireNonNull(handler, "'handler' is null");
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        transfer(false, true, srcs, offset, length, timeout, unit, attachment, handler);
+    }
+
+    /**
+     * A read or write as the JDK's {@code AsynchronousSocketChannelImpl} starts one: a closed channel fails, an
+     * unconnected one throws, the pending and killed states are checked and set under the direction's lock, and
+     * an operation with nothing to do (no room, nothing to write, input shut down) completes at once.
+     */
+    private <V extends Number, A> Future<V> transfer(boolean read, boolean vectored, ByteBuffer[] buffers,
+                                                     int offset, int length, long timeout, TimeUnit unit,
+                                                     A attachment, CompletionHandler<V, ? super A> handler) {
+        boolean open = isOpen();
+        if (!open && read) {
+            return immediate(null, new ClosedChannelException(), attachment, handler);
+        }
+        if (open && remote == null) {
+            throw new NotYetConnectedException();
+        }
+        long timeoutNanos = timeout > 0 ? unit.toNanos(timeout) : 0;
+        boolean hasWork = vectored || buffers[offset].hasRemaining();
+        boolean shut = !open;
+        synchronized (read ? readLock : writeLock) {
+            if (open) {
+                if (read ? readKilled : writeKilled) {
+                    throw new IllegalStateException((read ? "Reading" : "Writing")
+                            + " not allowed due to timeout or cancellation");
+                }
+                if (read ? reading : writing) {
+                    throw read ? new ReadPendingException() : new WritePendingException();
+                }
+                shut = read ? readShutdown : writeShutdown;
+                if (!shut && hasWork) {
+                    setPending(read, true);
+                }
+            }
+        }
+        if (shut && !read) {
+            return immediate(null, new ClosedChannelException(), attachment, handler);
+        }
+        AsyncTransfer transfer = read ? reader : writer;
+        long asked;
+        try {
+            asked = shut || !hasWork ? 0 : transfer.stage(buffers, offset, length);
+        } catch (RuntimeException e) {          // a null buffer in the array, say: nothing was started
+            setPending(read, false);
+            throw e;
+        }
+        if (asked == 0) {
+            if (hasWork && !shut) {
+                setPending(read, false);
+            }
+            return immediate(count(vectored, shut ? -1 : 0), null, attachment, handler);
+        }
+        group.operationStarted();
+        CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, transfer, timeoutNanos,
+                read ? "recvmsg" : "sendmsg");
+        AsyncRequest.Pending<V> future = handler != null ? null
+                : new AsyncRequest.Pending<>(() -> kill(read), request, this);
+        request.whenComplete((n, failure) -> {
+            if (AsyncRequest.cancelled(failure)) {
+                group.operationEnded();         // the future was cancelled: the transfer stays with the request
+                return;
+            }
+            V value = null;
+            Throwable exc = null;
+            if (failure == null) {
+                transfer.finish(n);
+                value = count(vectored, read && n == 0 ? -1 : n);
+            } else {
+                transfer.release();
+                exc = AsyncRequest.failure(failure, isOpen(), read);
+            }
+            synchronized (read ? readLock : writeLock) {
+                setPending(read, false);
+                if (exc instanceof InterruptedByTimeoutException) {
+                    kill(read);
+                }
+            }
+            deliver(future, attachment, handler, value, exc);
+        });
+        return future;
+    }
+
+    private void setPending(boolean read, boolean pending) {
+        synchronized (read ? readLock : writeLock) {
+            if (read) {
+                reading = pending;
+            } else {
+                writing = pending;
+            }
+        }
+    }
+
+    /** After a timeout or a cancelled future: no more operations of this kind, as the JDK's. */
+    private void kill(boolean read) {
+        synchronized (read ? readLock : writeLock) {
+            if (read) {
+                readKilled = true;
+            } else {
+                writeKilled = true;
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")      // V is Long for vectored operations, Integer otherwise
+    private static <V extends Number> V count(boolean vectored, long n) {
+        return (V) (vectored ? (Number) n : (Number) (int) n);
+    }
+
+    // ---- outcomes ----------------------------------------------------------------------------------------
+
+    /** An outcome known at the start: a completed future, or the handler run as the JDK's Invoker would. */
+    private <V, A> Future<V> immediate(V value, Throwable failure, A attachment, CompletionHandler<V, ? super A> handler) {
+        if (handler == null) {
+            return failure == null ? CompletableFuture.completedFuture(value) : CompletableFuture.failedFuture(failure);
+        }
+        group.handlers().invoke(handler, attachment, value, failure);
+        return null;
+    }
+
+    /** A request's outcome, on the loop: to the executor for a handler, else to the future. */
+    private <V, A> void deliver(AsyncRequest.Pending<V> future, A attachment, CompletionHandler<V, ? super A> handler,
+                                V value, Throwable failure) {
+        try {
+            if (handler != null) {
+                group.handlers().dispatch(handler, attachment, value, failure);
+            } else if (failure == null) {
+                future.complete(value);
+            } else {
+                future.completeExceptionally(failure);
+            }
+        } finally {
+            group.operationEnded();
+        }
+    }
+
+    // ---- shutdown and close ------------------------------------------------------------------------------
+
+    @Override
+    public AsynchronousSocketChannel shutdownInput() throws IOException {
+        ensureOpen();
+        if (remote == null) {
+            throw new NotYetConnectedException();
+        }
+        synchronized (readLock) {
+            if (!readShutdown) {
+                shutdown(Sockets.SHUT_RD);
+                readShutdown = true;
+            }
+        }
+        return this;
+    }
+
+    @Override
+    public AsynchronousSocketChannel shutdownOutput() throws IOException {
+        ensureOpen();
+        if (remote == null) {
+            throw new NotYetConnectedException();
+        }
+        synchronized (writeLock) {
+            if (!writeShutdown) {
+                shutdown(Sockets.SHUT_WR);
+                writeShutdown = true;
+            }
+        }
+        return this;
+    }
+
+    private boolean writeShutdown() {
+        synchronized (writeLock) {
+            return writeShutdown;
+        }
+    }
+
+    /** As the JDK's: a connection the peer reset has nothing to shut down (ENOTCONN is not an error). */
+    private void shutdown(int how) throws IOException {
+        int ret = Sockets.shutdown(fd, how);
+        if (ret < 0 && ret != -Errno.ENOTCONN) {
+            throw NetErrors.of("shutdown", ret);
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open.get();
+    }
+
+    /**
+     * Closes the channel: pending operations fail with {@link AsynchronousCloseException} (their requests are
+     * cancelled), and the fd is closed once the last request naming it has ended. Waits for that, except on a
+     * loop thread.
+     */
+    @Override
+    public void close() throws IOException {
+        if (!open.compareAndSet(true, false)) {
+            return;
+        }
+        try {
+            ChannelSockets.close(guard, loop);
+        } finally {
+            group.unregister(this);
+        }
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringAsynchronousSocketChannel[" + (isOpen() ? "fd " + fd : "closed")
+                + (local != null ? " local=" + local : "") + (remote != null ? " remote=" + remote : "") + "]";
+    }
+}
