@@ -244,6 +244,7 @@ class TcpLoopTest {
              Socket holder = connectTimed(tcp.listen(ANY_PORT, handlers).localAddress())) {
             InetSocketAddress address = new InetSocketAddress(holder.getInetAddress(), holder.getPort());
             try (Socket old = connectTimed(address)) {
+                awaitCondition(() -> tcp.accepted() == 2);             // both taken before the loop gets busy
                 echo(holder, 'H');
                 awaitCondition(() -> held.size() == maxInFlight - maxInFlight / 8);
                 try (Socket refused = connectTimed(address)) {
