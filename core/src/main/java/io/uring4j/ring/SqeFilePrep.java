@@ -181,6 +181,14 @@ abstract sealed class SqeFilePrep extends SqeCore permits SqeNetPrep {
         return prepRw(Opcode.PIPE, 0, address(fds), 0, 0).opFlags(flags);
     }
 
+    /**
+     * pipe2 into two registered file slots, {@code slot} and {@code slot + 1} (or {@link OpFlags.FileIndex#ALLOC}:
+     * the kernel picks two); {@code fds} receives the slots (6.16). No O_CLOEXEC: direct descriptors have none.
+     */
+    public final Sqe prepPipeDirect(MemorySegment fds, int flags, int slot) {
+        return prepPipe(fds, flags).directSlot(slot);
+    }
+
     /** fgetxattr: reads attribute {@code name} of {@code fd} into {@code value}; the result is its length. */
     public final Sqe prepFgetxattr(int fd, MemorySegment name, MemorySegment value) {
         return prepRw(Opcode.FGETXATTR, fd, address(name), length(value), address(value));
