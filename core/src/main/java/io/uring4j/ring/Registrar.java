@@ -4,6 +4,8 @@ import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.ParamsLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.WaitRegionLayout;
+import io.uring4j.ring.abi.ZcrxLayout;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -20,7 +22,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * {@code io_uring_register} for one ring: registered files and buffers, the ring fd, eventfd, provided-buffer
- * rings, the probe, io-wq limits, restrictions and synchronous cancel. Argument structs are built in
+ * rings, the probe and the query, io-wq limits, restrictions, synchronous cancel, the wait clock, registered
+ * wait regions and zero-copy receive queues. Argument structs are built in
  * short-lived native memory: registration is not a hot path. Failures throw {@link ErrnoException} naming the
  * register opcode.
  */
@@ -52,6 +55,9 @@ public final class Registrar {
                     : "already registered: unregister first";
             case Errno.ENXIO -> "nothing of this kind is registered";
             case Errno.EBADFD -> opcode == REGISTER_ENABLE_RINGS ? "the ring is not R_DISABLED" : null;
+            case Errno.EINVAL -> opcode >= REGISTER_NAPI && opcode < RegisterOpcode.KNOWN
+                    ? "this kernel may predate " + RegisterOpcode.name(opcode) + " (see the README's kernel support"
+                    + " table), or an argument is out of range" : null;
             default -> null;
         };
         return new ErrnoException("io_uring_register(" + RegisterOpcode.name(opcode) + ")", ret, hint);
@@ -386,5 +392,128 @@ public final class Registrar {
                     timeoutNanos < 0 ? -1 : timeoutNanos % 1_000_000_000L);
             return call(REGISTER_SYNC_CANCEL, reg.address(), 1);
         }
+    }
+
+    // ---- clock, buffer cloning, wait regions, query, zero-copy receive -------------------------------------
+
+    /**
+     * The clock of this ring's wait timeouts ({@code REGISTER_CLOCK}, 6.12): {@code CLOCK_MONOTONIC} (1, the
+     * default) or {@code CLOCK_BOOTTIME} (7), which keeps counting while the machine is suspended.
+     */
+    public void clock(int clockId) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(CLOCK_SIZE, 8);
+            reg.set(JAVA_INT, CLOCK_ID, clockId);
+            call(REGISTER_CLOCK, reg.address(), 0);
+        }
+    }
+
+    /**
+     * Copies {@code count} registered buffers of {@code source} from its slot {@code sourceOffset} into this
+     * ring's table from slot {@code offset} ({@code REGISTER_CLONE_BUFFERS}, 6.12; offsets 6.13); 0 copies all.
+     * Both rings then share the pinned pages. {@code flags}: {@link io.uring4j.ring.abi.RegisterArgLayout#CLONE_DST_REPLACE}
+     * replaces buffers this ring has (else EBUSY).
+     */
+    public void cloneBuffers(IoUring source, int sourceOffset, int offset, int count, int flags) throws ErrnoException {
+        if (source.fd() < 0) {
+            throw new IllegalArgumentException("the source ring has no fd (REGISTERED_FD_ONLY): it cannot be named");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment clone = arena.allocate(CLONE_SIZE, 8);
+            clone.set(JAVA_INT, CLONE_SRC_FD, source.fd());
+            clone.set(JAVA_INT, CLONE_FLAGS, flags);
+            clone.set(JAVA_INT, CLONE_SRC_OFF, sourceOffset);
+            clone.set(JAVA_INT, CLONE_DST_OFF, offset);
+            clone.set(JAVA_INT, CLONE_NR, count);
+            call(REGISTER_CLONE_BUFFERS, clone.address(), 1);
+        }
+    }
+
+    /**
+     * Registers {@code entries} wait arguments ({@code REGISTER_MEM_REGION} with REG_WAIT_ARG, 6.13), waited on
+     * by index with {@link WaitRegion#submitAndWait}: the kernel reads the timeout from memory it has pinned
+     * instead of copying an argument on every enter. Only on a ring created {@link IoUringBuilder#disabled()},
+     * before {@link #enableRings()}. The memory lives as long as the ring.
+     */
+    public WaitRegion waitRegion(int entries) throws ErrnoException {
+        if (entries <= 0) {
+            throw new IllegalArgumentException("a wait region needs at least one entry: " + entries);
+        }
+        MemorySegment waits = PageMemory.allocate(WaitRegionLayout.WAIT_SIZE * entries, ring.memory(), "wait region");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment desc = arena.allocate(WaitRegionLayout.DESC_SIZE, 8);
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_USER_ADDR, waits.address());
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_SIZE_FIELD, waits.byteSize());
+            desc.set(JAVA_INT, WaitRegionLayout.DESC_FLAGS, WaitRegionLayout.MEM_REGION_TYPE_USER);
+            MemorySegment reg = arena.allocate(WaitRegionLayout.REG_SIZE, 8);
+            reg.set(JAVA_LONG, WaitRegionLayout.REG_REGION_UPTR, desc.address());
+            reg.set(JAVA_LONG, WaitRegionLayout.REG_FLAGS, WaitRegionLayout.MEM_REGION_REG_WAIT_ARG);
+            int ret = ring.registerRaw(REGISTER_MEM_REGION, reg.address(), 1);
+            if (ret < 0) {
+                throw new ErrnoException("io_uring_register(REGISTER_MEM_REGION)", ret, ret == -Errno.EINVAL
+                        ? "wait regions are registered on an R_DISABLED ring before enableRings(), on 6.13 or later"
+                        : null);
+            }
+        }
+        return new WaitRegion(ring, waits, (int) (waits.byteSize() / WaitRegionLayout.WAIT_SIZE));
+    }
+
+    /** What the kernel supports ({@code REGISTER_QUERY}, 6.18), asked through this ring. */
+    public Query query() throws ErrnoException {
+        return Query.ask(ring.engine(), ring.fd());
+    }
+
+    /**
+     * Registers a zero-copy receive queue ({@code REGISTER_ZCRX_IFQ}, 6.15) on receive queue {@code rxQueue} of
+     * the interface {@code ifIndex}: data lands in {@code area} (page-aligned native memory), handed back through
+     * a refill queue of {@code rqEntries} in {@code refill} (page-aligned, room for the ring header and the
+     * entries); both stay alive as long as the ring. Needs CAP_NET_ADMIN, a ring with DEFER_TASKRUN and 32-byte
+     * CQEs, and a NIC with header split and flow steering: loopback and virtual devices refuse it. Returns the
+     * queue's id for {@link Sqe#prepRecvZc} and the refill queue's offsets.
+     */
+    public ZcrxQueue zcrxIfq(int ifIndex, int rxQueue, int rqEntries, MemorySegment area, MemorySegment refill)
+            throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment areaReg = arena.allocate(ZcrxLayout.AREA_SIZE, 8);
+            areaReg.set(JAVA_LONG, ZcrxLayout.AREA_ADDR, SqeCore.address(area));
+            areaReg.set(JAVA_LONG, ZcrxLayout.AREA_LEN, area.byteSize());
+            MemorySegment desc = arena.allocate(WaitRegionLayout.DESC_SIZE, 8);
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_USER_ADDR, SqeCore.address(refill));
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_SIZE_FIELD, refill.byteSize());
+            desc.set(JAVA_INT, WaitRegionLayout.DESC_FLAGS, WaitRegionLayout.MEM_REGION_TYPE_USER);
+            MemorySegment reg = arena.allocate(ZcrxLayout.IFQ_SIZE, 8);
+            reg.set(JAVA_INT, ZcrxLayout.IFQ_IF_IDX, ifIndex);
+            reg.set(JAVA_INT, ZcrxLayout.IFQ_IF_RXQ, rxQueue);
+            reg.set(JAVA_INT, ZcrxLayout.IFQ_RQ_ENTRIES, rqEntries);
+            reg.set(JAVA_LONG, ZcrxLayout.IFQ_AREA_PTR, areaReg.address());
+            reg.set(JAVA_LONG, ZcrxLayout.IFQ_REGION_PTR, desc.address());
+            int ret = ring.registerRaw(REGISTER_ZCRX_IFQ, reg.address(), 1);
+            if (ret < 0) {
+                throw new ErrnoException("io_uring_register(REGISTER_ZCRX_IFQ)", ret, zcrxHint(-ret));
+            }
+            long offsets = ZcrxLayout.IFQ_OFFSETS;
+            return new ZcrxQueue(reg.get(JAVA_INT, ZcrxLayout.IFQ_ZCRX_ID),
+                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_HEAD),
+                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_TAIL),
+                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_RQES),
+                    areaReg.get(JAVA_LONG, ZcrxLayout.AREA_RQ_TOKEN));
+        }
+    }
+
+    private static String zcrxHint(int errno) {
+        return switch (errno) {
+            case Errno.EPERM -> "zero-copy receive needs CAP_NET_ADMIN";
+            case Errno.EINVAL, Errno.EOPNOTSUPP, Errno.ENODEV -> "zero-copy receive needs a NIC queue with header"
+                    + " split and flow steering (loopback and virtual devices have none), a DEFER_TASKRUN ring with"
+                    + " CQE32 or CQE_MIXED, and kernel 6.15 or later";
+            default -> null;
+        };
+    }
+
+    /**
+     * A registered zero-copy receive queue: its id (for {@link Sqe#prepRecvZc}), the byte offsets of the refill
+     * ring's head, tail and entries inside the refill memory, and the area token that tags its offsets.
+     */
+    public record ZcrxQueue(int id, int headOffset, int tailOffset, int entriesOffset, long areaToken) {
     }
 }
