@@ -5,7 +5,6 @@ import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.ParamsLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.ring.abi.WaitRegionLayout;
-import io.uring4j.ring.abi.ZcrxLayout;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -473,47 +472,100 @@ public final class Registrar {
      */
     public ZcrxQueue zcrxIfq(int ifIndex, int rxQueue, int rqEntries, MemorySegment area, MemorySegment refill)
             throws ErrnoException {
+        return ZcrxQueue.register(ring, ifIndex, rxQueue, rqEntries, area, refill);
+    }
+
+    // ---- NAPI busy polling, io-wq affinity, messages without a ring, tagged files ---------------------------
+
+    /**
+     * Busy-polls the network device queues of this ring's sockets for up to {@code busyPollMicros} while waiting
+     * ({@code REGISTER_NAPI}, 6.9), preferring busy polling over interrupts with {@code preferBusyPoll}.
+     */
+    public void napi(int busyPollMicros, boolean preferBusyPoll) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment areaReg = arena.allocate(ZcrxLayout.AREA_SIZE, 8);
-            areaReg.set(JAVA_LONG, ZcrxLayout.AREA_ADDR, SqeCore.address(area));
-            areaReg.set(JAVA_LONG, ZcrxLayout.AREA_LEN, area.byteSize());
-            MemorySegment desc = arena.allocate(WaitRegionLayout.DESC_SIZE, 8);
-            desc.set(JAVA_LONG, WaitRegionLayout.DESC_USER_ADDR, SqeCore.address(refill));
-            desc.set(JAVA_LONG, WaitRegionLayout.DESC_SIZE_FIELD, refill.byteSize());
-            desc.set(JAVA_INT, WaitRegionLayout.DESC_FLAGS, WaitRegionLayout.MEM_REGION_TYPE_USER);
-            MemorySegment reg = arena.allocate(ZcrxLayout.IFQ_SIZE, 8);
-            reg.set(JAVA_INT, ZcrxLayout.IFQ_IF_IDX, ifIndex);
-            reg.set(JAVA_INT, ZcrxLayout.IFQ_IF_RXQ, rxQueue);
-            reg.set(JAVA_INT, ZcrxLayout.IFQ_RQ_ENTRIES, rqEntries);
-            reg.set(JAVA_LONG, ZcrxLayout.IFQ_AREA_PTR, areaReg.address());
-            reg.set(JAVA_LONG, ZcrxLayout.IFQ_REGION_PTR, desc.address());
-            int ret = ring.registerRaw(REGISTER_ZCRX_IFQ, reg.address(), 1);
-            if (ret < 0) {
-                throw new ErrnoException("io_uring_register(REGISTER_ZCRX_IFQ)", ret, zcrxHint(-ret));
-            }
-            long offsets = ZcrxLayout.IFQ_OFFSETS;
-            return new ZcrxQueue(reg.get(JAVA_INT, ZcrxLayout.IFQ_ZCRX_ID),
-                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_HEAD),
-                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_TAIL),
-                    reg.get(JAVA_INT, offsets + ZcrxLayout.OFFSETS_RQES),
-                    areaReg.get(JAVA_LONG, ZcrxLayout.AREA_RQ_TOKEN));
+            call(REGISTER_NAPI, napiArg(arena, busyPollMicros, preferBusyPoll).address(), 1);
         }
     }
 
-    private static String zcrxHint(int errno) {
-        return switch (errno) {
-            case Errno.EPERM -> "zero-copy receive needs CAP_NET_ADMIN";
-            case Errno.EINVAL, Errno.EOPNOTSUPP, Errno.ENODEV -> "zero-copy receive needs a NIC queue with header"
-                    + " split and flow steering (loopback and virtual devices have none), a DEFER_TASKRUN ring with"
-                    + " CQE32 or CQE_MIXED, and kernel 6.15 or later";
-            default -> null;
-        };
+    /** Stops NAPI busy polling; returns the busy-poll timeout that was set, in microseconds. */
+    public int unregisterNapi() throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment napi = napiArg(arena, 0, false);
+            call(UNREGISTER_NAPI, napi.address(), 1);
+            return napi.get(JAVA_INT, NAPI_BUSY_POLL_TO);
+        }
+    }
+
+    private static MemorySegment napiArg(Arena arena, int busyPollMicros, boolean preferBusyPoll) {
+        MemorySegment napi = arena.allocate(NAPI_SIZE, 8);
+        napi.set(JAVA_INT, NAPI_BUSY_POLL_TO, busyPollMicros);
+        napi.set(JAVA_BYTE, NAPI_PREFER_BUSY_POLL, (byte) (preferBusyPoll ? 1 : 0));
+        return napi;
+    }
+
+    /** Runs this ring's io-wq workers only on {@code cpus} ({@code REGISTER_IOWQ_AFF}, 5.14). */
+    public void iowqAffinity(java.util.BitSet cpus) throws ErrnoException {
+        byte[] mask = cpus.toByteArray();       // little-endian bit order, as a cpu_set_t
+        if (mask.length == 0) {
+            throw new IllegalArgumentException("io-wq affinity needs at least one CPU");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment set = arena.allocate(mask.length, 8);
+            set.copyFrom(MemorySegment.ofArray(mask));
+            call(REGISTER_IOWQ_AFF, set.address(), mask.length);
+        }
+    }
+
+    /** Lets the io-wq workers run on any CPU again. */
+    public void unregisterIowqAffinity() throws ErrnoException {
+        call(UNREGISTER_IOWQ_AFF, 0, 0);
     }
 
     /**
-     * A registered zero-copy receive queue: its id (for {@link Sqe#prepRecvZc}), the byte offsets of the refill
-     * ring's head, tail and entries inside the refill memory, and the area token that tags its offsets.
+     * Posts a CQE {@code (userData, result)} to the kernel ring {@code targetRingFd} without a ring of one's own
+     * ({@code REGISTER_SEND_MSG_RING}, 6.13; liburing's {@code io_uring_register_sync_msg}): a thread with no
+     * ring can wake a ring's owner.
      */
-    public record ZcrxQueue(int id, int headOffset, int tailOffset, int entriesOffset, long areaToken) {
+    public static void sendMsgRing(int targetRingFd, int result, long userData) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sqe = arena.allocate(io.uring4j.ring.abi.SqeLayout.SIZE, 8);
+            new Sqe(sqe, 0).prepMsgRing(targetRingFd, result, userData, 0);
+            int ret = Engine.kernel().register(-1, REGISTER_SEND_MSG_RING, sqe.address(), 1);
+            if (ret < 0) {
+                throw failure(REGISTER_SEND_MSG_RING, ret);
+            }
+        }
+    }
+
+    /**
+     * Registers a file table whose slots carry tags ({@code REGISTER_FILES2} with tags, 5.13): when a tagged
+     * slot is replaced or the table unregistered, and the kernel has let go of the file, it posts a CQE whose
+     * user_data is the tag (0: no CQE). -1 marks an empty slot.
+     */
+    public void filesTagged(int[] fds, long[] tags) throws ErrnoException {
+        checkTags(fds, tags);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(RSRC_REGISTER_SIZE, 8);
+            reg.set(JAVA_INT, RSRC_REGISTER_NR, fds.length);
+            reg.set(JAVA_LONG, RSRC_REGISTER_DATA, ints(arena, fds).address());
+            reg.set(JAVA_LONG, RSRC_REGISTER_TAGS, arena.allocateFrom(JAVA_LONG, tags).address());
+            callRaisingFileLimit(REGISTER_FILES2, reg.address(), (int) RSRC_REGISTER_SIZE, fds.length);
+        }
+    }
+
+    /** Replaces slots from {@code offset} with {@code fds}, tagged ({@code REGISTER_FILES_UPDATE2}); how many. */
+    public int updateFilesTagged(int offset, int[] fds, long[] tags) throws ErrnoException {
+        checkTags(fds, tags);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment up = update2(arena, offset, ints(arena, fds), fds.length);
+            up.set(JAVA_LONG, RSRC_UPDATE2_TAGS, arena.allocateFrom(JAVA_LONG, tags).address());
+            return call(REGISTER_FILES_UPDATE2, up.address(), (int) RSRC_UPDATE2_SIZE);
+        }
+    }
+
+    private static void checkTags(int[] fds, long[] tags) {
+        if (fds.length != tags.length || fds.length == 0) {
+            throw new IllegalArgumentException("one tag per fd, at least one: " + fds.length + " fds, " + tags.length + " tags");
+        }
     }
 }

@@ -78,6 +78,11 @@ public final class RegisterArgLayout {
     /** {@code IORING_REGISTER_DST_REPLACE}: replace the destination's buffers instead of failing (EBUSY). */
     public static final int CLONE_DST_REPLACE = 1 << 1;
 
+    /** {@code struct io_uring_napi}: REGISTER_NAPI / UNREGISTER_NAPI (which writes back the settings). */
+    public static final long NAPI_SIZE = 16;
+    public static final long NAPI_BUSY_POLL_TO = 0;         // u32 microseconds
+    public static final long NAPI_PREFER_BUSY_POLL = 4;     // u8
+
     private RegisterArgLayout() {
     }
 }
