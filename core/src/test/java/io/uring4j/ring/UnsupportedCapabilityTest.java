@@ -74,6 +74,15 @@ class UnsupportedCapabilityTest {
             assertRefused(() -> disabled.register().waitRegion(1), "REGISTER_MEM_REGION");
             assertRefused(() -> ring.register().query(), "REGISTER_QUERY");
             assertRefused(() -> ring.register().zcrxIfq(1, 0, 64, page, page), "REGISTER_ZCRX_IFQ");
+            assertRefused(() -> ring.register().napi(10, false), "REGISTER_NAPI");
+            java.util.BitSet cpu0 = new java.util.BitSet();
+            cpu0.set(0);
+            assertRefused(() -> ring.register().iowqAffinity(cpu0), "REGISTER_IOWQ_AFF");
+            // Tags would be silently ignored (no CQE when a slot is replaced): refused instead.
+            assertRefused(() -> ring.register().filesTagged(new int[] {-1}, new long[] {7}), "REGISTER_FILES2");
+            ring.register().filesSparse(1);
+            assertRefused(() -> ring.register().updateFilesTagged(0, new int[] {-1}, new long[] {7}),
+                    "REGISTER_FILES_UPDATE2");
 
             ring.iowait(false);     // no FEAT_NO_IOWAIT here: a no-op, and waits still work
             assertThat(ring.waitCqes(1, TimeUnit.MILLISECONDS.toNanos(5))).isNull();
