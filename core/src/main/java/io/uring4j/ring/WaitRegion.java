@@ -22,6 +22,8 @@ public final class WaitRegion {
     private final IoUring ring;
     private final MemorySegment waits;
     private final int entries;
+    /** Entries set with a deadline: waited on with IORING_ENTER_ABS_TIMER. */
+    private final java.util.BitSet absolute = new java.util.BitSet();
 
     WaitRegion(IoUring ring, MemorySegment waits, int entries) {
         this.ring = ring;
@@ -46,6 +48,22 @@ public final class WaitRegion {
      * {@code minWaitNanos}, return after that long once any CQE is ready (FEAT_MIN_TIMEOUT).
      */
     public WaitRegion set(int index, long timeoutNanos, long minWaitNanos) {
+        absolute.clear(index);
+        return write(index, timeoutNanos, minWaitNanos);
+    }
+
+    /**
+     * Sets entry {@code index} to wait until {@code deadlineNanos} on the ring's clock
+     * ({@code IORING_ENTER_ABS_TIMER}, 6.12): CLOCK_MONOTONIC unless {@link Registrar#clock} chose another — on
+     * Linux the clock of {@link System#nanoTime()}. A deadline stays right across signals and repeated waits.
+     */
+    public WaitRegion setDeadline(int index, long deadlineNanos, long minWaitNanos) {
+        write(index, Math.max(0, deadlineNanos), minWaitNanos);
+        absolute.set(index);
+        return this;
+    }
+
+    private WaitRegion write(int index, long timeoutNanos, long minWaitNanos) {
         long at = at(index);
         waits.asSlice(at, WAIT_SIZE).fill((byte) 0);
         if (timeoutNanos >= 0) {
@@ -60,7 +78,7 @@ public final class WaitRegion {
     /**
      * Submits, then waits for {@code waitNr} CQEs as entry {@code index} says, in one enter. Returns the number
      * submitted, also when the wait timed out: check {@link CompletionQueue#ready()}. Signals are retried with
-     * the same entry, so a timeout restarts after one (it is relative, and the entry is not rewritten).
+     * the same entry, so a relative timeout restarts after one; a deadline does not.
      */
     public int submitAndWait(int index, int waitNr) throws ErrnoException {
         long arg = at(index);
@@ -69,7 +87,8 @@ public final class WaitRegion {
         int submitted = 0;
         boolean sqpoll = (ring.setupFlags() & SetupFlags.SQPOLL) != 0;
         while (true) {
-            int flags = EnterFlags.GETEVENTS | EnterFlags.EXT_ARG | EnterFlags.EXT_ARG_REG;
+            int flags = EnterFlags.GETEVENTS | EnterFlags.EXT_ARG | EnterFlags.EXT_ARG_REG
+                    | (absolute.get(index) ? EnterFlags.ABS_TIMER : 0);
             if (sqpoll && submit > 0 && sq.needsWakeup()) {
                 flags |= EnterFlags.SQ_WAKEUP;
             }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Registered wait arguments (REGISTER_MEM_REGION + ENTER_EXT_ARG_REG, 6.13; liburing's reg-wait.c): a wait
- * named by an index into pinned memory instead of an argument copied in.
+ * named by an index into pinned memory instead of an argument copied in; with a deadline, ENTER_ABS_TIMER (6.12).
  */
 @Timeout(30)
 class WaitRegionTest {
@@ -54,6 +54,24 @@ class WaitRegionTest {
             assertThat(region[0].submitAndWait(3, 1)).isOne();
 
             assertThat(Reap.reap(ring)).isEqualTo(Completion.cqe(7, 0));
+        }
+    }
+
+    @Test
+    void aDeadlineOnTheRingsClockEndsTheWait() throws Exception {
+        WaitRegion[] region = new WaitRegion[1];
+        try (IoUring ring = ringWithRegion(region)) {
+            // CLOCK_MONOTONIC, the ring's default clock, is System.nanoTime's on Linux: a past deadline ends at once.
+            region[0].setDeadline(1, System.nanoTime() - TimeUnit.SECONDS.toNanos(1), 0);
+            assertThat(region[0].submitAndWait(1, 1)).isZero();
+            region[0].setDeadline(1, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20), 0);
+            assertThat(region[0].submitAndWait(1, 1)).isZero();
+            assertThat(ring.cq().ready()).as("both waits timed out").isZero();
+
+            ring.sq().next().prepNop().userData(8);
+            region[0].setDeadline(1, System.nanoTime() + TimeUnit.SECONDS.toNanos(10), 0);
+            assertThat(region[0].submitAndWait(1, 1)).isOne();
+            assertThat(Reap.reap(ring)).isEqualTo(Completion.cqe(8, 0));
         }
     }
 
