@@ -162,4 +162,13 @@ public final class OpFlags {
         private Futex() {
         }
     }
+
+    /** Block device URING_CMD commands ({@code <linux/blkdev.h>}, 6.12). */
+    public static final class BlockCmd {
+        /** {@code BLOCK_URING_CMD_DISCARD}: {@code _IO(0x12, 0)}, discard a byte range. */
+        public static final int DISCARD = 0x1200;
+
+        private BlockCmd() {
+        }
+    }
 }
