@@ -89,6 +89,21 @@ class UnsupportedCapabilityTest {
         }
     }
 
+    /** 6.17's multishot recv total (optlen) would be ignored, and the request never end: refused instead. */
+    @Test
+    void thePortableEngineRefusesARecvTotalAsA616KernelWould() throws Exception {
+        assumeTrue(Rings.portable(), "the kernel has it: NetLimitsAndVectorsTest");
+        try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena); IoUring ring = IoUring.open(4);
+             BufferRing br = ring.register().bufferRing(4, 9, 0)) {
+            int[] pair = net.unixPair(io.uring4j.sys.Sockets.SOCK_STREAM);
+            br.add(arena.allocate(64), 0, 0);
+            br.advance(1);
+            net.write(pair[0], "data");
+            ring.sq().next().prepRecvMultishot(pair[1], 0, 0, 4096).bufferSelect(9).userData(1);
+            assertThat(submitAndReap(ring)).isEqualTo(Completion.cqe(1, -Errno.EINVAL));
+        }
+    }
+
     private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String opcode) {
         ErrnoException refused = org.assertj.core.api.Assertions.catchThrowableOfType(ErrnoException.class, call);
         assertThat(refused).as(opcode).isNotNull();
