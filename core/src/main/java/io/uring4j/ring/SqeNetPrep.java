@@ -144,6 +144,28 @@ abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
                 .addIoprio(OpFlags.SendRecv.RECV_MULTISHOT);
     }
 
+    /**
+     * A send bundle (6.10, FEAT_RECVSEND_BUNDLE; liburing's {@code io_uring_prep_send_bundle}): sends the
+     * buffers queued in a provided-buffer ring, in ring order, as one request — chain {@code .bufferSelect(group)}.
+     * {@code len} 0 sends every buffer queued; the result is the bytes sent.
+     */
+    public final Sqe prepSendBundle(int fd, int len, int flags) {
+        return prepRw(Opcode.SEND, fd, 0, len, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
+    /**
+     * A receive bundle (6.10): fills as many provided buffers as the data needs in one CQE, whose buffer id is
+     * the first; the rest follow it in ring order — chain {@code .bufferSelect(group)}.
+     */
+    public final Sqe prepRecvBundle(int fd, int flags) {
+        return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
+    /** A multishot receive of bundles (6.10): {@link #prepRecvBundle} until it ends. */
+    public final Sqe prepRecvMultishotBundle(int fd, int flags) {
+        return prepRecvMultishot(fd, flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
     /** sendmsg. */
     public final Sqe prepSendmsg(int fd, MemorySegment msghdr, int flags) {
         return prepRw(Opcode.SENDMSG, fd, address(msghdr), 1, 0).opFlags(flags);
