@@ -4,6 +4,7 @@ import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.ParamsLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SqeLayout;
 import io.uring4j.ring.abi.WaitRegionLayout;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -11,6 +12,7 @@ import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 
 import static io.uring4j.ring.abi.RegisterArgLayout.*;
 import static io.uring4j.ring.abi.RegisterOpcode.*;
@@ -504,7 +506,7 @@ public final class Registrar {
     }
 
     /** Runs this ring's io-wq workers only on {@code cpus} ({@code REGISTER_IOWQ_AFF}, 5.14). */
-    public void iowqAffinity(java.util.BitSet cpus) throws ErrnoException {
+    public void iowqAffinity(BitSet cpus) throws ErrnoException {
         byte[] mask = cpus.toByteArray();       // little-endian bit order, as a cpu_set_t
         if (mask.length == 0) {
             throw new IllegalArgumentException("io-wq affinity needs at least one CPU");
@@ -528,7 +530,7 @@ public final class Registrar {
      */
     public static void sendMsgRing(int targetRingFd, int result, long userData) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment sqe = arena.allocate(io.uring4j.ring.abi.SqeLayout.SIZE, 8);
+            MemorySegment sqe = arena.allocate(SqeLayout.SIZE, 8);
             new Sqe(sqe, 0).prepMsgRing(targetRingFd, result, userData, 0);
             int ret = Engine.kernel().register(-1, REGISTER_SEND_MSG_RING, sqe.address(), 1);
             if (ret < 0) {

@@ -6,6 +6,7 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 
 import static io.uring4j.ring.abi.WaitRegionLayout.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -23,7 +24,7 @@ public final class WaitRegion {
     private final MemorySegment waits;
     private final int entries;
     /** Entries set with a deadline: waited on with IORING_ENTER_ABS_TIMER. */
-    private final java.util.BitSet absolute = new java.util.BitSet();
+    private final BitSet absolute = new BitSet();
 
     WaitRegion(IoUring ring, MemorySegment waits, int entries) {
         this.ring = ring;

@@ -1,7 +1,9 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.RegisterArgLayout;
+import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +32,7 @@ class ClockAndCloneTest {
         Query query = null;
         try {
             query = ring.register().query();
-        } catch (io.uring4j.sys.ErrnoException e) {
+        } catch (ErrnoException e) {
             // no query interface (before 6.18): the call below tells
         }
         assumeTrue(query == null || query.hasRegisterOpcode(opcode), "kernel lacks this register opcode");
@@ -39,7 +41,7 @@ class ClockAndCloneTest {
     @Test
     void waitsRunOnTheRegisteredClock() throws Exception {
         try (IoUring ring = IoUring.open(4)) {
-            skipIfUnknown(ring, io.uring4j.ring.abi.RegisterOpcode.REGISTER_CLOCK);
+            skipIfUnknown(ring, RegisterOpcode.REGISTER_CLOCK);
             ring.register().clock(CLOCK_BOOTTIME);
             assertThat(ring.waitCqes(1, TimeUnit.MILLISECONDS.toNanos(10))).as("a timed wait still times out").isNull();
             ring.register().clock(CLOCK_MONOTONIC);
@@ -51,7 +53,7 @@ class ClockAndCloneTest {
     @Test
     void aClockOtherThanMonotonicOrBoottimeIsRefused() throws Exception {
         try (IoUring ring = IoUring.open(4)) {
-            skipIfUnknown(ring, io.uring4j.ring.abi.RegisterOpcode.REGISTER_CLOCK);
+            skipIfUnknown(ring, RegisterOpcode.REGISTER_CLOCK);
             assertThat(errnoOf(() -> ring.register().clock(CLOCK_REALTIME))).isEqualTo(Errno.EINVAL);
         }
     }
@@ -60,7 +62,7 @@ class ClockAndCloneTest {
     void aClonedBufferTableServesFixedWritesOfTheSecondRing() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(4); IoUring target = IoUring.open(4);
              Pipe pipe = Pipe.open()) {
-            skipIfUnknown(source, io.uring4j.ring.abi.RegisterOpcode.REGISTER_CLONE_BUFFERS);
+            skipIfUnknown(source, RegisterOpcode.REGISTER_CLONE_BUFFERS);
             MemorySegment buffer = arena.allocate(4096, 4096);
             buffer.asSlice(0, 6).copyFrom(MemorySegment.ofArray("cloned".getBytes(StandardCharsets.US_ASCII)));
             source.register().buffers(buffer);
@@ -76,7 +78,7 @@ class ClockAndCloneTest {
     @Test
     void cloningOverRegisteredBuffersNeedsReplace() throws Exception {
         try (Arena arena = Arena.ofConfined(); IoUring source = IoUring.open(4); IoUring target = IoUring.open(4)) {
-            skipIfUnknown(source, io.uring4j.ring.abi.RegisterOpcode.REGISTER_CLONE_BUFFERS);
+            skipIfUnknown(source, RegisterOpcode.REGISTER_CLONE_BUFFERS);
             source.register().buffers(arena.allocate(4096, 4096));
             target.register().buffers(arena.allocate(4096, 4096));
 

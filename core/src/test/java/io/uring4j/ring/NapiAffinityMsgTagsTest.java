@@ -1,6 +1,7 @@
 package io.uring4j.ring;
 
 import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class NapiAffinityMsgTagsTest {
             BitSet cpu0 = new BitSet();
             cpu0.set(0);
             ring.register().iowqAffinity(cpu0);
-            ring.sq().next().prepNop().addFlags(io.uring4j.ring.abi.SqeFlags.ASYNC).userData(1);
+            ring.sq().next().prepNop().addFlags(SqeFlags.ASYNC).userData(1);
             assertThat(submitAndReap(ring)).as("a request punted to the io-wq still runs").isEqualTo(Completion.cqe(1, 0));
             ring.register().unregisterIowqAffinity();
         }

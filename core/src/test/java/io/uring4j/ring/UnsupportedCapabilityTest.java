@@ -5,18 +5,22 @@ import io.uring4j.ring.abi.Opcode;
 import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Sockets;
 import io.uring4j.testkit.BothEngines;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 import java.util.concurrent.TimeUnit;
 
 import static io.uring4j.ring.Reap.submitAndReap;
 import static io.uring4j.ring.Rings.errnoOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -75,7 +79,7 @@ class UnsupportedCapabilityTest {
             assertRefused(() -> ring.register().query(), "REGISTER_QUERY");
             assertRefused(() -> ring.register().zcrxIfq(1, 0, 64, page, page), "REGISTER_ZCRX_IFQ");
             assertRefused(() -> ring.register().napi(10, false), "REGISTER_NAPI");
-            java.util.BitSet cpu0 = new java.util.BitSet();
+            BitSet cpu0 = new BitSet();
             cpu0.set(0);
             assertRefused(() -> ring.register().iowqAffinity(cpu0), "REGISTER_IOWQ_AFF");
             // Tags would be silently ignored (no CQE when a slot is replaced): refused instead.
@@ -95,7 +99,7 @@ class UnsupportedCapabilityTest {
         assumeTrue(Rings.portable(), "the kernel has it: NetLimitsAndVectorsTest");
         try (Arena arena = Arena.ofConfined(); NetFixture net = new NetFixture(arena); IoUring ring = IoUring.open(4);
              BufferRing br = ring.register().bufferRing(4, 9, 0)) {
-            int[] pair = net.unixPair(io.uring4j.sys.Sockets.SOCK_STREAM);
+            int[] pair = net.unixPair(Sockets.SOCK_STREAM);
             br.add(arena.allocate(64), 0, 0);
             br.advance(1);
             net.write(pair[0], "data");
@@ -104,8 +108,8 @@ class UnsupportedCapabilityTest {
         }
     }
 
-    private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String opcode) {
-        ErrnoException refused = org.assertj.core.api.Assertions.catchThrowableOfType(ErrnoException.class, call);
+    private static void assertRefused(ThrowingCallable call, String opcode) {
+        ErrnoException refused = catchThrowableOfType(ErrnoException.class, call);
         assertThat(refused).as(opcode).isNotNull();
         assertThat(refused.errno()).isEqualTo(Errno.EINVAL);
         assertThat(refused.getMessage()).contains(opcode);

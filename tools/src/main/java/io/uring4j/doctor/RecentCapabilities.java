@@ -30,44 +30,61 @@ final class RecentCapabilities {
 
     static List<Row> of(IoUring ring, Probe probe, Query query) {
         List<Row> rows = new ArrayList<>();
-        Object[][] opcodes = {{Opcode.READ_MULTISHOT, "6.7"}, {Opcode.WAITID, "6.7"}, {Opcode.FUTEX_WAIT, "6.7"},
-            {Opcode.FUTEX_WAKE, "6.7"}, {Opcode.FUTEX_WAITV, "6.7"}, {Opcode.FIXED_FD_INSTALL, "6.8"},
-            {Opcode.FTRUNCATE, "6.9"}, {Opcode.BIND, "6.11"}, {Opcode.LISTEN, "6.11"}, {Opcode.RECV_ZC, "6.15"},
-            {Opcode.EPOLL_WAIT, "6.15"}, {Opcode.READV_FIXED, "6.15"}, {Opcode.WRITEV_FIXED, "6.15"},
-            {Opcode.PIPE, "6.16"}};
-        for (Object[] op : opcodes) {
-            byte code = (Byte) op[0];
-            rows.add(new Row("IORING_OP_" + Opcode.name(code), (String) op[1], probe.isSupported(code)));
-        }
-        Object[][] features = {{Features.RECVSEND_BUNDLE, "6.10"}, {Features.MIN_TIMEOUT, "6.12"},
-            {Features.RW_ATTR, "6.14"}, {Features.NO_IOWAIT, "6.15"}};
-        for (Object[] feature : features) {
-            int bit = (Integer) feature[0];
-            rows.add(new Row("IORING_FEAT_" + Features.toString(bit), (String) feature[1], ring.hasFeature(bit)));
-        }
-        Object[][] registers = {{RegisterOpcode.REGISTER_NAPI, "6.9"}, {RegisterOpcode.REGISTER_CLOCK, "6.12"},
-            {RegisterOpcode.REGISTER_CLONE_BUFFERS, "6.12"}, {RegisterOpcode.REGISTER_SEND_MSG_RING, "6.13"},
-            {RegisterOpcode.REGISTER_RESIZE_RINGS, "6.13"}, {RegisterOpcode.REGISTER_MEM_REGION, "6.13"},
-            {RegisterOpcode.REGISTER_ZCRX_IFQ, "6.15"}};
-        for (Object[] register : registers) {
-            int op = (Integer) register[0];
-            rows.add(new Row("IORING_" + RegisterOpcode.name(op), (String) register[1],
-                    query == null ? null : query.hasRegisterOpcode(op)));
-        }
+        opcode(rows, probe, Opcode.READ_MULTISHOT, "6.7");
+        opcode(rows, probe, Opcode.WAITID, "6.7");
+        opcode(rows, probe, Opcode.FUTEX_WAIT, "6.7");
+        opcode(rows, probe, Opcode.FUTEX_WAKE, "6.7");
+        opcode(rows, probe, Opcode.FUTEX_WAITV, "6.7");
+        opcode(rows, probe, Opcode.FIXED_FD_INSTALL, "6.8");
+        opcode(rows, probe, Opcode.FTRUNCATE, "6.9");
+        opcode(rows, probe, Opcode.BIND, "6.11");
+        opcode(rows, probe, Opcode.LISTEN, "6.11");
+        opcode(rows, probe, Opcode.RECV_ZC, "6.15");
+        opcode(rows, probe, Opcode.EPOLL_WAIT, "6.15");
+        opcode(rows, probe, Opcode.READV_FIXED, "6.15");
+        opcode(rows, probe, Opcode.WRITEV_FIXED, "6.15");
+        opcode(rows, probe, Opcode.PIPE, "6.16");
+        feature(rows, ring, Features.RECVSEND_BUNDLE, "6.10");
+        feature(rows, ring, Features.MIN_TIMEOUT, "6.12");
+        feature(rows, ring, Features.RW_ATTR, "6.14");
+        feature(rows, ring, Features.NO_IOWAIT, "6.15");
+        register(rows, query, RegisterOpcode.REGISTER_NAPI, "6.9");
+        register(rows, query, RegisterOpcode.REGISTER_CLOCK, "6.12");
+        register(rows, query, RegisterOpcode.REGISTER_CLONE_BUFFERS, "6.12");
+        register(rows, query, RegisterOpcode.REGISTER_SEND_MSG_RING, "6.13");
+        register(rows, query, RegisterOpcode.REGISTER_RESIZE_RINGS, "6.13");
+        register(rows, query, RegisterOpcode.REGISTER_MEM_REGION, "6.13");
+        register(rows, query, RegisterOpcode.REGISTER_ZCRX_IFQ, "6.15");
         rows.add(new Row("IORING_REGISTER_QUERY", "6.18", query != null));
-        Object[][] setups = {{SetupFlags.HYBRID_IOPOLL, "6.13"}, {SetupFlags.CQE_MIXED, "6.18"},
-            {SetupFlags.SQE_MIXED, "6.19"}, {SetupFlags.SQ_REWIND, "7.0"}};
-        for (Object[] setup : setups) {
-            int flag = (Integer) setup[0];
-            rows.add(new Row("IORING_SETUP_" + SetupFlags.name(flag), (String) setup[1],
-                    query == null ? null : query.acceptsSetupFlags(flag)));
-        }
-        Object[][] enters = {{EnterFlags.ABS_TIMER, "ABS_TIMER", "6.12"}, {EnterFlags.EXT_ARG_REG, "EXT_ARG_REG", "6.13"},
-            {EnterFlags.NO_IOWAIT, "NO_IOWAIT", "6.15"}};
-        for (Object[] enter : enters) {
-            rows.add(new Row("IORING_ENTER_" + enter[1], (String) enter[2],
-                    query == null ? null : query.acceptsEnterFlags((Integer) enter[0])));
-        }
+        setup(rows, query, SetupFlags.HYBRID_IOPOLL, "6.13");
+        setup(rows, query, SetupFlags.CQE_MIXED, "6.18");
+        setup(rows, query, SetupFlags.SQE_MIXED, "6.19");
+        setup(rows, query, SetupFlags.SQ_REWIND, "7.0");
+        enter(rows, query, "ABS_TIMER", EnterFlags.ABS_TIMER, "6.12");
+        enter(rows, query, "EXT_ARG_REG", EnterFlags.EXT_ARG_REG, "6.13");
+        enter(rows, query, "NO_IOWAIT", EnterFlags.NO_IOWAIT, "6.15");
         return rows;
+    }
+
+    private static void opcode(List<Row> rows, Probe probe, byte opcode, String kernel) {
+        rows.add(new Row("IORING_OP_" + Opcode.name(opcode), kernel, probe.isSupported(opcode)));
+    }
+
+    private static void feature(List<Row> rows, IoUring ring, int feature, String kernel) {
+        rows.add(new Row("IORING_FEAT_" + Features.toString(feature), kernel, ring.hasFeature(feature)));
+    }
+
+    private static void register(List<Row> rows, Query query, int opcode, String kernel) {
+        rows.add(new Row("IORING_" + RegisterOpcode.name(opcode), kernel,
+                query == null ? null : query.hasRegisterOpcode(opcode)));
+    }
+
+    private static void setup(List<Row> rows, Query query, int flag, String kernel) {
+        rows.add(new Row("IORING_SETUP_" + SetupFlags.name(flag), kernel,
+                query == null ? null : query.acceptsSetupFlags(flag)));
+    }
+
+    private static void enter(List<Row> rows, Query query, String name, int flag, String kernel) {
+        rows.add(new Row("IORING_ENTER_" + name, kernel, query == null ? null : query.acceptsEnterFlags(flag)));
     }
 }
