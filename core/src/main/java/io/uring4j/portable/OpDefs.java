@@ -20,7 +20,7 @@ final class OpDefs {
     static final int SUPPORTED_SQE_FLAGS = SqeFlags.FIXED_FILE | SqeFlags.IO_DRAIN | SqeFlags.IO_LINK
             | SqeFlags.IO_HARDLINK | SqeFlags.ASYNC | SqeFlags.BUFFER_SELECT | SqeFlags.CQE_SKIP_SUCCESS;
     /** The highest opcode we implement: probe's last_op, as a kernel of that vintage would report. */
-    static final int LAST_OP = Opcode.LISTEN;
+    static final int LAST_OP = Opcode.PIPE;
 
     /** The kernel's needs_file: the SQE's fd (or fixed slot) is looked up before issue; -EBADF if none. */
     private static final int NEEDS_FILE = 1;
@@ -150,6 +150,7 @@ final class OpDefs {
                 (int) r.off == FileTable.FILE_INDEX_ALLOC ? ring.files.updateFilesAlloc(r.addr, r.len)
                         : ring.files.updateFiles((int) r.off, r.addr, r.len));
         // The slot's file as a new fd of the application's: close-on-exec unless asked otherwise.
+        def(Opcode.PIPE, 0, 0, Pipes::prep, (ring, r, fd, w) -> Pipes.issue(ring, r));
         def(Opcode.FIXED_FD_INSTALL, NEEDS_FILE, 0, OpDefs::prepFixedFdInstall, (ring, r, fd, w) -> Sys.fcntl(fd,
                 (r.opFlags & OpFlags.FileIndex.INSTALL_NO_CLOEXEC) != 0 ? Sys.F_DUPFD : Sys.F_DUPFD_CLOEXEC, 0));
         // Provided buffers, messages between rings.

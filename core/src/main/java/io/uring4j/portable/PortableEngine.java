@@ -270,13 +270,15 @@ public final class PortableEngine implements FallbackEngine {
             case RegisterOpcode.REGISTER_FILES_UPDATE -> arg == 0 ? -Errno.EFAULT
                     : files.updateFiles(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE_OFFSET),
                             USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE_DATA), nr);
-            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> !isUpdate2(arg, nr) ? -Errno.EINVAL
+            case RegisterOpcode.REGISTER_FILES_UPDATE2 -> !isUpdate2(arg, nr)
+                    || USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_TAGS) != 0 ? -Errno.EINVAL
                     : files.updateFiles(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_OFFSET),
                             USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_DATA),
                             USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_NR));
             case RegisterOpcode.REGISTER_BUFFERS -> buffers.register(arg, nr, false);
             case RegisterOpcode.UNREGISTER_BUFFERS -> buffers.unregister();
-            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> !isUpdate2(arg, nr) ? -Errno.EINVAL
+            case RegisterOpcode.REGISTER_BUFFERS_UPDATE -> !isUpdate2(arg, nr)
+                    || USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_TAGS) != 0 ? -Errno.EINVAL
                     : buffers.update(USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_OFFSET),
                             USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_UPDATE2_DATA),
                             USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_UPDATE2_NR));
@@ -295,7 +297,10 @@ public final class PortableEngine implements FallbackEngine {
         return nr == RegisterArgLayout.RSRC_UPDATE2_SIZE && arg != 0;
     }
 
-    /** {@code struct io_uring_rsrc_register}: files or buffers, maybe sparse; {@code size} is the struct's. */
+    /**
+     * {@code struct io_uring_rsrc_register}: files or buffers, maybe sparse; {@code size} is the struct's. Tags
+     * are refused (EINVAL): we post no CQE when a tagged slot is let go, and ignoring them would hide that.
+     */
     private static int registerResources(PortableRing ring, int op, long arg, int size) {
         if (size != RegisterArgLayout.RSRC_REGISTER_SIZE || arg == 0) {
             return -Errno.EINVAL;
@@ -304,7 +309,8 @@ public final class PortableEngine implements FallbackEngine {
         int flags = USER.get(JAVA_INT, arg + RegisterArgLayout.RSRC_REGISTER_FLAGS);
         long data = USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_REGISTER_DATA);
         int sparseFlag = RegisterArgLayout.RSRC_REGISTER_SPARSE;
-        if ((flags & ~sparseFlag) != 0 || ((flags & sparseFlag) != 0 && data != 0)) {
+        long tags = USER.get(JAVA_LONG, arg + RegisterArgLayout.RSRC_REGISTER_TAGS);
+        if ((flags & ~sparseFlag) != 0 || ((flags & sparseFlag) != 0 && data != 0) || tags != 0) {
             return -Errno.EINVAL;
         }
         boolean sparse = (flags & sparseFlag) != 0;

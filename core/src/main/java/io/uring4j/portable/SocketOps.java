@@ -58,7 +58,8 @@ final class SocketOps {
             case Opcode.SEND_ZC, Opcode.SENDMSG_ZC -> select || (r.sqeFlags & SqeFlags.CQE_SKIP_SUCCESS) != 0
                     || (r.ioprio & ~(r.opcode == Opcode.SEND_ZC ? SEND_ZC_IOPRIO : SENDMSG_ZC_IOPRIO)) != 0
                     ? -Errno.EINVAL : r.opcode == Opcode.SENDMSG_ZC && r.addr == 0 ? -Errno.EFAULT : 0;
-            case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0
+            // len caps each receive; a multishot total in optlen (6.17) is not implemented: EINVAL, as before 6.17.
+            case Opcode.RECV -> (r.ioprio & ~RECV_IOPRIO) != 0 || r.fileIndex != 0
                     || ((r.ioprio & OpFlags.SendRecv.RECV_MULTISHOT) != 0 && !select) ? -Errno.EINVAL : 0;
             case Opcode.SENDMSG -> select || (r.ioprio & ~OpFlags.SendRecv.POLL_FIRST) != 0
                     ? -Errno.EINVAL : r.addr == 0 ? -Errno.EFAULT : 0;

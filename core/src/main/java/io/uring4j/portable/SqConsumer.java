@@ -137,7 +137,7 @@ final class SqConsumer {
 
     /**
      * The rest of the kernel's io_init_req, in its order: restrictions (-EACCES), the personality (-EINVAL),
-     * and addr3 where an opcode reads it (FTRUNCATE, FIXED_FD_INSTALL: must be zero; MSG_RING: SEND_FD's source
+     * and addr3 where an opcode reads it (FTRUNCATE, FIXED_FD_INSTALL, PIPE: must be zero; MSG_RING: SEND_FD's source
      * slot). A method of its own so that {@link #copySqe} stays small enough for the JIT to inline it into
      * {@link #submit}.
      */
@@ -148,7 +148,7 @@ final class SqConsumer {
         }
         int personality = sqes.get(JAVA_SHORT, sqe + SqeLayout.PERSONALITY) & 0xffff;
         if ((personality != 0 && !ring.personalities.contains(personality))
-                || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL)
+                || (r.opcode == Opcode.FTRUNCATE || r.opcode == Opcode.FIXED_FD_INSTALL || r.opcode == Opcode.PIPE)
                     && sqes.get(JAVA_LONG, sqe + SqeLayout.ADDR3) != 0) {
             return -Errno.EINVAL;
         }

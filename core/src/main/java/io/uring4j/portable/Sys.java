@@ -55,6 +55,7 @@ final class Sys {
     private static final MethodHandle POLL = handle("poll", JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
     private static final MethodHandle EVENTFD = handle("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle FCNTL = handle("fcntl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
+    private static final MethodHandle PIPE2 = handle("pipe2", JAVA_INT, JAVA_LONG, JAVA_INT);
 
     static final int F_DUPFD = 0;
     static final int F_DUPFD_CLOEXEC = 1030;
@@ -234,6 +235,16 @@ final class Sys {
         MemorySegment s = callState();
         try {
             return (int) result((int) FALLOCATE.invokeExact(s, fd, mode, off, len), s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pipe2 into the int[2] at {@code fds}: written by the kernel, so a bad address is EFAULT, not a crash. */
+    static int pipe2(long fds, int flags) {
+        MemorySegment s = callState();
+        try {
+            return (int) result((int) PIPE2.invokeExact(s, fds, flags), s);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -142,8 +142,11 @@
  *       timeout clocks other than CLOCK_MONOTONIC,
  *       multishot and ETIME_SUCCESS timeouts, level-triggered multishot polls and poll updates,
  *       IOSQE_BUFFER_SELECT except on RECV, READ, READV and multishot RECVMSG (no single buffer-select RECVMSG,
- *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, the setup
- *       flags SQPOLL, IOPOLL, NO_MMAP, ATTACH_WQ, and the register opcodes IOWQ_AFF and those after PBUF_STATUS.</li>
+ *       no bundles), kernel-allocated (MMAP) and incremental buffer rings, SEND_VECTORIZED, a multishot
+ *       recv's total (optlen), resource tags, the setup flags SQPOLL, IOPOLL, NO_MMAP, ATTACH_WQ and those
+ *       after NO_SQARRAY, the register opcodes IOWQ_AFF and those after PBUF_STATUS, and the enter flags
+ *       ABS_TIMER, EXT_ARG_REG and NO_IOWAIT. Each answers as a kernel that predates it would (tags and the
+ *       total are refused rather than ignored, which would drop their CQEs or never end the request).</li>
  * </ul>
  */
 package io.uring4j.portable;

@@ -499,6 +499,11 @@ public final class IoUring implements AutoCloseable {
         return engine;
     }
 
+    /** The ring's own memory: what is allocated here lives exactly as long as the ring (wait regions). */
+    Arena memory() {
+        return arena;
+    }
+
     public boolean isOpen() {
         return !closed;
     }

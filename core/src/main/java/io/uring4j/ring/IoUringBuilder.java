@@ -62,6 +62,14 @@ public final class IoUringBuilder {
         return flags(SetupFlags.IOPOLL | SetupFlags.HYBRID_IOPOLL);
     }
 
+    /**
+     * 16- and 32-byte CQEs in one CQ (6.18): the CQ steps over F_32 entries and F_SKIP padding itself, so big
+     * CQEs (zero-copy receive, NOP with CQE32) need no CQE32 ring.
+     */
+    public IoUringBuilder cqeMixed() {
+        return flags(SetupFlags.CQE_MIXED);
+    }
+
     /** A kernel thread polls the SQ; it sleeps after {@code idleMillis} without work. */
     public IoUringBuilder sqpoll(int idleMillis) {
         this.sqThreadIdleMillis = idleMillis;
@@ -198,6 +206,11 @@ public final class IoUringBuilder {
             Engine owner = engine instanceof AutoEngine auto ? auto.owner(fd) : engine;
             boolean indexOnly = (setupFlags & SetupFlags.REGISTERED_FD_ONLY) != 0;
             try {
+                if ((setupFlags & SetupFlags.SQ_REWIND) != 0) {
+                    // the kernel would read every batch from SQE 0; our SQ hands out slots round the ring
+                    throw new ErrnoException("io_uring_setup", Errno.EOPNOTSUPP, "the kernel accepted SQ_REWIND, but"
+                            + " uring4j's submission queue does not implement it: set up the ring without it");
+                }
                 if (noMmap) {
                     fillSqArray(appRings, params);
                     return new IoUring(owner, fd, params, arena, appRings, appRings, appSqes, indexOnly);
@@ -299,11 +312,26 @@ public final class IoUringBuilder {
             case Errno.ENOSYS -> "this kernel has no io_uring (built without CONFIG_IO_URING, or hidden by seccomp)";
             case Errno.ENOMEM -> "not enough lockable memory for the rings: raise RLIMIT_MEMLOCK (ulimit -l) or use fewer entries";
             case Errno.EINVAL -> "the kernel refused " + entries + " entries with flags " + SetupFlags.toString(setupFlags)
-                    + ": a flag is newer than this kernel, a combination is invalid, or a size is out of range";
+                    + ": a flag is newer than this kernel" + newerFlags(setupFlags)
+                    + ", a combination is invalid, or a size is out of range";
             case Errno.EMFILE, Errno.ENFILE -> "too many open files";
             default -> null;
         };
         return new ErrnoException("io_uring_setup", ret, hint);
+    }
+
+    /** The recent flags among {@code setupFlags}, with the kernel that brought each. */
+    private static String newerFlags(int setupFlags) {
+        StringBuilder named = new StringBuilder();
+        int[] flags = {SetupFlags.HYBRID_IOPOLL, SetupFlags.CQE_MIXED, SetupFlags.SQE_MIXED, SetupFlags.SQ_REWIND};
+        String[] kernels = {"6.13", "6.18", "6.19", "7.0"};
+        for (int i = 0; i < flags.length; i++) {
+            if ((setupFlags & flags[i]) != 0) {
+                named.append(named.isEmpty() ? " (" : ", ").append(SetupFlags.name(flags[i])).append(" needs ")
+                        .append(kernels[i]);
+            }
+        }
+        return named.isEmpty() ? "" : named.append(')').toString();
     }
 
     private static String disabledSysctl() {

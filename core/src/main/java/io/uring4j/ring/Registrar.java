@@ -4,12 +4,15 @@ import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.ring.abi.ParamsLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
+import io.uring4j.ring.abi.SqeLayout;
+import io.uring4j.ring.abi.WaitRegionLayout;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 
 import static io.uring4j.ring.abi.RegisterArgLayout.*;
 import static io.uring4j.ring.abi.RegisterOpcode.*;
@@ -20,7 +23,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * {@code io_uring_register} for one ring: registered files and buffers, the ring fd, eventfd, provided-buffer
- * rings, the probe, io-wq limits, restrictions and synchronous cancel. Argument structs are built in
+ * rings, the probe and the query, io-wq limits, restrictions, synchronous cancel, the wait clock, registered
+ * wait regions and zero-copy receive queues. Argument structs are built in
  * short-lived native memory: registration is not a hot path. Failures throw {@link ErrnoException} naming the
  * register opcode.
  */
@@ -52,6 +56,9 @@ public final class Registrar {
                     : "already registered: unregister first";
             case Errno.ENXIO -> "nothing of this kind is registered";
             case Errno.EBADFD -> opcode == REGISTER_ENABLE_RINGS ? "the ring is not R_DISABLED" : null;
+            case Errno.EINVAL -> opcode >= REGISTER_NAPI && opcode < RegisterOpcode.KNOWN
+                    ? "this kernel may predate " + RegisterOpcode.name(opcode) + " (see the README's kernel support"
+                    + " table), or an argument is out of range" : null;
             default -> null;
         };
         return new ErrnoException("io_uring_register(" + RegisterOpcode.name(opcode) + ")", ret, hint);
@@ -385,6 +392,182 @@ public final class Registrar {
             reg.set(JAVA_LONG, SYNC_CANCEL_TIMEOUT_NSEC,
                     timeoutNanos < 0 ? -1 : timeoutNanos % 1_000_000_000L);
             return call(REGISTER_SYNC_CANCEL, reg.address(), 1);
+        }
+    }
+
+    // ---- clock, buffer cloning, wait regions, query, zero-copy receive -------------------------------------
+
+    /**
+     * The clock of this ring's wait timeouts ({@code REGISTER_CLOCK}, 6.12): {@code CLOCK_MONOTONIC} (1, the
+     * default) or {@code CLOCK_BOOTTIME} (7), which keeps counting while the machine is suspended.
+     */
+    public void clock(int clockId) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(CLOCK_SIZE, 8);
+            reg.set(JAVA_INT, CLOCK_ID, clockId);
+            call(REGISTER_CLOCK, reg.address(), 0);
+        }
+    }
+
+    /**
+     * Copies {@code count} registered buffers of {@code source} from its slot {@code sourceOffset} into this
+     * ring's table from slot {@code offset} ({@code REGISTER_CLONE_BUFFERS}, 6.12; offsets 6.13); 0 copies all.
+     * Both rings then share the pinned pages. {@code flags}: {@link io.uring4j.ring.abi.RegisterArgLayout#CLONE_DST_REPLACE}
+     * replaces buffers this ring has (else EBUSY).
+     */
+    public void cloneBuffers(IoUring source, int sourceOffset, int offset, int count, int flags) throws ErrnoException {
+        if (source.fd() < 0) {
+            throw new IllegalArgumentException("the source ring has no fd (REGISTERED_FD_ONLY): it cannot be named");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment clone = arena.allocate(CLONE_SIZE, 8);
+            clone.set(JAVA_INT, CLONE_SRC_FD, source.fd());
+            clone.set(JAVA_INT, CLONE_FLAGS, flags);
+            clone.set(JAVA_INT, CLONE_SRC_OFF, sourceOffset);
+            clone.set(JAVA_INT, CLONE_DST_OFF, offset);
+            clone.set(JAVA_INT, CLONE_NR, count);
+            call(REGISTER_CLONE_BUFFERS, clone.address(), 1);
+        }
+    }
+
+    /**
+     * Registers {@code entries} wait arguments ({@code REGISTER_MEM_REGION} with REG_WAIT_ARG, 6.13), waited on
+     * by index with {@link WaitRegion#submitAndWait}: the kernel reads the timeout from memory it has pinned
+     * instead of copying an argument on every enter. Only on a ring created {@link IoUringBuilder#disabled()},
+     * before {@link #enableRings()}. The memory lives as long as the ring.
+     */
+    public WaitRegion waitRegion(int entries) throws ErrnoException {
+        if (entries <= 0) {
+            throw new IllegalArgumentException("a wait region needs at least one entry: " + entries);
+        }
+        MemorySegment waits = PageMemory.allocate(WaitRegionLayout.WAIT_SIZE * entries, ring.memory(), "wait region");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment desc = arena.allocate(WaitRegionLayout.DESC_SIZE, 8);
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_USER_ADDR, waits.address());
+            desc.set(JAVA_LONG, WaitRegionLayout.DESC_SIZE_FIELD, waits.byteSize());
+            desc.set(JAVA_INT, WaitRegionLayout.DESC_FLAGS, WaitRegionLayout.MEM_REGION_TYPE_USER);
+            MemorySegment reg = arena.allocate(WaitRegionLayout.REG_SIZE, 8);
+            reg.set(JAVA_LONG, WaitRegionLayout.REG_REGION_UPTR, desc.address());
+            reg.set(JAVA_LONG, WaitRegionLayout.REG_FLAGS, WaitRegionLayout.MEM_REGION_REG_WAIT_ARG);
+            int ret = ring.registerRaw(REGISTER_MEM_REGION, reg.address(), 1);
+            if (ret < 0) {
+                throw new ErrnoException("io_uring_register(REGISTER_MEM_REGION)", ret, ret == -Errno.EINVAL
+                        ? "wait regions are registered on an R_DISABLED ring before enableRings(), on 6.13 or later"
+                        : null);
+            }
+        }
+        return new WaitRegion(ring, waits, (int) (waits.byteSize() / WaitRegionLayout.WAIT_SIZE));
+    }
+
+    /** What the kernel supports ({@code REGISTER_QUERY}, 6.18), asked through this ring. */
+    public Query query() throws ErrnoException {
+        return Query.ask(ring.engine(), ring.fd());
+    }
+
+    /**
+     * Registers a zero-copy receive queue ({@code REGISTER_ZCRX_IFQ}, 6.15) on receive queue {@code rxQueue} of
+     * the interface {@code ifIndex}: data lands in {@code area} (page-aligned native memory), handed back through
+     * a refill queue of {@code rqEntries} in {@code refill} (page-aligned, room for the ring header and the
+     * entries); both stay alive as long as the ring. Needs CAP_NET_ADMIN, a ring with DEFER_TASKRUN and 32-byte
+     * CQEs, and a NIC with header split and flow steering: loopback and virtual devices refuse it. Returns the
+     * queue's id for {@link Sqe#prepRecvZc} and the refill queue's offsets.
+     */
+    public ZcrxQueue zcrxIfq(int ifIndex, int rxQueue, int rqEntries, MemorySegment area, MemorySegment refill)
+            throws ErrnoException {
+        return ZcrxQueue.register(ring, ifIndex, rxQueue, rqEntries, area, refill);
+    }
+
+    // ---- NAPI busy polling, io-wq affinity, messages without a ring, tagged files ---------------------------
+
+    /**
+     * Busy-polls the network device queues of this ring's sockets for up to {@code busyPollMicros} while waiting
+     * ({@code REGISTER_NAPI}, 6.9), preferring busy polling over interrupts with {@code preferBusyPoll}.
+     */
+    public void napi(int busyPollMicros, boolean preferBusyPoll) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            call(REGISTER_NAPI, napiArg(arena, busyPollMicros, preferBusyPoll).address(), 1);
+        }
+    }
+
+    /** Stops NAPI busy polling; returns the busy-poll timeout that was set, in microseconds. */
+    public int unregisterNapi() throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment napi = napiArg(arena, 0, false);
+            call(UNREGISTER_NAPI, napi.address(), 1);
+            return napi.get(JAVA_INT, NAPI_BUSY_POLL_TO);
+        }
+    }
+
+    private static MemorySegment napiArg(Arena arena, int busyPollMicros, boolean preferBusyPoll) {
+        MemorySegment napi = arena.allocate(NAPI_SIZE, 8);
+        napi.set(JAVA_INT, NAPI_BUSY_POLL_TO, busyPollMicros);
+        napi.set(JAVA_BYTE, NAPI_PREFER_BUSY_POLL, (byte) (preferBusyPoll ? 1 : 0));
+        return napi;
+    }
+
+    /** Runs this ring's io-wq workers only on {@code cpus} ({@code REGISTER_IOWQ_AFF}, 5.14). */
+    public void iowqAffinity(BitSet cpus) throws ErrnoException {
+        byte[] mask = cpus.toByteArray();       // little-endian bit order, as a cpu_set_t
+        if (mask.length == 0) {
+            throw new IllegalArgumentException("io-wq affinity needs at least one CPU");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment set = arena.allocate(mask.length, 8);
+            set.copyFrom(MemorySegment.ofArray(mask));
+            call(REGISTER_IOWQ_AFF, set.address(), mask.length);
+        }
+    }
+
+    /** Lets the io-wq workers run on any CPU again. */
+    public void unregisterIowqAffinity() throws ErrnoException {
+        call(UNREGISTER_IOWQ_AFF, 0, 0);
+    }
+
+    /**
+     * Posts a CQE {@code (userData, result)} to the kernel ring {@code targetRingFd} without a ring of one's own
+     * ({@code REGISTER_SEND_MSG_RING}, 6.13; liburing's {@code io_uring_register_sync_msg}): a thread with no
+     * ring can wake a ring's owner.
+     */
+    public static void sendMsgRing(int targetRingFd, int result, long userData) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sqe = arena.allocate(SqeLayout.SIZE, 8);
+            new Sqe(sqe, 0).prepMsgRing(targetRingFd, result, userData, 0);
+            int ret = Engine.kernel().register(-1, REGISTER_SEND_MSG_RING, sqe.address(), 1);
+            if (ret < 0) {
+                throw failure(REGISTER_SEND_MSG_RING, ret);
+            }
+        }
+    }
+
+    /**
+     * Registers a file table whose slots carry tags ({@code REGISTER_FILES2} with tags, 5.13): when a tagged
+     * slot is replaced or the table unregistered, and the kernel has let go of the file, it posts a CQE whose
+     * user_data is the tag (0: no CQE). -1 marks an empty slot.
+     */
+    public void filesTagged(int[] fds, long[] tags) throws ErrnoException {
+        checkTags(fds, tags);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment reg = arena.allocate(RSRC_REGISTER_SIZE, 8);
+            reg.set(JAVA_INT, RSRC_REGISTER_NR, fds.length);
+            reg.set(JAVA_LONG, RSRC_REGISTER_DATA, ints(arena, fds).address());
+            reg.set(JAVA_LONG, RSRC_REGISTER_TAGS, arena.allocateFrom(JAVA_LONG, tags).address());
+            callRaisingFileLimit(REGISTER_FILES2, reg.address(), (int) RSRC_REGISTER_SIZE, fds.length);
+        }
+    }
+
+    /** Replaces slots from {@code offset} with {@code fds}, tagged ({@code REGISTER_FILES_UPDATE2}); how many. */
+    public int updateFilesTagged(int offset, int[] fds, long[] tags) throws ErrnoException {
+        checkTags(fds, tags);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment up = update2(arena, offset, ints(arena, fds), fds.length);
+            up.set(JAVA_LONG, RSRC_UPDATE2_TAGS, arena.allocateFrom(JAVA_LONG, tags).address());
+            return call(REGISTER_FILES_UPDATE2, up.address(), (int) RSRC_UPDATE2_SIZE);
+        }
+    }
+
+    private static void checkTags(int[] fds, long[] tags) {
+        if (fds.length != tags.length || fds.length == 0) {
+            throw new IllegalArgumentException("one tag per fd, at least one: " + fds.length + " fds, " + tags.length + " tags");
         }
     }
 }

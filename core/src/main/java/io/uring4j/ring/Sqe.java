@@ -129,17 +129,24 @@ public final class Sqe extends SqeNetPrep {
         return prepRw(Opcode.WAITID, id, 0, idtype, address(infop)).opFlags(flags).fileIndex(options);
     }
 
-    /** futex2 wait on {@code futex} while it holds {@code value} (6.7); {@code futexFlags} are FUTEX2_*. */
+    /**
+     * futex2 wait on {@code futex} while it holds {@code value} (6.7); {@code futexFlags} are
+     * {@link OpFlags.Futex} bits (SIZE_U32, PRIVATE), {@code mask} usually {@link OpFlags.Futex#MATCH_ANY}.
+     * The result is 0 once woken, -EAGAIN if the word no longer held {@code value}.
+     */
     public Sqe prepFutexWait(MemorySegment futex, long value, long mask, int futexFlags, int flags) {
         return prepRw(Opcode.FUTEX_WAIT, futexFlags, address(futex), 0, value).addr3(mask).opFlags(flags);
     }
 
-    /** futex2 wake of up to {@code count} waiters (6.7). */
+    /** futex2 wake of up to {@code count} waiters (6.7); the result is how many were woken. */
     public Sqe prepFutexWake(MemorySegment futex, long count, long mask, int futexFlags, int flags) {
         return prepRw(Opcode.FUTEX_WAKE, futexFlags, address(futex), 0, count).addr3(mask).opFlags(flags);
     }
 
-    /** futex_waitv over {@code count} {@code struct futex_waitv} entries (6.7). */
+    /**
+     * futex_waitv over {@code count} {@code struct futex_waitv} entries ({@link OpFlags.Futex#WAITV_SIZE} bytes
+     * each) (6.7); the result is the index of the word that woke.
+     */
     public Sqe prepFutexWaitv(MemorySegment waitv, int count, int flags) {
         return prepRw(Opcode.FUTEX_WAITV, 0, address(waitv), count, 0).opFlags(flags);
     }

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 
 import static io.uring4j.ring.abi.SqeLayout.ADDR;
 import static io.uring4j.ring.abi.SqeLayout.FILE_INDEX;
+import static io.uring4j.ring.abi.SqeLayout.OFF;
 import static io.uring4j.ring.abi.SqeLayout.U32;
 import static io.uring4j.ring.abi.SqeLayout.U64;
 
@@ -179,6 +180,25 @@ abstract sealed class SqeFilePrep extends SqeCore permits SqeNetPrep {
     /** pipe2 into {@code fds} (int[2]: read end, write end) (6.16); {@code flags} are O_CLOEXEC / O_NONBLOCK. */
     public final Sqe prepPipe(MemorySegment fds, int flags) {
         return prepRw(Opcode.PIPE, 0, address(fds), 0, 0).opFlags(flags);
+    }
+
+    /**
+     * pipe2 into two registered file slots, {@code slot} and {@code slot + 1} (or {@link OpFlags.FileIndex#ALLOC}:
+     * the kernel picks two); {@code fds} receives the slots (6.16). No O_CLOEXEC: direct descriptors have none.
+     */
+    public final Sqe prepPipeDirect(MemorySegment fds, int flags, int slot) {
+        return prepPipe(fds, flags).directSlot(slot);
+    }
+
+    /**
+     * Discards {@code length} bytes at {@code offset} of the block device {@code fd} (opened for writing),
+     * asynchronously: a URING_CMD ({@link OpFlags.BlockCmd#DISCARD}, 6.12; liburing's
+     * {@code io_uring_prep_cmd_discard}). Both must be multiples of the logical block size.
+     */
+    public final Sqe prepCmdDiscard(int fd, long offset, long length) {
+        prepRw(Opcode.URING_CMD, fd, offset, 0, 0);
+        slot.set(U32, OFF, OpFlags.BlockCmd.DISCARD);
+        return addr3(length);
     }
 
     /** fgetxattr: reads attribute {@code name} of {@code fd} into {@code value}; the result is its length. */

@@ -116,6 +116,56 @@ abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
         return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.RECV_MULTISHOT);
     }
 
+    /**
+     * Multishot recv with limits (6.17): each CQE carries at most {@code perCqe} bytes (0: no limit), and the
+     * request ends (a CQE without F_MORE) once {@code total} bytes were received (0: never). Chain
+     * {@code .bufferSelect(group)}. Older kernels answer EINVAL.
+     */
+    public final Sqe prepRecvMultishot(int fd, int flags, int perCqe, int total) {
+        return prepRecvMultishot(fd, flags).len(perCqe).fileIndex(total);
+    }
+
+    /**
+     * send of {@code count} {@code struct iovec}s at {@code iovecs} ({@link OpFlags.SendRecv#VECTORIZED}, 6.17):
+     * a gathering send without a msghdr.
+     */
+    public final Sqe prepSendv(int fd, MemorySegment iovecs, int count, int flags) {
+        return prepRw(Opcode.SEND, fd, address(iovecs), count, 0).opFlags(flags)
+                .addIoprio(OpFlags.SendRecv.VECTORIZED);
+    }
+
+    /**
+     * Zero-copy receive from the interface queue {@code zcrxId} ({@link Registrar#zcrxIfq}, 6.15): multishot;
+     * each CQE (32 bytes: CQE32 or CQE_MIXED rings) names where in the registered area the data landed.
+     * {@code len} 0 means no limit.
+     */
+    public final Sqe prepRecvZc(int fd, int zcrxId, int len, int flags) {
+        return prepRw(Opcode.RECV_ZC, fd, 0, len, 0).opFlags(flags).fileIndex(zcrxId)
+                .addIoprio(OpFlags.SendRecv.RECV_MULTISHOT);
+    }
+
+    /**
+     * A send bundle (6.10, FEAT_RECVSEND_BUNDLE; liburing's {@code io_uring_prep_send_bundle}): sends the
+     * buffers queued in a provided-buffer ring, in ring order, as one request — chain {@code .bufferSelect(group)}.
+     * {@code len} 0 sends every buffer queued; the result is the bytes sent.
+     */
+    public final Sqe prepSendBundle(int fd, int len, int flags) {
+        return prepRw(Opcode.SEND, fd, 0, len, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
+    /**
+     * A receive bundle (6.10): fills as many provided buffers as the data needs in one CQE, whose buffer id is
+     * the first; the rest follow it in ring order — chain {@code .bufferSelect(group)}.
+     */
+    public final Sqe prepRecvBundle(int fd, int flags) {
+        return prepRw(Opcode.RECV, fd, 0, 0, 0).opFlags(flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
+    /** A multishot receive of bundles (6.10): {@link #prepRecvBundle} until it ends. */
+    public final Sqe prepRecvMultishotBundle(int fd, int flags) {
+        return prepRecvMultishot(fd, flags).addIoprio(OpFlags.SendRecv.BUNDLE);
+    }
+
     /** sendmsg. */
     public final Sqe prepSendmsg(int fd, MemorySegment msghdr, int flags) {
         return prepRw(Opcode.SENDMSG, fd, address(msghdr), 1, 0).opFlags(flags);
@@ -142,8 +192,8 @@ abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
     }
 
     /**
-     * A socket URING_CMD ({@code SOCKET_URING_OP_*}: SIOCINQ 0, SIOCOUTQ 1, GETSOCKOPT 2, SETSOCKOPT 3):
-     * level and optname, with {@code optval} the option buffer.
+     * A socket URING_CMD ({@link OpFlags.SocketCmd}: SIOCINQ, SIOCOUTQ, GETSOCKOPT, SETSOCKOPT): level and
+     * optname, with {@code optval} the option buffer.
      */
     public final Sqe prepCmdSock(int cmdOp, int fd, int level, int optname, MemorySegment optval) {
         prepRw(Opcode.URING_CMD, fd, 0, 0, 0);
@@ -152,5 +202,16 @@ abstract sealed class SqeNetPrep extends SqeFilePrep permits Sqe {
         slot.set(U32, OPTNAME, optname);
         slot.set(U32, FILE_INDEX, length(optval));
         return addr3(address(optval));
+    }
+
+    /**
+     * getsockname (or, with {@code peer}, getpeername) through URING_CMD ({@link OpFlags.SocketCmd#GETSOCKNAME}):
+     * {@code addrLen} is a socklen_t holding the size of {@code addr} on entry. Newer than 6.18.
+     */
+    public final Sqe prepCmdGetsockname(int fd, MemorySegment addr, MemorySegment addrLen, boolean peer) {
+        prepRw(Opcode.URING_CMD, fd, address(addr), 0, 0);
+        slot.set(U32, OFF, OpFlags.SocketCmd.GETSOCKNAME);
+        slot.set(U32, FILE_INDEX, peer ? 1 : 0);
+        return addr3(address(addrLen));
     }
 }

@@ -7,7 +7,9 @@
  * fd and the mappings and decides when to enter the kernel; {@link io.uring4j.ring.SubmissionQueue} hands out
  * {@link io.uring4j.ring.Sqe}s and publishes them; {@link io.uring4j.ring.CompletionQueue} reads
  * {@link io.uring4j.ring.Cqe}s and gives their slots back; {@link io.uring4j.ring.Registrar} is
- * {@code io_uring_register}. The kernel side sits behind {@link io.uring4j.ring.Engine} (setup, map, enter,
+ * {@code io_uring_register} (with {@link io.uring4j.ring.WaitRegion} for registered waits);
+ * {@link io.uring4j.ring.Probe} and {@link io.uring4j.ring.Query} say what the kernel supports. The kernel side
+ * sits behind {@link io.uring4j.ring.Engine} (setup, map, enter,
  * register, close), so a user-space engine can serve the same rings: {@link io.uring4j.ring.FallbackEngine}, which
  * the ring core finds through ServiceLoader and does not import. The numbers and struct offsets of the ABI
  * (where an opcode is defined: {@code abi.Opcode}) live in {@code io.uring4j.ring.abi}; the typed

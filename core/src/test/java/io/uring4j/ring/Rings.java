@@ -50,6 +50,15 @@ final class Rings {
     }
 
     /**
+     * Skips the test when a request's result says the kernel does not know what it asked for: EINVAL or
+     * EOPNOTSUPP, the answers of a kernel that predates a flag or a command which no probe lists.
+     */
+    static void skipIfRefused(int res, String what) {
+        assumeTrue(res != -Errno.EINVAL && res != -Errno.EOPNOTSUPP,
+                () -> "kernel refuses " + what + " (" + Errno.name(-res) + ")");
+    }
+
+    /**
      * A ring with {@code setupFlags}, or a skipped test when the kernel refuses them with EINVAL: setup flags
      * have no probe, and a kernel that predates one answers EINVAL (liburing.md §6.4). Other errors fail.
      */

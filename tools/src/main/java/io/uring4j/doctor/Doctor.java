@@ -5,6 +5,7 @@ import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.IoUringBuilder;
 import io.uring4j.ring.Probe;
+import io.uring4j.ring.Query;
 import io.uring4j.ring.abi.Features;
 import io.uring4j.ring.abi.Opcode;
 import io.uring4j.ring.abi.SetupFlags;
@@ -99,6 +100,7 @@ public final class Doctor {
                 line("opcodes missing", String.join(" ", missing));
             }
             setupFlags();
+            recentCapabilities(ring, probe);
             registeredBuffers(ring);
         } catch (ErrnoException e) {
             line("error", e.getMessage());
@@ -155,7 +157,7 @@ public final class Doctor {
                 new Trial("REGISTERED_FD_ONLY", IoUringBuilder::registeredFdOnly),
                 new Trial("NO_SQARRAY", IoUringBuilder::noSqArray),
                 new Trial("HYBRID_IOPOLL", IoUringBuilder::hybridIopoll),
-                new Trial("CQE_MIXED", b -> b.flags(SetupFlags.CQE_MIXED)));
+                new Trial("CQE_MIXED", IoUringBuilder::cqeMixed));
         List<String> accepted = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         for (Trial trial : trials) {
@@ -175,6 +177,21 @@ public final class Doctor {
         if (!refused.isEmpty()) {
             line("setup flags refused", "");
             wrap(String.join(" ", refused));
+        }
+    }
+
+    /** What kernels 6.7 and later brought, offered here or not: from the probe, the features and the query. */
+    private void recentCapabilities(IoUring ring, Probe probe) {
+        Query query;
+        try {
+            query = Query.ofKernel();
+        } catch (ErrnoException e) {
+            query = null;       // before 6.18: register opcodes and flags can only be tried
+        }
+        line("recent capabilities", "kernel 6.7 and later; from the probe, the features"
+                + (query != null ? " and IORING_REGISTER_QUERY" : " (no IORING_REGISTER_QUERY: before 6.18)"));
+        for (RecentCapabilities.Row row : RecentCapabilities.of(ring, probe, query)) {
+            out.printf("    %-32s %-5s %s%n", row.name(), row.kernel(), row.answer());
         }
     }
 

@@ -1,6 +1,11 @@
 package io.uring4j.doctor;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.Probe;
+import io.uring4j.ring.Query;
+import io.uring4j.ring.abi.Opcode;
+import io.uring4j.ring.abi.SetupFlags;
+import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.Errno;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +32,37 @@ class DoctorTest {
         assertThat(r.status()).as(r.text()).isZero();
         assertThat(r.text()).contains("io_uring_setup:", "ok (engine: kernel", "engine (auto):", "kernel: io_uring_setup is allowed",
                 "system call:", " ns (getppid)", "cached reads:", "on virtual threads", "io_uring is usable.");
+    }
+
+    @Test
+    void recentCapabilitiesAreListedWithTheKernelThatBroughtThem() {
+        Report r = doctor(Engine.kernel());
+        assertThat(r.text()).contains("recent capabilities:", "IORING_OP_PIPE", "6.16", "IORING_REGISTER_MEM_REGION",
+                "IORING_SETUP_CQE_MIXED", "IORING_ENTER_NO_IOWAIT", "IORING_FEAT_NO_IOWAIT");
+        try {
+            Query query = Query.ofKernel();
+            // This kernel answers the query: every row says yes or no, and agrees with it.
+            assertThat(r.text()).doesNotContain("unknown (no REGISTER_QUERY)");
+            assertThat(row(r, "IORING_REGISTER_QUERY")).endsWith("yes");
+            assertThat(row(r, "IORING_SETUP_SQ_REWIND"))
+                    .endsWith(query.acceptsSetupFlags(SetupFlags.SQ_REWIND) ? "yes" : "no");
+        } catch (ErrnoException e) {
+            assertThat(row(r, "IORING_REGISTER_QUERY")).endsWith("no");
+            assertThat(row(r, "IORING_REGISTER_CLOCK")).endsWith("unknown (no REGISTER_QUERY)");
+        }
+        assertThat(row(r, "IORING_OP_PIPE")).endsWith(probeSays(Opcode.PIPE) ? "yes" : "no");
+    }
+
+    private static String row(Report r, String name) {
+        return r.text().lines().filter(l -> l.trim().startsWith(name + " ")).findFirst().orElseThrow().trim();
+    }
+
+    private static boolean probeSays(byte opcode) {
+        try {
+            return Probe.ofKernel().isSupported(opcode);
+        } catch (ErrnoException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -90,6 +90,8 @@ public final class OpFlags {
         public static final int FIXED_BUF = 1 << 2;
         public static final int ZC_REPORT_USAGE = 1 << 3;
         public static final int BUNDLE = 1 << 4;
+        /** SEND / SEND_ZC take an iovec array in addr, its length in len (6.17). */
+        public static final int VECTORIZED = 1 << 5;
 
         private SendRecv() {
         }
@@ -126,6 +128,47 @@ public final class OpFlags {
         public static final int SKIP = -2;
 
         private FileIndex() {
+        }
+    }
+
+    /** {@code SOCKET_URING_OP_*}: the command of a socket URING_CMD ({@code cmd_op}). */
+    public static final class SocketCmd {
+        public static final int SIOCINQ = 0;
+        public static final int SIOCOUTQ = 1;
+        public static final int GETSOCKOPT = 2;
+        public static final int SETSOCKOPT = 3;
+        public static final int TX_TIMESTAMP = 4;
+        /** Newer than 6.18 (which answers EOPNOTSUPP or EINVAL). */
+        public static final int GETSOCKNAME = 5;
+
+        private SocketCmd() {
+        }
+    }
+
+    /**
+     * futex2 flags (FUTEX_WAIT/WAKE's fd field and {@code struct futex_waitv}'s flags), from the Linux uapi
+     * {@code futex.h}, and the bitset mask that matches every waiter.
+     */
+    public static final class Futex {
+        /** A 32-bit futex word ({@code FUTEX2_SIZE_U32}, older headers' {@code FUTEX_32}). */
+        public static final int SIZE_U32 = 0x02;
+        /** Process-private: no lookup through shared mappings ({@code FUTEX2_PRIVATE}). */
+        public static final int PRIVATE = 128;
+        /** {@code FUTEX_BITSET_MATCH_ANY}: the mask of a plain wait or wake. */
+        public static final long MATCH_ANY = 0xffff_ffffL;
+        /** {@code sizeof(struct futex_waitv)}: val u64, uaddr u64, flags u32, reserved u32. */
+        public static final long WAITV_SIZE = 24;
+
+        private Futex() {
+        }
+    }
+
+    /** Block device URING_CMD commands ({@code <linux/blkdev.h>}, 6.12). */
+    public static final class BlockCmd {
+        /** {@code BLOCK_URING_CMD_DISCARD}: {@code _IO(0x12, 0)}, discard a byte range. */
+        public static final int DISCARD = 0x1200;
+
+        private BlockCmd() {
         }
     }
 }

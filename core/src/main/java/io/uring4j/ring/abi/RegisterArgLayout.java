@@ -62,6 +62,27 @@ public final class RegisterArgLayout {
     public static final long RESTRICTION_OPCODE = 0;        // u16 IORING_RESTRICTION_*
     public static final long RESTRICTION_VALUE = 2;         // u8: register_op, sqe_op or sqe_flags
 
+    /** {@code struct io_uring_clock_register}: REGISTER_CLOCK. */
+    public static final long CLOCK_SIZE = 16;
+    public static final long CLOCK_ID = 0;                  // u32 CLOCK_MONOTONIC (1) or CLOCK_BOOTTIME (7)
+
+    /** {@code struct io_uring_clone_buffers}: REGISTER_CLONE_BUFFERS. */
+    public static final long CLONE_SIZE = 32;
+    public static final long CLONE_SRC_FD = 0;              // u32
+    public static final long CLONE_FLAGS = 4;               // u32 CLONE_*
+    public static final long CLONE_SRC_OFF = 8;             // u32
+    public static final long CLONE_DST_OFF = 12;            // u32
+    public static final long CLONE_NR = 16;                 // u32, 0: all
+    /** {@code IORING_REGISTER_SRC_REGISTERED}: src_fd is a registered ring index. */
+    public static final int CLONE_SRC_REGISTERED = 1;
+    /** {@code IORING_REGISTER_DST_REPLACE}: replace the destination's buffers instead of failing (EBUSY). */
+    public static final int CLONE_DST_REPLACE = 1 << 1;
+
+    /** {@code struct io_uring_napi}: REGISTER_NAPI / UNREGISTER_NAPI (which writes back the settings). */
+    public static final long NAPI_SIZE = 16;
+    public static final long NAPI_BUSY_POLL_TO = 0;         // u32 microseconds
+    public static final long NAPI_PREFER_BUSY_POLL = 4;     // u8
+
     private RegisterArgLayout() {
     }
 }

@@ -29,6 +29,21 @@ public final class RegisterOpcode {
     public static final int REGISTER_SYNC_CANCEL = 24;
     public static final int REGISTER_FILE_ALLOC_RANGE = 25;
     public static final int REGISTER_PBUF_STATUS = 26;
+    public static final int REGISTER_NAPI = 27;
+    public static final int UNREGISTER_NAPI = 28;
+    /** The clock of wait timeouts (6.12). */
+    public static final int REGISTER_CLOCK = 29;
+    /** Copies another ring's registered buffers (6.12). */
+    public static final int REGISTER_CLONE_BUFFERS = 30;
+    /** MSG_RING without a source ring, fd -1 (6.13). */
+    public static final int REGISTER_SEND_MSG_RING = 31;
+    /** A zero-copy receive interface queue (6.15). */
+    public static final int REGISTER_ZCRX_IFQ = 32;
+    public static final int REGISTER_RESIZE_RINGS = 33;
+    /** A memory region, such as registered wait arguments (6.13). */
+    public static final int REGISTER_MEM_REGION = 34;
+    /** What the kernel supports, without a ring (fd -1); 6.18. */
+    public static final int REGISTER_QUERY = 35;
     /** OR'ed into the opcode: the fd argument is a registered ring index. */
     public static final int USE_REGISTERED_RING = 1 << 31;
 
@@ -38,7 +53,12 @@ public final class RegisterOpcode {
         "REGISTER_RESTRICTIONS", "REGISTER_ENABLE_RINGS", "REGISTER_FILES2", "REGISTER_FILES_UPDATE2",
         "REGISTER_BUFFERS2", "REGISTER_BUFFERS_UPDATE", "REGISTER_IOWQ_AFF", "UNREGISTER_IOWQ_AFF",
         "REGISTER_IOWQ_MAX_WORKERS", "REGISTER_RING_FDS", "UNREGISTER_RING_FDS", "REGISTER_PBUF_RING",
-        "UNREGISTER_PBUF_RING", "REGISTER_SYNC_CANCEL", "REGISTER_FILE_ALLOC_RANGE", "REGISTER_PBUF_STATUS"};
+        "UNREGISTER_PBUF_RING", "REGISTER_SYNC_CANCEL", "REGISTER_FILE_ALLOC_RANGE", "REGISTER_PBUF_STATUS",
+        "REGISTER_NAPI", "UNREGISTER_NAPI", "REGISTER_CLOCK", "REGISTER_CLONE_BUFFERS", "REGISTER_SEND_MSG_RING",
+        "REGISTER_ZCRX_IFQ", "REGISTER_RESIZE_RINGS", "REGISTER_MEM_REGION", "REGISTER_QUERY"};
+
+    /** Number of register opcodes this library names (the highest known + 1). */
+    public static final int KNOWN = NAMES.length;
 
     private RegisterOpcode() {
     }

@@ -21,10 +21,15 @@ public final class SetupFlags {
     public static final int NO_SQARRAY = 1 << 16;
     public static final int HYBRID_IOPOLL = 1 << 17;
     public static final int CQE_MIXED = 1 << 18;
+    /** 64- and 128-byte SQEs in one ring (6.19: newer than 6.18, which refuses it with EINVAL). */
+    public static final int SQE_MIXED = 1 << 19;
+    /** The kernel takes SQEs from index 0 on every enter (newer than 6.18, which refuses it with EINVAL). */
+    public static final int SQ_REWIND = 1 << 20;
 
     private static final String[] NAMES = {"IOPOLL", "SQPOLL", "SQ_AFF", "CQSIZE", "CLAMP", "ATTACH_WQ",
         "R_DISABLED", "SUBMIT_ALL", "COOP_TASKRUN", "TASKRUN_FLAG", "SQE128", "CQE32", "SINGLE_ISSUER",
-        "DEFER_TASKRUN", "NO_MMAP", "REGISTERED_FD_ONLY", "NO_SQARRAY", "HYBRID_IOPOLL", "CQE_MIXED"};
+        "DEFER_TASKRUN", "NO_MMAP", "REGISTERED_FD_ONLY", "NO_SQARRAY", "HYBRID_IOPOLL", "CQE_MIXED", "SQE_MIXED",
+        "SQ_REWIND"};
 
     private SetupFlags() {
     }
