@@ -2,6 +2,7 @@ package io.uring4j.bench;
 
 import io.uring4j.bench.peers.Peer;
 import io.uring4j.serve.Serve;
+import io.uring4j.sys.LibC;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -103,6 +104,10 @@ final class HttpBench implements Callable<Integer> {
             + " bottleneck, so req/s, CPU per request and latency are its own, not a share of a CPU fought over")
     boolean pin;
 
+    @Option(names = "--idle", paramLabel = "N", description = "instead of wrk: N connections that each ask once and"
+            + " stay open; prints each server's memory per idle connection, its CPU and the iowait over --duration idle s")
+    int idle;
+
     @Option(names = "--json", description = "print a JSON summary as the last line")
     boolean json;
 
@@ -129,6 +134,9 @@ final class HttpBench implements Callable<Integer> {
             throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
         }
         Pinning pinning = pin ? Pinning.split() : Pinning.NONE;
+        if (idle > 0) {
+            return idleRounds(pinning);
+        }
         Wrk wrk = new Wrk(pinning.wrk(), binary, wrkThreads, connections, pipeline);
         int n = servers.size();
         out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
@@ -146,6 +154,28 @@ final class HttpBench implements Callable<Integer> {
         }
         Suite.progressDone(err);
         printTables(wrk, results);
+        return 0;
+    }
+
+    /** {@code --idle}: the servers take turns holding idle connections, as they take turns under wrk. */
+    private int idleRounds(Pinning pinning) throws IOException, InterruptedException {
+        out.printf(Locale.ROOT, "uring4j bench http --idle: %d idle connections for %d s per run, %d round(s), %d loop(s)"
+                + " per server, %s engine%s%n", idle, duration, rounds, threads, engine, pinning.describe());
+        int n = servers.size();
+        IdleConnections.Sample[][] results = new IdleConnections.Sample[n][rounds];
+        for (int round = 0; round < rounds; round++) {
+            for (int k = 0; k < n; k++) {
+                int i = round % 2 == 0 ? k : n - 1 - k;
+                String name = servers.get(i);
+                Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: %d idle connections", round + 1,
+                        rounds, name, idle));
+                try (ServerProcess server = ServerProcess.start(name, engine, threads, pinning.server())) {
+                    results[i][round] = IdleConnections.measure(server, idle, duration);
+                }
+            }
+        }
+        Suite.progressDone(err);
+        IdleConnections.print(out, servers, results, duration);
         return 0;
     }
 
@@ -173,6 +203,12 @@ final class HttpBench implements Callable<Integer> {
         }
         if (threads < 1 || threads > Serve.MAX_THREADS) {
             bad += "--threads must be 1.." + Serve.MAX_THREADS + " (serve's bound: 4 per CPU); ";
+        }
+        long[] limit = LibC.getrlimit(LibC.RLIMIT_NOFILE);
+        long descriptors = limit == null ? 1024 : limit[0] < 0 ? Long.MAX_VALUE : limit[0];      // -1: unlimited
+        if (idle < 0 || idle > descriptors - 1000) {
+            bad += "--idle must be 0.." + (descriptors - 1000) + " (this process may open " + descriptors
+                    + " descriptors, and each connection takes one; raise ulimit -n for more); ";
         }
         if (rounds < 1 || rounds > 1000) {
             bad += "--rounds must be 1..1000; ";

@@ -7,6 +7,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +115,14 @@ final class ServerProcess implements AutoCloseable {
     /** The server JVM's CPU time so far, all its threads, user and kernel. */
     long cpuNanos() {
         return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    /** The server JVM's resident memory now (VmRSS), in bytes. */
+    long rssBytes() throws IOException {
+        return Files.readAllLines(Path.of("/proc/" + process.pid() + "/status")).stream()
+                .filter(l -> l.startsWith("VmRSS:")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("\\D", "")) * 1024)
+                .orElseThrow(() -> new BenchException(name + ": no VmRSS in /proc/" + process.pid() + "/status"));
     }
 
     /** What the server has printed so far, to quote when it fails. */

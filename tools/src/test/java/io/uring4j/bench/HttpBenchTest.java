@@ -108,6 +108,20 @@ class HttpBenchTest {
                 "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
     }
 
+    /** --idle: connections that asked once and stay open; memory per connection, CPU and iowait while idle. */
+    @Test
+    void idleConnectionsAreMeasuredPerServer() {
+        BenchRun run = BenchRun.of("http", "--idle", "300", "--duration", "1", "--rounds", "1",
+                "--servers", "uring4j-loop,netty-iouring");
+
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.out()).contains("300 idle connections for 1 s per run")
+                .containsPattern("(?m)^uring4j-loop +300 +[0-9.]+ +[0-9.]+ +-?[0-9.]+ +\\d+ +\\d+$")
+                .containsPattern("(?m)^netty-iouring +300 ")
+                .containsPattern("uring4j-loop / netty-iouring, memory per idle connection: -?[0-9.]+");
+        assertThat(BenchRun.of("http", "--idle", "-1").err()).contains("--idle must be 0..");
+    }
+
     @Test
     void pipelinedRequestsAreAllAnsweredByBothStylesOfServer() {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/wrk")), "wrk is not installed (apt-get install wrk)");
