@@ -54,7 +54,7 @@ public final class UringFiles {
      */
     public static synchronized UringFiles shared() throws IOException {
         if (shared == null) {
-            shared = new UringFiles(Uring.builder().build());
+            shared = new UringFiles(io.uring4j.runtime.SharedUring.get());
         }
         return shared;
     }
