@@ -23,7 +23,10 @@ final class AdaptorSupport {
     private AdaptorSupport() {
     }
 
-    /** As the JDK's Net.translateToSocketException: a channel's exception as java.net reports it. */
+    /**
+     * As the JDK's Net.translateToSocketException: a channel's exception as java.net reports it; a runtime exception
+     * it has no message for is thrown as it is.
+     */
     static SocketException socketException(Exception x) {
         if (x instanceof SocketException se) {
             return se;
@@ -36,8 +39,14 @@ final class AdaptorSupport {
             case NotYetBoundException n -> "Socket is not bound yet";
             case UnsupportedAddressTypeException u -> "Unsupported address type";
             case UnresolvedAddressException u -> "Unresolved address";
-            default -> x.getMessage();
+            default -> null;
         };
+        if (message == null) {
+            if (x instanceof RuntimeException other) {
+                throw other;            // as the JDK's: IllegalBlockingModeException and the like go through
+            }
+            message = x.getMessage();
+        }
         SocketException e = new SocketException(message);
         e.initCause(x);
         return e;

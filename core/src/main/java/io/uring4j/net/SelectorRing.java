@@ -9,6 +9,7 @@ import io.uring4j.ring.Timespec;
 import io.uring4j.ring.abi.EnterFlags;
 import io.uring4j.ring.abi.GeteventsArgLayout;
 import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.runtime.NativeMemory;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -38,7 +39,7 @@ final class SelectorRing implements AutoCloseable {
 
     private final IoUring ring;
     private final int eventFd;
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena = NativeMemory.sharedArena();
     /** The 8-byte counter written by {@link #signal()} (always 1: only read, so threads may share it). */
     private final MemorySegment one;
     /** Where the selecting thread reads the eventfd's counter to reset it. */
