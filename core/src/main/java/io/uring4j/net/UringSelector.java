@@ -3,7 +3,6 @@ package io.uring4j.net;
 import io.uring4j.ring.Cqe;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.SelectionKey;
@@ -167,8 +166,6 @@ final class UringSelector extends AbstractSelector {
                 }
                 // Woken by a completion that selected nothing (a removal, a poll ending): wait again.
             }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
         } finally {
             end();
         }

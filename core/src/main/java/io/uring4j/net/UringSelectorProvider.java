@@ -16,7 +16,7 @@ import java.nio.channels.spi.SelectorProvider;
  * The JDK's selectors and socket channels on io_uring, for applications that do not know about uring4j: run them
  * with {@code -Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider}, and
  * {@code Selector.open()}, {@code SocketChannel.open()} and {@code ServerSocketChannel.open()} return
- * {@link UringSelector}, {@link UringSocketChannel} and {@link UringServerSocketChannel}. The channels run on the
+ * {@code UringSelector}, {@link UringSocketChannel} and {@link UringServerSocketChannel}. The channels run on the
  * shared runtime ({@link SharedUring}).
  *
  * <p>Deliberately not a service ({@code provides} or {@code META-INF/services}): that would make it the default

@@ -162,13 +162,11 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     /** A {@link ServerSocket} that delegates to this channel, as the JDK's adaptor (one per channel). */
     @Override
-    public ServerSocket socket() {
-        synchronized (this) {
-            if (adaptor == null) {
-                adaptor = ServerSocketAdaptor.of(this);
-            }
-            return adaptor;
+    public synchronized ServerSocket socket() {
+        if (adaptor == null) {
+            adaptor = ServerSocketAdaptor.of(this);
         }
+        return adaptor;
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.abi.OpFlags;
-import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InterruptedCalls;
@@ -9,11 +8,9 @@ import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.ProtocolFamily;
 import java.net.Socket;
@@ -37,7 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A {@link SocketChannel} on io_uring: in blocking mode its connect, read and write are io_uring requests
  * (thread-per-connection code on virtual threads parks on them); in non-blocking mode they are non-blocking
- * system calls, and the channel registers with a {@link UringSelector}. {@code SocketChannel.open()} returns one
+ * system calls, and the channel registers with a {@code UringSelector}. {@code SocketChannel.open()} returns one
  * under {@link UringSelectorProvider}; {@link #open(Uring)} opens one on a runtime of the caller's.
  *
  * <p>The JDK contract holds in both modes: reads return -1 at end of stream (0 when nothing is there, in
@@ -141,7 +138,7 @@ public final class UringSocketChannel extends SocketChannel {
                 throw new ConnectionPendingException();
             }
             if (!isBlocking()) {
-                return connectNow(address, target);
+                return connected(address, NonBlockingCalls.connect(link, target));
             }
             Op connect = (sqe, scratch) -> sqe.prepConnect(fd, target);
             int result = 0;
@@ -169,9 +166,11 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
-    /** A non-blocking connect: at once on a Unix socket or a loopback that answers at once, else in progress. */
-    private boolean connectNow(SocketAddress address, MemorySegment target) throws IOException {
-        int result = NonBlockingCalls.connect(link, target);
+    /**
+     * Where a non-blocking connect stands after {@code result}: in progress (false), connected (true), or failed
+     * (as the JDK's, the channel is closed; ConnectException for ECONNREFUSED).
+     */
+    private boolean connected(SocketAddress address, int result) throws IOException {
         if (result == NonBlockingCalls.WOULD_BLOCK) {
             pending = address;
             bound = true;
@@ -182,15 +181,12 @@ public final class UringSocketChannel extends SocketChannel {
             throw NetErrors.of("connect " + address, result);
         }
         remote = address;
+        pending = null;
         bound = true;
         return true;
     }
 
-    /**
-     * As the JDK's: true once connected; for a connect in progress, false in non-blocking mode while it is, and
-     * a wait for it in blocking mode. A failed connect closes the channel and throws (ConnectException for
-     * ECONNREFUSED).
-     */
+    /** As the JDK's: true once connected; for a connect in progress, false while it is (or, blocking, a wait). */
     @Override
     public boolean finishConnect() throws IOException {
         readLock.lock();
@@ -209,20 +205,9 @@ public final class UringSocketChannel extends SocketChannel {
                 io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll");
                 state = NonBlockingCalls.connectState(link);
             }
-            if (state == NonBlockingCalls.WOULD_BLOCK) {
-                return false;
-            }
-            if (state < 0) {
-                close();
-                throw NetErrors.of("connect " + address, state);
-            }
-            remote = address;
-            pending = null;
-            return true;
-        } catch (IOException | RuntimeException e) {
-            if (isOpen() && !(e instanceof NoConnectionPendingException)) {
-                close();
-            }
+            return connected(address, state);
+        } catch (IOException e) {
+            close();                    // as the JDK's: a finishConnect that fails closes the channel
             throw e;
         } finally {
             writeLock.unlock();
@@ -506,32 +491,17 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         ensureConnected();
-        halfClose.shutdownOutput(fd);
-        cancelWaitingSends();
+        halfClose.shutdownOutput(fd, guard, loop);
         return this;
-    }
-
-    /**
-     * Ends a send waiting for buffer space, as the JDK's shutdownOutput wakes its writer. The kernel retries a
-     * TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix socket as writable after
-     * one, so an engine that waits with epoll (the portable one) would wait for the peer to read. The cancel
-     * holds the fd (it names the fd by number) and takes a control slot, so it never waits behind the send it
-     * cancels. Best effort — what it cannot cancel has ended or will fail.
-     */
-    private void cancelWaitingSends() {
-        guard.submitControl(loop, (sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
-                .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL));
     }
 
     /** A {@link Socket} that delegates to this channel, as the JDK's adaptor (one per channel). */
     @Override
-    public Socket socket() {
-        synchronized (this) {
-            if (adaptor == null) {
-                adaptor = SocketAdaptor.of(this);
-            }
-            return adaptor;
+    public synchronized Socket socket() {
+        if (adaptor == null) {
+            adaptor = SocketAdaptor.of(this);
         }
+        return adaptor;
     }
 
     /** As the JDK's: connected until closed (a closed channel is not connected, whatever it was). */
