@@ -31,6 +31,11 @@ final class Readiness {
         word.getAndUpdate(w -> (((w >>> 32) + 1) << 32) | ((int) w | events) & 0xffff_ffffL);
     }
 
+    /** A poll armed afresh will report {@code events} if they hold: what was cached of them is forgotten. */
+    void forget(int events) {
+        word.getAndUpdate(w -> w & ~(events & 0xffff_ffffL));
+    }
+
     /** A call that began at {@code snapshot} found {@code events} not ready: forget them, unless reported since. */
     void clear(long snapshot, int events) {
         if (((int) snapshot & events) != 0) {

@@ -79,6 +79,11 @@ final class SelectorLink {
         return primary;
     }
 
+    /** Registered with one selector only: its polls' reports are all there is to the cached readiness. */
+    boolean exclusive() {
+        return holds.get() == 1;
+    }
+
     boolean held() {
         return holds.get() > 0;
     }

@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Cqe;
+import io.uring4j.ring.abi.OpFlags;
 
 import java.io.IOException;
 import java.nio.channels.ClosedSelectorException;
@@ -232,7 +233,7 @@ final class UringSelector extends AbstractSelector {
             return;
         }
         UringSelectionKey key = slots[(int) userData];
-        int res = cqe.res() > 0 ? key.fresh(cqe.res(), index) : 0;
+        int res = cqe.res() > 0 && userData == key.armedUserData ? key.fresh(cqe.res(), index) : 0;
         if (res != 0 && !key.dead) {
             key.link.readiness.report(res);
             candidate(key);
@@ -278,6 +279,11 @@ final class UringSelector extends AbstractSelector {
                 }
                 key.armedEvents = events;
                 if (events != 0) {
+                    if (key.link.exclusive()) {
+                        // The new poll's first check reports what holds now: what was cached may be gone (read
+                        // in blocking mode meanwhile, say), and only this poll's reports count from here on.
+                        key.link.readiness.forget(events | OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP);
+                    }
                     long userData = ((long) ++arms << 32) | key.slot;
                     ring.pollAdd(key.link.guard.fd(), events, userData);
                     key.armedUserData = userData;

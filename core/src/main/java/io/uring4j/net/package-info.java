@@ -76,9 +76,11 @@
  *       a connect still in progress). A key whose cached readiness meets its interest is selected again, and the
  *       select then does not wait. Two rules keep a report from being lost to a racing clear, or kept after it:
  *       a clear applies only to the readiness word its call began with (an epoch in the word), and reports
- *       posted before the call began (its selector's CQE position, read first) are dropped when reaped. What
- *       remains is the spurious readiness the contract allows: a listener stays ready until an accept finds
- *       nothing, a socket until a read or write does.</li>
+ *       posted before the call began (its selector's CQE position, read first) are dropped when reaped. A poll
+ *       armed afresh (a registration, an interest change) starts from nothing: its first check reports what
+ *       holds now, and only the armed poll's reports count — the JDK's HTTP server reads a request in blocking
+ *       mode between two registrations. What remains is the spurious readiness the contract allows: a listener
+ *       stays ready until an accept finds nothing, a socket until a read or write does.</li>
  *   <li>Next: reads served from multishot receives into a provided-buffer ring, so that a read costs no system
  *       call, and writes queued and sent with the next enter — which makes a read's readiness exact, too.</li>
  * </ul>

@@ -138,6 +138,31 @@ abstract class SelectorContract {
         assertThat(selector.select(WAIT)).isEqualTo(1);
     }
 
+    /**
+     * As the JDK's HTTP server does: a readable key is cancelled, the request read in blocking mode, and the
+     * channel registered again for the next request. Readiness cached from before must not select it again: the
+     * server would block reading a request that is not there.
+     */
+    @Test
+    void aNewRegistrationReportsOnlyWhatHoldsNow() throws Exception {
+        Selector selector = selector();
+        SocketChannel[] p = pair(server());
+        SelectionKey key = p[1].register(selector, OP_READ);
+        p[0].write(ByteBuffer.wrap("request".getBytes()));
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        key.cancel();
+        selector.selectNow();
+        p[1].configureBlocking(true);
+        assertThat(p[1].read(bytes(100))).isEqualTo(7);
+        p[1].configureBlocking(false);
+        SelectionKey again = p[1].register(selector, OP_READ);
+        selector.selectedKeys().clear();
+        assertThat(selector.selectNow()).as("nothing to read").isZero();
+        p[0].write(ByteBuffer.wrap("next".getBytes()));
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        assertThat(only(selector)).isSameAs(again);
+    }
+
     @Test
     void writeReadinessGoesWhenTheBufferFillsAndReturnsWhenItDrains() throws Exception {
         Selector selector = selector();

@@ -14,6 +14,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,6 +103,39 @@ class UringSelectorProviderTest {
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(out).isZero();
         assertThat(out).contains("provider " + UringSelectorProvider.class.getName(), "echoed hello");
+    }
+
+    /**
+     * The JDK's own HTTP server (which switches accepted channels between the selector and blocking reads) and
+     * HTTP client, unmodified, under the flag: 150 requests, sequential and concurrent. The probe is a source file
+     * run by the launcher, so the test compile needs neither module.
+     */
+    @Test
+    void theJdksHttpServerAndClientRunOnTheProvider() throws Exception {
+        Path probe = Files.createTempDirectory("uring4j-http").resolve("HttpProbe.java");
+        try (var in = getClass().getResourceAsStream("HttpProbe.java.txt")) {
+            Files.copy(in, probe);
+        }
+        try {
+            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName(),
+                    "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
+                    "-cp", location(UringSelectorProvider.class), probe.toString())
+                    .redirectErrorStream(true).redirectOutput(probe.resolveSibling("out").toFile()).start();
+            boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+            if (!exited) {
+                child.destroyForcibly().waitFor();
+            }
+            String out = Files.readString(probe.resolveSibling("out"));
+            assertThat(exited).as("exited in time: " + out).isTrue();
+            assertThat(child.exitValue()).as(out).isZero();
+            assertThat(out).contains("provider " + UringSelectorProvider.class.getName(), "ok");
+        } finally {
+            Files.deleteIfExists(probe.resolveSibling("out"));
+            Files.delete(probe);
+            Files.delete(probe.getParent());
+        }
     }
 
     private static String location(Class<?> c) throws Exception {
