@@ -147,6 +147,7 @@ final class UringSelector extends AbstractSelector {
         ensureOpen();
         long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
         int selected;
+        boolean woken;
         try {
             begin();            // an interrupt wakes the select up (and leaves the thread's status set)
             while (true) {
@@ -159,9 +160,10 @@ final class UringSelector extends AbstractSelector {
                 }
                 ring.enter(wait);
                 ring.reap(completions);
+                woken = wakeupPending.get();
                 deregisterCancelled();
                 selected = collect(action);
-                if (selected > 0 || ready || wakeupPending.get() || wait == 0 || Thread.currentThread().isInterrupted()
+                if (selected > 0 || ready || woken || wait == 0 || Thread.currentThread().isInterrupted()
                         || timeoutMillis > 0 && deadline - System.nanoTime() <= 0 || anyReady()) {
                     break;
                 }
@@ -170,8 +172,12 @@ final class UringSelector extends AbstractSelector {
         } finally {
             end();
         }
-        if (wakeupPending.getAndSet(false)) {
-            ring.drainSignal();     // after the flag: a wakeup racing with this is kept by the flag
+        if (woken) {
+            // This select saw the wakeup: it is used up. One made later (while the keys were collected, say)
+            // stays for the next select, as with the JDK's. The flag goes first: a wakeup racing with the drain
+            // is kept by the flag, if not by the eventfd.
+            wakeupPending.set(false);
+            ring.drainSignal();
         }
         return selected;
     }

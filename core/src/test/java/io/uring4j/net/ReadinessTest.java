@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The two rules that keep the cached readiness level-triggered without losing a report, each at the step where
- * a race would break it (the stress version, with real threads and sockets, is SelectorRaceTest).
+ * a race would break it (the stress version, with real threads and sockets, is SelectorLoadTest).
  */
 class ReadinessTest {
     @Test
