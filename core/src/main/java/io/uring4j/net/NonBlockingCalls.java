@@ -81,15 +81,22 @@ final class NonBlockingCalls {
         return n == -Errno.EAGAIN ? notReady(link, epoch, key, position, OpFlags.Poll.POLLIN) : n;
     }
 
-    /** connect on a non-blocking socket: 0 (connected), {@link #WOULD_BLOCK} (in progress) or {@code -errno}. */
+    /**
+     * connect on a non-blocking socket: 0 (connected), {@link #WOULD_BLOCK} (in progress) or {@code -errno}. In
+     * progress, the socket is not writable (an unconnected one polls as writable and hung up until then).
+     */
     static int connect(SelectorLink link, MemorySegment sockaddr) throws ClosedChannelException {
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
         int fd = link.guard.acquire();
+        int ret;
         try {
-            int ret = Sockets.connect(fd, sockaddr);
-            return ret == -Errno.EINPROGRESS ? WOULD_BLOCK : ret;
+            ret = Sockets.connect(fd, sockaddr);
         } finally {
             link.guard.release();
         }
+        return ret == -Errno.EINPROGRESS ? notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT) : ret;
     }
 
     /**
@@ -97,6 +104,10 @@ final class NonBlockingCalls {
      * {@code -errno} (SO_ERROR).
      */
     static int connectState(SelectorLink link) throws IOException {
+        int failed = link.takeConnectFailure();
+        if (failed != 0) {
+            return failed;
+        }
         long epoch = link.readiness.snapshot();
         UringSelectionKey key = link.primary();
         long position = key == null ? 0 : key.position();

@@ -28,6 +28,7 @@ final class SelectorLink {
     /** Registrations still holding the fd: counted before the hold is taken, so that a close never misses one. */
     private final AtomicInteger holds = new AtomicInteger();
     private volatile UringSelectionKey primary;
+    private volatile int connectFailure;
 
     SelectorLink(SelectableChannel channel, FdGuard guard) {
         this.channel = channel;
@@ -152,12 +153,18 @@ final class SelectorLink {
 
     /**
      * The ready set for poll {@code events} under interest set {@code ops}, as the JDK's translateReadyOps: an
-     * error or hang-up makes every operation of interest ready (the operation then reports it).
+     * error or hang-up makes every operation of interest ready (the operation then reports it). OP_CONNECT is
+     * made exact: code such as Netty's takes a finishConnect that returns false after it for a bug.
      */
     int readyOps(int events, int ops) {
-        if ((events & FAILED) != 0) {
-            return ops;
+        int ready = (events & FAILED) != 0 ? ops : translate(events, ops);
+        if ((ready & SelectionKey.OP_CONNECT) != 0 && stillConnecting()) {
+            ready &= ~SelectionKey.OP_CONNECT;
         }
+        return ready;
+    }
+
+    private int translate(int events, int ops) {
         int ready = 0;
         if (channel instanceof SocketChannel socket) {
             boolean connected = socket.isConnected();
@@ -174,5 +181,32 @@ final class SelectorLink {
             ready |= SelectionKey.OP_ACCEPT;
         }
         return ready;
+    }
+
+    /**
+     * Whether a connect reported ready is in fact still in progress (a report of the socket's state before the
+     * connect began, evaluated before and posted after the call): asked of the socket, which also forgets the
+     * report, so that it is asked once.
+     */
+    private boolean stillConnecting() {
+        if (!(channel instanceof SocketChannel socket) || !socket.isConnectionPending()) {
+            return false;
+        }
+        try {
+            int state = NonBlockingCalls.connectState(this);
+            if (state < 0 && state != NonBlockingCalls.WOULD_BLOCK) {
+                connectFailure = state;         // reading SO_ERROR cleared it: finishConnect reports it from here
+            }
+            return state == NonBlockingCalls.WOULD_BLOCK;
+        } catch (IOException closedOrFailed) {
+            return false;                       // finishConnect will say what
+        }
+    }
+
+    /** A connect failure ({@code -errno}) that {@link #stillConnecting} found, once; else 0. */
+    int takeConnectFailure() {
+        int failure = connectFailure;
+        connectFailure = 0;
+        return failure;
     }
 }

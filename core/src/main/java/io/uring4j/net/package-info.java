@@ -80,7 +80,9 @@
  *       armed afresh (a registration, an interest change) starts from nothing: its first check reports what
  *       holds now, and only the armed poll's reports count — the JDK's HTTP server reads a request in blocking
  *       mode between two registrations. What remains is the spurious readiness the contract allows: a listener
- *       stays ready until an accept finds nothing, a socket until a read or write does.</li>
+ *       stays ready until an accept finds nothing, a socket until a read or write does. OP_CONNECT alone is made
+ *       exact (the socket is asked, once, before it is reported): Netty takes a finishConnect that returns false
+ *       after it for a bug.</li>
  *   <li>Next: reads served from multishot receives into a provided-buffer ring, so that a read costs no system
  *       call, and writes queued and sent with the next enter — which makes a read's readiness exact, too.</li>
  * </ul>

@@ -213,6 +213,42 @@ abstract class SelectorContract {
         assertThat(one.get(0)).isEqualTo((byte) 7);
     }
 
+    /**
+     * Registered before its connect, a socket polls as writable and hung up; once the connect is under way it is
+     * neither until the connect ends. The listener's full backlog keeps the connect pending meanwhile.
+     */
+    @Test
+    void aSocketRegisteredBeforeItsConnectIsNotConnectableWhileItIsPending() throws Exception {
+        Selector selector = selector();
+        ServerSocketChannel server = closing(provider().openServerSocketChannel()).bind(LOOPBACK, 1);
+        List<SocketChannel> queued = new ArrayList<>();
+        SocketChannel c;
+        while (true) {              // until a connect stays pending: the SYN dropped by the full accept queue
+            c = client();
+            c.configureBlocking(false);
+            SelectionKey key = c.register(selector, OP_CONNECT);
+            selector.selectNow();
+            if (c.connect(server.getLocalAddress())) {
+                queued.add(c);
+                continue;
+            }
+            selector.selectedKeys().clear();
+            if (selector.select(200) == 0) {
+                break;
+            }
+            assertThat(c.finishConnect()).as("connectable only when connected").isTrue();
+            key.cancel();
+            queued.add(c);
+            assertThat(queued).as("the backlog fills").hasSizeLessThan(10);
+        }
+        assertThat(c.isConnectionPending()).isTrue();
+        for (int i = 0; i <= queued.size(); i++) {
+            closing(server.accept());       // the queue drains; the pending connect's SYN is answered on a retry
+        }
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        assertThat(c.finishConnect()).isTrue();
+    }
+
     @Test
     void aRefusedConnectFailsWithConnectExceptionAndClosesTheChannel() throws Exception {
         InetSocketAddress nobody;
