@@ -83,8 +83,8 @@ final class UringSelector extends AbstractSelector {
         ensureOpen();
         UringSelectionKey key = new UringSelectionKey(ch, link, this);
         key.attach(att);
+        key.holdsFd = link.hold(key);       // before the key is published: a close iterating the keys sees it
         keys.add(key);
-        key.holdsFd = link.hold(key);
         if (!key.holdsFd) {
             key.cancel();          // the channel is closing: its close would cancel the key, but finds it too late
             return key;
