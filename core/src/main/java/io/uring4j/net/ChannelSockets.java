@@ -178,14 +178,6 @@ final class ChannelSockets {
         return (T) value;
     }
 
-    /** Non-blocking mode is refused: these channels exist for blocking code on virtual threads. */
-    static void requireBlocking(boolean block) {
-        if (!block) {
-            throw new UnsupportedOperationException("uring4j channels are blocking only (made for virtual threads); "
-                    + "for event-driven, non-blocking I/O use io.uring4j.net.Tcp");
-        }
-    }
-
     static void ensureOpen(java.nio.channels.Channel channel) throws java.nio.channels.ClosedChannelException {
         if (!channel.isOpen()) {
             throw new java.nio.channels.ClosedChannelException();
@@ -198,7 +190,11 @@ final class ChannelSockets {
      * Waits for that, except on the loop itself.
      */
     static void close(FdGuard guard, EventLoop loop) throws IOException {
-        CompletableFuture<Void> closed = guard.close();
+        await(guard.close(), loop);
+    }
+
+    /** Waits for a guard's close to have closed the fd, except on the loop itself. */
+    static void await(CompletableFuture<Void> closed, EventLoop loop) throws IOException {
         if (loop.inLoop()) {
             return;         // waiting would deadlock: the fd closes as its cancelled requests end, on this loop
         }

@@ -41,6 +41,18 @@ final class NetErrors {
         return e;
     }
 
+    /**
+     * A failed recv or send as the JDK's SocketChannel reports it: a reset read is SocketException "Connection
+     * reset"; anything else, reads and writes, an IOException with the strerror text ("Broken pipe", "Connection
+     * reset by peer"). The ErrnoException, naming the operation, is the cause.
+     */
+    static IOException transfer(String what, ErrnoException e) {
+        IOException failure = what.equals("recv") && e.errno() == Errno.ECONNRESET
+                ? new SocketException("Connection reset") : new IOException(Errno.describe(e.errno()));
+        failure.initCause(e);
+        return failure;
+    }
+
     /** Whether step 0 of a request-plus-LINK_TIMEOUT chain was cut short by the timeout (step 1 fired). */
     static boolean timedOut(ChainResult r) {
         return r.result(1) == -Errno.ETIME && (r.result(0) == -Errno.ECANCELED || r.result(0) == -Errno.EINTR);

@@ -25,9 +25,9 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A blocking {@link ServerSocketChannel} whose accept is an io_uring request; it returns
- * {@link UringSocketChannel}s, each on the next of the runtime's loops. SO_REUSEADDR is on by default, as with
- * the JDK's. Same contract and the same refusals (non-blocking mode, selectors, {@link #socket()}) as
+ * A {@link ServerSocketChannel} whose accept is an io_uring request in blocking mode and an accept4 system call
+ * in non-blocking mode; it returns {@link UringSocketChannel}s (in blocking mode, as the JDK's), each on the next
+ * of the runtime's loops. SO_REUSEADDR is on by default, as with the JDK's. Same contract as
  * {@link UringSocketChannel}.
  */
 public final class UringServerSocketChannel extends ServerSocketChannel {
@@ -36,17 +36,20 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     private final int fd;
     /** The accept in progress is a user of the fd once prepared: close never closes the fd under it. */
     private final FdGuard guard;
+    private final SelectorLink link;
     private final ReentrantLock acceptLock = new ReentrantLock();
     private final boolean unix;
     private volatile boolean bound;
+    private ServerSocket adaptor;
 
-    private UringServerSocketChannel(Uring uring, int fd, boolean unix) {
-        super(SelectorProvider.provider());
+    private UringServerSocketChannel(SelectorProvider provider, Uring uring, int fd, boolean unix) {
+        super(provider);
         this.uring = uring;
         this.unix = unix;
         this.loop = uring.loop();
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
+        this.link = new SelectorLink(this, guard);
     }
 
     /** A TCP server channel (dual-stack). */
@@ -56,6 +59,11 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     /** A server channel of {@code family}: INET/INET6 or UNIX (bind it to a path that does not exist yet). */
     public static UringServerSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
+        return open(UringSelectorProvider.DEFAULT, uring, family);
+    }
+
+    static UringServerSocketChannel open(SelectorProvider provider, Uring uring, ProtocolFamily family)
+            throws IOException {
         boolean unix = family == StandardProtocolFamily.UNIX;
         int fd = ChannelSockets.open(family);
         try {
@@ -66,7 +74,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             LibC.close(fd);
             throw e;
         }
-        return new UringServerSocketChannel(uring, fd, unix);
+        return new UringServerSocketChannel(provider, uring, fd, unix);
     }
 
     @Override
@@ -93,6 +101,9 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             ensureOpen();
             if (!bound) {
                 throw new NotYetBoundException();
+            }
+            if (!isBlocking()) {
+                return acceptNow();
             }
             int accepted = -1;
             boolean completed = false;
@@ -121,21 +132,41 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                     throw InterruptedCalls.closeOnInterrupt(this);
                 }
             }
-            try {
-                return new UringSocketChannel(uring.loop(), accepted, unix, ChannelSockets.name(accepted, false));
-            } catch (IOException e) {
-                LibC.close(accepted);           // the peer left before we asked who it was
-                throw e;
-            }
+            return accepted(accepted);
         } finally {
             acceptLock.unlock();
         }
     }
 
-    /** Not supported: use the channel. */
+    /** A non-blocking accept: a connection waiting, or null (as the JDK's). */
+    private SocketChannel acceptNow() throws IOException {
+        int accepted = NonBlockingCalls.accept(link);
+        if (accepted == NonBlockingCalls.WOULD_BLOCK) {
+            return null;
+        }
+        if (accepted < 0) {
+            throw NetErrors.of("accept", accepted);
+        }
+        return accepted(accepted);
+    }
+
+    /** The channel for an accepted fd: in blocking mode, on the next of the runtime's loops. */
+    private SocketChannel accepted(int accepted) throws IOException {
+        try {
+            return new UringSocketChannel(provider(), uring.loop(), accepted, unix, ChannelSockets.name(accepted, false));
+        } catch (IOException e) {
+            LibC.close(accepted);           // the peer left before we asked who it was
+            throw e;
+        }
+    }
+
+    /** A {@link ServerSocket} that delegates to this channel, as the JDK's adaptor (one per channel). */
     @Override
-    public ServerSocket socket() {
-        throw new UnsupportedOperationException("uring4j channels have no ServerSocket adaptor: use accept()");
+    public synchronized ServerSocket socket() {
+        if (adaptor == null) {
+            adaptor = ServerSocketAdaptor.of(this);
+        }
+        return adaptor;
     }
 
     @Override
@@ -162,12 +193,26 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        ChannelSockets.close(guard, loop);
+        link.close(loop, false);
     }
 
+    /** Sets O_NONBLOCK (non-blocking mode's accept is a system call); waits for a blocking accept first. */
     @Override
-    protected void implConfigureBlocking(boolean block) {
-        ChannelSockets.requireBlocking(block);
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        acceptLock.lock();
+        try {
+            link.blocking(block);
+        } finally {
+            acceptLock.unlock();
+        }
+    }
+
+    SelectorLink link() {
+        return link;
+    }
+
+    boolean unixDomain() {
+        return unix;
     }
 
     private void ensureOpen() throws ClosedChannelException {

@@ -1,7 +1,6 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.abi.OpFlags;
-import io.uring4j.ring.abi.Opcode;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.InterruptedCalls;
@@ -9,11 +8,9 @@ import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
-import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.ProtocolFamily;
 import java.net.Socket;
@@ -25,6 +22,7 @@ import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SocketChannel;
@@ -34,23 +32,20 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A blocking {@link SocketChannel} whose connect, read and write are io_uring requests: thread-per-connection
- * code on virtual threads runs on io_uring by opening its channels with {@link #open(Uring)} instead of
- * {@code SocketChannel.open()}.
+ * A {@link SocketChannel} on io_uring: in blocking mode its connect, read and write are io_uring requests
+ * (thread-per-connection code on virtual threads parks on them); in non-blocking mode they are non-blocking
+ * system calls, and the channel registers with a {@code UringSelector}. {@code SocketChannel.open()} returns one
+ * under {@link UringSelectorProvider}; {@link #open(Uring)} opens one on a runtime of the caller's.
  *
- * <p>The JDK contract holds for blocking use: reads return -1 at end of stream, writes write everything, a close
- * from another thread ends blocked calls with {@link java.nio.channels.AsynchronousCloseException}, an interrupt
- * closes the channel and throws {@link java.nio.channels.ClosedByInterruptException}, a failed connect closes the
- * channel. The interrupt machinery is the JDK's own ({@code begin}/{@code end}); closing cancels the requests on
- * the descriptor before closing it.
- *
- * <p>Not supported, with {@link UnsupportedOperationException}: non-blocking mode and selectors (use the loop
- * style, {@link Tcp}, for event-driven I/O) and the {@link #socket()} adaptor. Heap buffers are staged through
- * native memory (the kernel needs a stable address); direct buffers are used in place.
+ * <p>The JDK contract holds in both modes: reads return -1 at end of stream (0 when nothing is there, in
+ * non-blocking mode), blocking writes write everything, a close from another thread ends blocked calls with
+ * {@link java.nio.channels.AsynchronousCloseException}, an interrupt closes the channel and throws
+ * {@link java.nio.channels.ClosedByInterruptException}, a failed connect closes the channel. The interrupt
+ * machinery is the JDK's own ({@code begin}/{@code end}); closing cancels the requests on the descriptor before
+ * closing it, and a channel registered with a selector is closed by that selector's next select. Heap buffers
+ * are staged through native memory (the kernel needs a stable address); direct buffers are used in place.
  */
 public final class UringSocketChannel extends SocketChannel {
-    private static final int STAGING = 64 * 1024;
-
     private final EventLoop loop;
     private final int fd;
     /**
@@ -59,29 +54,26 @@ public final class UringSocketChannel extends SocketChannel {
      * submission.
      */
     private final FdGuard guard;
+    private final SelectorLink link;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
-    /**
-     * Staging for heap buffers. GC-managed on purpose: a request cancelled by close may complete after close
-     * returns, and the request keeps its op — and so this memory — reachable until then.
-     */
-    private final Arena staging = Arena.ofAuto();
-    private MemorySegment readStaging;
-    private MemorySegment writeStaging;
+    private final HeapStaging staging = new HeapStaging();
     private final boolean unix;
     private volatile SocketAddress remote;
+    /** Where a non-blocking connect in progress goes; null once it has finished. */
+    private volatile SocketAddress pending;
+    private Socket adaptor;
     private volatile boolean bound;
-    private volatile boolean inputShut;
-    private volatile boolean outputShut;
+    private final HalfClose halfClose = new HalfClose();
     /** A read saw the connection reset: every read from now on throws "Connection reset", as the JDK's do. */
     private volatile boolean connectionReset;
-    private final Object shutdownLock = new Object();
 
-    UringSocketChannel(EventLoop loop, int fd, boolean unix, SocketAddress remote) {
-        super(SelectorProvider.provider());
+    UringSocketChannel(SelectorProvider provider, EventLoop loop, int fd, boolean unix, SocketAddress remote) {
+        super(provider);
         this.loop = loop;
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
+        this.link = new SelectorLink(this, guard);
         this.unix = unix;
         this.remote = remote;
         this.bound = remote != null;
@@ -94,7 +86,12 @@ public final class UringSocketChannel extends SocketChannel {
 
     /** An unconnected channel of {@code family}: INET/INET6 (one dual-stack TCP socket) or UNIX. */
     public static UringSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
-        return new UringSocketChannel(uring.loop(), ChannelSockets.open(family), family == StandardProtocolFamily.UNIX, null);
+        return open(UringSelectorProvider.DEFAULT, uring, family);
+    }
+
+    static UringSocketChannel open(SelectorProvider provider, Uring uring, ProtocolFamily family) throws IOException {
+        return new UringSocketChannel(provider, uring.loop(), ChannelSockets.open(family),
+                family == StandardProtocolFamily.UNIX, null);
     }
 
     /** A channel connected to {@code remote}. */
@@ -128,7 +125,7 @@ public final class UringSocketChannel extends SocketChannel {
         SocketAddress address = ChannelSockets.peer(Objects.requireNonNull(remoteAddress));
         // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
         // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
-        MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
+        MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE);
         MemorySegment target = sockaddr.asSlice(0, ChannelSockets.sockaddr(address, unix, sockaddr));
         readLock.lock();
         writeLock.lock();
@@ -136,6 +133,12 @@ public final class UringSocketChannel extends SocketChannel {
             ensureOpen();
             if (remote != null) {
                 throw new AlreadyConnectedException();
+            }
+            if (pending != null) {
+                throw new ConnectionPendingException();
+            }
+            if (!isBlocking()) {
+                return connected(address, NonBlockingCalls.connect(link, target));
             }
             Op connect = (sqe, scratch) -> sqe.prepConnect(fd, target);
             int result = 0;
@@ -163,13 +166,53 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /**
+     * Where a non-blocking connect stands after {@code result}: in progress (false), connected (true), or failed
+     * (as the JDK's, the channel is closed; ConnectException for ECONNREFUSED).
+     */
+    private boolean connected(SocketAddress address, int result) throws IOException {
+        if (result == NonBlockingCalls.WOULD_BLOCK) {
+            pending = address;
+            bound = true;
+            return false;
+        }
+        if (result < 0) {
+            close();
+            throw NetErrors.of("connect " + address, result);
+        }
+        remote = address;
+        pending = null;
+        bound = true;
+        return true;
+    }
+
+    /** As the JDK's: true once connected; for a connect in progress, false while it is (or, blocking, a wait). */
     @Override
     public boolean finishConnect() throws IOException {
-        ensureOpen();
-        if (remote == null) {
-            throw new NoConnectionPendingException();
+        readLock.lock();
+        writeLock.lock();
+        try {
+            if (isConnected()) {
+                return true;
+            }
+            ensureOpen();
+            SocketAddress address = pending;
+            if (address == null) {
+                throw new NoConnectionPendingException();
+            }
+            int state = NonBlockingCalls.connectState(link);
+            while (state == NonBlockingCalls.WOULD_BLOCK && isBlocking()) {
+                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll");
+                state = NonBlockingCalls.connectState(link);
+            }
+            return connected(address, state);
+        } catch (IOException e) {
+            close();                    // as the JDK's: a finishConnect that fails closes the channel
+            throw e;
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
         }
-        return true;
     }
 
     @Override
@@ -179,11 +222,14 @@ public final class UringSocketChannel extends SocketChannel {
         try {
             ensureConnected();
             int wanted = dst.remaining();
-            if (connectionReset || inputShut || dst.isReadOnly() || wanted == 0) {
+            if (connectionReset || halfClose.inputShut() || dst.isReadOnly() || wanted == 0) {
                 return readNothing(dst.isReadOnly());
             }
-            MemorySegment target = dst.isDirect() ? MemorySegment.ofBuffer(dst) : readStaging(wanted);
-            int n = io(NetOps.recv(fd, target), "recv");
+            MemorySegment target = dst.isDirect() ? MemorySegment.ofBuffer(dst) : staging.forRead(wanted);
+            int n = receive(target);
+            if (n == NonBlockingCalls.WOULD_BLOCK) {
+                return 0;
+            }
             if (n == 0) {
                 return -1;
             }
@@ -218,23 +264,21 @@ public final class UringSocketChannel extends SocketChannel {
         readLock.lock();
         try {
             ensureConnected();
-            if (connectionReset || inputShut || readOnly || room == 0) {
+            if (connectionReset || halfClose.inputShut() || readOnly || room == 0) {
                 return readNothing(readOnly);
             }
             if (only != null) {
                 return read(only);
             }
-            MemorySegment target = readStaging(room);
-            int n = io(NetOps.recv(fd, target), "recv");
+            MemorySegment target = staging.forRead(room);
+            int n = receive(target);
+            if (n == NonBlockingCalls.WOULD_BLOCK) {
+                return 0;
+            }
             if (n == 0) {
                 return -1;
             }
-            ByteBuffer read = target.asSlice(0, n).asByteBuffer();
-            for (int i = offset; read.hasRemaining(); i++) {
-                int part = Math.min(dsts[i].remaining(), read.remaining());
-                dsts[i].put(read.slice(read.position(), part));
-                read.position(read.position() + part);
-            }
+            HeapStaging.scatter(target, n, dsts, offset);
             return n;
         } finally {
             readLock.unlock();
@@ -247,26 +291,17 @@ public final class UringSocketChannel extends SocketChannel {
      * between begin and end, so that an interrupted thread closes the channel.
      */
     private int readNothing(boolean readOnly) throws IOException {
-        begin();
-        end(false);
+        interruptCheck();
         if (connectionReset) {
             throw new java.net.SocketException("Connection reset");
         }
-        if (inputShut) {
+        if (halfClose.inputShut()) {
             return -1;
         }
         if (readOnly) {
             throw new IllegalArgumentException("Read-only buffer");
         }
         return 0;
-    }
-
-    /** The first {@code wanted} bytes of the staging memory for reads (at most all of it). */
-    private MemorySegment readStaging(long wanted) {
-        if (readStaging == null) {
-            readStaging = staging.allocate(STAGING);
-        }
-        return readStaging.asSlice(0, Math.min(wanted, STAGING));
     }
 
     @Override
@@ -287,11 +322,6 @@ public final class UringSocketChannel extends SocketChannel {
      * arriving between them) where the JDK's single writev succeeds.
      */
     @Override
-    /**
-     * As the JDK's writev: the buffers' bytes go out together, gathered into the staging memory a chunk at a
-     * time, so that what fits in one chunk is one send — a send per buffer could fail halfway (a peer's reset
-     * arriving between them) where the JDK's single writev succeeds.
-     */
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
         writeLock.lock();
@@ -299,7 +329,7 @@ public final class UringSocketChannel extends SocketChannel {
             ensureWritable();
             long total = 0;
             while (true) {
-                ByteBuffer chunk = gather(srcs, offset, length);
+                ByteBuffer chunk = staging.gather(srcs, offset, length);
                 int n;
                 try {
                     n = send(chunk);
@@ -315,7 +345,7 @@ public final class UringSocketChannel extends SocketChannel {
                     left -= part;
                 }
                 total += n;
-                if (n < chunk.limit() || chunk.limit() < STAGING) {
+                if (n < chunk.limit() || chunk.limit() < HeapStaging.CHUNK) {
                     return total;                   // all written, or the output was shut down meanwhile
                 }
             }
@@ -324,29 +354,14 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
-    /** Up to a chunk of the buffers' remaining bytes, copied in order into the staging memory (positions stay). */
-    private ByteBuffer gather(ByteBuffer[] srcs, int offset, int length) {
-        if (writeStaging == null) {
-            writeStaging = staging.allocate(STAGING);
-        }
-        ByteBuffer chunk = writeStaging.asByteBuffer();
-        for (int i = offset; i < offset + length && chunk.hasRemaining(); i++) {
-            ByteBuffer src = srcs[i];
-            int part = Math.min(src.remaining(), chunk.remaining());
-            chunk.put(src.slice(src.position(), part));
-        }
-        return chunk.flip();
-    }
-
     /**
      * As the JDK's: a write once the output is shut down fails with AsynchronousCloseException (its
      * ClosedChannelException turned so when the write wrote nothing), even for empty buffers.
      */
     private void ensureWritable() throws IOException {
         ensureConnected();
-        if (outputShut) {
-            begin();        // as the JDK's, between begin and end: an interrupted thread closes the channel
-            end(false);
+        if (halfClose.outputShut()) {
+            interruptCheck();
             throw new AsynchronousCloseException();
         }
     }
@@ -358,27 +373,16 @@ public final class UringSocketChannel extends SocketChannel {
     private int send(ByteBuffer src) throws IOException {
         int total = src.remaining();
         if (total == 0) {
-            begin();        // as the JDK's write of nothing: an interrupted thread still closes the channel
-            end(false);
+            interruptCheck();
             return 0;
         }
         while (src.hasRemaining()) {
-            MemorySegment from;
-            if (src.isDirect()) {
-                from = MemorySegment.ofBuffer(src);
-            } else {
-                if (writeStaging == null) {
-                    writeStaging = staging.allocate(STAGING);
-                }
-                int chunk = Math.min(src.remaining(), STAGING);
-                from = writeStaging.asSlice(0, chunk);
-                MemorySegment.copy(MemorySegment.ofBuffer(src), 0, from, 0, chunk);
-            }
+            MemorySegment from = src.isDirect() ? MemorySegment.ofBuffer(src) : staging.forWrite(src);
             int n;
             try {
-                n = io(NetOps.send(fd, from), "send");
+                n = transmit(from);
             } catch (IOException e) {
-                if (!isOpen() || !outputShutDown()) {
+                if (!isOpen() || !halfClose.outputShutDown()) {
                     throw e;
                 }
                 if (src.remaining() < total) {
@@ -387,8 +391,49 @@ public final class UringSocketChannel extends SocketChannel {
                 throw (AsynchronousCloseException) new AsynchronousCloseException().initCause(e);
             }
             src.position(src.position() + n);
+            if (n < from.byteSize() && !isBlocking()) {
+                break;                      // non-blocking: what the socket buffer took
+            }
         }
-        return total;
+        return total - src.remaining();
+    }
+
+    /** One recv: a request in blocking mode, a system call in non-blocking mode (or WOULD_BLOCK). */
+    private int receive(MemorySegment into) throws IOException {
+        if (isBlocking()) {
+            return io(NetOps.recv(fd, into), "recv");
+        }
+        int n = NonBlockingCalls.recv(link, into);
+        if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
+            throw failure("recv", new ErrnoException("recv", n));
+        }
+        return n;
+    }
+
+    /** One send: a request in blocking mode (all of it), a system call in non-blocking mode (what fits now). */
+    private int transmit(MemorySegment from) throws IOException {
+        if (isBlocking()) {
+            return io(NetOps.send(fd, from), "send");
+        }
+        int n = NonBlockingCalls.send(link, from);
+        if (n == NonBlockingCalls.WOULD_BLOCK) {
+            return 0;
+        }
+        if (n < 0) {
+            throw failure("send", new ErrnoException("send", n));
+        }
+        return n;
+    }
+
+    /**
+     * Where a blocking call would not reach the socket, as the JDK's: between begin and end all the same, so that
+     * an interrupted thread closes the channel. Non-blocking calls do not look at interrupts.
+     */
+    private void interruptCheck() throws IOException {
+        if (isBlocking()) {
+            begin();
+            end(false);
+        }
     }
 
     /**
@@ -429,72 +474,34 @@ public final class UringSocketChannel extends SocketChannel {
 
     /**
      * A failed recv or send as the JDK's SocketChannel reports it: a reset read is SocketException "Connection
-     * reset" (and so does every later read); anything else, reads and writes, an IOException with the strerror text ("Broken pipe", "Connection
-     * reset by peer"). The ErrnoException, naming the operation, is the cause.
+     * reset" (and so does every later read); the rest as {@link NetErrors#transfer}.
      */
     private IOException failure(String what, ErrnoException e) {
         connectionReset |= what.equals("recv") && e.errno() == Errno.ECONNRESET;
-        IOException failure = what.equals("recv") && e.errno() == Errno.ECONNRESET
-                ? new java.net.SocketException("Connection reset") : new IOException(Errno.describe(e.errno()));
-        failure.initCause(e);
-        return failure;
+        return NetErrors.transfer(what, e);
     }
 
     @Override
     public SocketChannel shutdownInput() throws IOException {
         ensureConnected();
-        if (!inputShut) {
-            int ret = Sockets.shutdown(fd, Sockets.SHUT_RD);
-            if (ret < 0 && ret != -Errno.ENOTCONN) {        // as the JDK's: a connection reset has nothing to shut
-                throw NetErrors.of("shutdown", ret);
-            }
-            inputShut = true;
-        }
+        halfClose.shutdownInput(fd);
         return this;
     }
 
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         ensureConnected();
-        synchronized (shutdownLock) {
-            if (!outputShut) {
-                int ret = Sockets.shutdown(fd, Sockets.SHUT_WR);
-                if (ret < 0 && ret != -Errno.ENOTCONN) {
-                    throw NetErrors.of("shutdown", ret);
-                }
-                outputShut = true;
-            }
-        }
-        cancelWaitingSends();
+        halfClose.shutdownOutput(fd, guard, loop);
         return this;
     }
 
-    /**
-     * Ends a send waiting for buffer space, as the JDK's shutdownOutput wakes its writer. The kernel retries a
-     * TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix socket as writable after
-     * one, so an engine that waits with epoll (the portable one) would wait for the peer to read. The cancel
-     * holds the fd (it names the fd by number) and takes a control slot, so it never waits behind the send it
-     * cancels. Best effort — what it cannot cancel has ended or will fail.
-     */
-    private void cancelWaitingSends() {
-        guard.submitControl(loop, (sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
-                .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL));
-    }
-
-    /**
-     * Whether the output is shut down, once a shutdown under way has finished: the send it fails (EPIPE) may end
-     * before {@link #shutdownOutput} has set the flag.
-     */
-    private boolean outputShutDown() {
-        synchronized (shutdownLock) {
-            return outputShut;
-        }
-    }
-
-    /** Not supported: the adaptor's stream and timeout semantics are not implemented. Use the channel itself. */
+    /** A {@link Socket} that delegates to this channel, as the JDK's adaptor (one per channel). */
     @Override
-    public Socket socket() {
-        throw new UnsupportedOperationException("uring4j channels have no Socket adaptor: use the channel's read/write");
+    public synchronized Socket socket() {
+        if (adaptor == null) {
+            adaptor = SocketAdaptor.of(this);
+        }
+        return adaptor;
     }
 
     /** As the JDK's: connected until closed (a closed channel is not connected, whatever it was). */
@@ -505,13 +512,15 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public boolean isConnectionPending() {
-        return false;
+        return pending != null && isOpen();
     }
 
+    /** As the JDK's: the address being connected to while a connect is in progress. */
     @Override
     public SocketAddress getRemoteAddress() throws IOException {
         ensureOpen();
-        return remote;
+        SocketAddress connected = remote;
+        return connected != null ? connected : pending;
     }
 
     @Override
@@ -538,12 +547,37 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        ChannelSockets.close(guard, loop);
+        link.close(loop, remote != null && !unix);
     }
 
+    /** Sets O_NONBLOCK (non-blocking mode's calls are system calls); waits for blocking calls in progress first. */
     @Override
-    protected void implConfigureBlocking(boolean block) {
-        ChannelSockets.requireBlocking(block);
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        readLock.lock();
+        writeLock.lock();
+        try {
+            link.blocking(block);
+        } finally {
+            writeLock.unlock();
+            readLock.unlock();
+        }
+    }
+
+    SelectorLink link() {
+        return link;
+    }
+
+    boolean unixDomain() {
+        return unix;
+    }
+
+    /** For the adaptor: shut down, or closed (as the JDK's isInputOpen). */
+    boolean inputShut() {
+        return halfClose.inputShut() || !isOpen();
+    }
+
+    boolean outputShut() {
+        return halfClose.outputShut() || !isOpen();
     }
 
     private void ensureOpen() throws ClosedChannelException {

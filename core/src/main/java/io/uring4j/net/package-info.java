@@ -54,12 +54,43 @@
  * </ul>
  *
  * <h2>Drop-in channels: {@link io.uring4j.net.UringSocketChannel}, {@link io.uring4j.net.UringServerSocketChannel}</h2>
- * Subclasses of the JDK's channels for thread-per-connection code: swap {@code SocketChannel.open()} for
- * {@code UringSocketChannel.open(uring)} and the reads, writes, connects and accepts become io_uring requests the
- * virtual thread parks on. Close and interrupt go through the JDK's own {@code begin}/{@code end}, so
- * {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out as with the JDK; a contract
- * test runs every case against both. Blocking mode only: non-blocking mode, selectors and the socket adaptors
- * are refused with {@link java.lang.UnsupportedOperationException} naming the alternative.
+ * Subclasses of the JDK's channels. In blocking mode, for thread-per-connection code: swap
+ * {@code SocketChannel.open()} for {@code UringSocketChannel.open(uring)} and the reads, writes, connects and
+ * accepts become io_uring requests the virtual thread parks on. Close and interrupt go through the JDK's own
+ * {@code begin}/{@code end}, so {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out
+ * as with the JDK; a contract test runs every case against both. In non-blocking mode each call is one
+ * non-blocking system call (recv/send with MSG_DONTWAIT, accept4, connect and SO_ERROR), and the channels register
+ * with a {@code UringSelector}; {@code socket()} gives the JDK's adaptors' behaviour.
+ *
+ * <h2>Selectors: {@link io.uring4j.net.UringSelectorProvider}</h2>
+ * {@code -Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider} puts unmodified NIO code
+ * (Jetty, Netty's NIO transport) on io_uring; the provider is deliberately no service, so it is never a default
+ * by accident.
+ * <ul>
+ *   <li>One {@code io_uring_enter} per select, on the selecting thread: it submits the poll changes queued since
+ *       the last select and waits in the same call (the timeout through the getevents argument). The selector
+ *       owns its ring, not a runtime loop's, so no event is handed between threads; a wakeup is an eventfd the
+ *       ring polls, written once however often {@code wakeup()} is called before the next select.</li>
+ *   <li>A key with interest arms one multishot POLL_ADD; an interest change removes it and arms another with the
+ *       next enter. A key's poll holds the channel's fd (through its guard) until its final CQE, so closing a
+ *       registered channel shuts its output at once and closes the fd at the selector's next select — never while
+ *       a request may still name it.</li>
+ *   <li>Level-triggered over edge-like polls: a poll's report is cached in the channel's
+ *       {@code Readiness} until a non-blocking call finds the socket not ready (EAGAIN, a short send,
+ *       a connect still in progress). A key whose cached readiness meets its interest is selected again, and the
+ *       select then does not wait. Two rules keep a report from being lost to a racing clear, or kept after it:
+ *       a clear applies only to the readiness word its call began with (an epoch in the word), and reports
+ *       posted before the call began (its selector's CQE position, read first) are dropped when reaped. A poll
+ *       armed afresh (a registration, an interest change) starts from nothing: its first check reports what
+ *       holds now, and only the armed poll's reports count — the JDK's HTTP server reads a request in blocking
+ *       mode between two registrations. What remains is the spurious readiness the contract allows: a listener
+ *       stays ready until an accept finds nothing, a socket until a read or write does. OP_CONNECT alone is made
+ *       exact (the socket is asked, once, before it is reported): Netty takes a finishConnect that returns false
+ *       after it for a bug.</li>
+ *   <li>Next: reads served from multishot receives into a provided-buffer ring, so that a read costs no system
+ *       call, and writes queued and sent with the next enter — which makes a read's readiness exact, too.</li>
+ * </ul>
+ * Datagram channels and pipes are not offered yet (UnsupportedOperationException, by name).
  *
  * <h2>Asynchronous channels: {@link io.uring4j.net.UringAsynchronousChannelProvider}</h2>
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}

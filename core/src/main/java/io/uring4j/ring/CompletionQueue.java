@@ -57,6 +57,14 @@ public final class CompletionQueue {
         return Integer.toUnsignedLong(params.get(JAVA_INT, ParamsLayout.CQ_OFF + field));
     }
 
+    /**
+     * The kernel's tail: how many CQEs (16-byte slots) the ring has ever posted, modulo 2^32. Any thread may read
+     * it, as an order: a CQE at an index below a value read was posted before the read.
+     */
+    public int tail() {
+        return Barriers.getAcquire(ring, kTail);
+    }
+
     /** CQEs posted and not yet consumed (16-byte slots on CQE_MIXED rings). */
     public int ready() {
         return Barriers.getAcquire(ring, kTail) - head;

@@ -504,6 +504,11 @@ public final class IoUring implements AutoCloseable {
         return arena;
     }
 
+    /** The engine serving this ring: under {@code auto}, the one it chose for this ring (kernel or portable). */
+    public Engine engineServing() {
+        return engine instanceof AutoEngine auto ? auto.owner(enterFd) : engine;
+    }
+
     public boolean isOpen() {
         return !closed;
     }

@@ -95,8 +95,8 @@ public final class Uring implements AutoCloseable {
     private static Uring shared;
 
     /**
-     * The runtime shared by everything that does not bring its own (the file-system provider, the default
-     * asynchronous channel group): created on first use with one loop per core; its loops are daemon threads, so
+     * The runtime shared by everything that does not bring its own (the file-system and selector providers, the
+     * default asynchronous channel group): created on first use with one loop per core; its loops are daemon threads, so
      * it needs no closing (and must not be closed). Up to a million requests a loop may be in flight, as a server's
      * idle connections each keep a receive in flight; slots cost nothing until used.
      */

@@ -128,6 +128,14 @@ public final class Sockets {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SHUTDOWN = Native.libcWithErrno("shutdown",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle RECV = Native.libcWithErrno("recv",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SEND = Native.libcWithErrno("send",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle FCNTL = Native.libcWithErrno("fcntl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), java.lang.foreign.Linker.Option.firstVariadicArg(2));
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
 
     private Sockets() {
     }
@@ -278,6 +286,44 @@ public final class Sockets {
         MemorySegment state = Native.callState();
         try {
             return (int) Native.result((int) SHUTDOWN.invokeExact(state, fd, how), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code recv(fd, buf, buf.byteSize(), flags)}: bytes received (0 at end of stream), or {@code -errno} —
+     * {@code -EAGAIN} with {@link #MSG_DONTWAIT} when nothing is there. {@code buf} must be native.
+     */
+    public static int recv(int fd, MemorySegment buf, int flags) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((long) RECV.invokeExact(state, fd, buf.address(), buf.byteSize(), flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code send(fd, buf, buf.byteSize(), flags)}: bytes sent, or {@code -errno}. {@code buf} must be native. */
+    public static int send(int fd, MemorySegment buf, int flags) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((long) SEND.invokeExact(state, fd, buf.address(), buf.byteSize(), flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Sets or clears {@code O_NONBLOCK} on {@code fd} (fcntl F_GETFL/F_SETFL): 0 or {@code -errno}. */
+    public static int nonBlocking(int fd, boolean on) {
+        MemorySegment state = Native.callState();
+        try {
+            int flags = (int) Native.result((int) FCNTL.invokeExact(state, fd, F_GETFL, 0), state);
+            if (flags < 0) {
+                return flags;
+            }
+            int wanted = on ? flags | SOCK_NONBLOCK : flags & ~SOCK_NONBLOCK;
+            return wanted == flags ? 0 : (int) Native.result((int) FCNTL.invokeExact(state, fd, F_SETFL, wanted), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -336,14 +336,19 @@ class ChannelContractTest {
         }
     }
 
+    /** Once refused: channels on a caller's runtime switch modes both ways, and have adaptors (SelectorContract). */
     @Test
-    void nonBlockingModeAndAdaptorsAreRefusedByName() throws Exception {
+    void channelsOnACallersRuntimeSwitchModesAndHaveAdaptors() throws Exception {
         try (SocketChannel c = UringSocketChannel.open(uring); ServerSocketChannel s = UringServerSocketChannel.open(uring)) {
-            assertThatThrownBy(() -> c.configureBlocking(false)).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("io.uring4j.net.Tcp");
-            assertThatThrownBy(() -> s.configureBlocking(false)).isInstanceOf(UnsupportedOperationException.class);
-            assertThatThrownBy(c::socket).isInstanceOf(UnsupportedOperationException.class);
+            c.configureBlocking(false);
+            assertThat(c.isBlocking()).isFalse();
+            c.configureBlocking(true);
             assertThat(c.isBlocking()).isTrue();
+            s.configureBlocking(false);
+            assertThat(s.isBlocking()).isFalse();
+            assertThat(c.socket().getChannel()).isSameAs(c);
+            assertThat(s.socket().getChannel()).isSameAs(s);
+            assertThat(c.provider()).isInstanceOf(UringSelectorProvider.class);
         }
     }
 

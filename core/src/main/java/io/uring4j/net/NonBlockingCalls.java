@@ -1,0 +1,137 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.ClosedChannelException;
+
+/**
+ * The calls of the drop-in channels in non-blocking mode: plain non-blocking system calls on the socket (a ring
+ * round trip would only add latency to a call that never waits). Each holds the fd for its duration (a close
+ * meanwhile waits for it). One that finds the socket not ready says so to the channel's {@link Readiness} and
+ * marks the reports its selector has not reaped yet as stale ({@link UringSelectionKey#stale}): both the
+ * readiness word and the selector's CQE position are read before the call, so a report of anything after it
+ * counts.
+ */
+final class NonBlockingCalls {
+    /** The call would have blocked: nothing was done. */
+    static final int WOULD_BLOCK = Integer.MIN_VALUE;
+    /**
+     * What "would block" also disproves: a pending error or a hang-up would have been the call's answer instead
+     * (a fresh unconnected socket polls as hung up, and must not stay so once it connects).
+     */
+    private static final int NOT_FAILED = OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP;
+
+    private NonBlockingCalls() {
+    }
+
+    /** recv without waiting: bytes received (0: end of stream), {@link #WOULD_BLOCK}, or {@code -errno}. */
+    static int recv(SelectorLink link, MemorySegment into) throws ClosedChannelException {
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
+        int fd = link.guard.acquire();
+        int n;
+        try {
+            n = Sockets.recv(fd, into, Sockets.MSG_DONTWAIT);
+        } finally {
+            link.guard.release();
+        }
+        return n == -Errno.EAGAIN ? notReady(link, epoch, key, position, OpFlags.Poll.POLLIN) : n;
+    }
+
+    /**
+     * send without waiting (nor SIGPIPE): bytes sent, {@link #WOULD_BLOCK}, or {@code -errno}. A short send means
+     * the socket buffer is full: the socket is no longer writable.
+     */
+    static int send(SelectorLink link, MemorySegment from) throws ClosedChannelException {
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
+        int fd = link.guard.acquire();
+        int n;
+        try {
+            n = Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+        } finally {
+            link.guard.release();
+        }
+        if (n == -Errno.EAGAIN || n >= 0 && n < from.byteSize()) {
+            int full = notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT);
+            return n < 0 ? full : n;
+        }
+        return n;
+    }
+
+    /** accept4 on a non-blocking listener: the new (blocking) fd, {@link #WOULD_BLOCK}, or {@code -errno}. */
+    static int accept(SelectorLink link) throws ClosedChannelException {
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
+        int fd = link.guard.acquire();
+        int n;
+        try {
+            n = Sockets.accept4(fd, Sockets.SOCK_CLOEXEC);
+        } finally {
+            link.guard.release();
+        }
+        return n == -Errno.EAGAIN ? notReady(link, epoch, key, position, OpFlags.Poll.POLLIN) : n;
+    }
+
+    /**
+     * connect on a non-blocking socket: 0 (connected), {@link #WOULD_BLOCK} (in progress) or {@code -errno}. In
+     * progress, the socket is not writable (an unconnected one polls as writable and hung up until then).
+     */
+    static int connect(SelectorLink link, MemorySegment sockaddr) throws ClosedChannelException {
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
+        int fd = link.guard.acquire();
+        int ret;
+        try {
+            ret = Sockets.connect(fd, sockaddr);
+        } finally {
+            link.guard.release();
+        }
+        return ret == -Errno.EINPROGRESS ? notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT) : ret;
+    }
+
+    /**
+     * Where a connect in progress stands: 0 connected, {@link #WOULD_BLOCK} still in progress, or the connect's
+     * {@code -errno} (SO_ERROR).
+     */
+    static int connectState(SelectorLink link) throws IOException {
+        int failed = link.takeConnectFailure();
+        if (failed != 0) {
+            return failed;
+        }
+        long epoch = link.readiness.snapshot();
+        UringSelectionKey key = link.primary();
+        long position = key == null ? 0 : key.position();
+        int fd = link.guard.acquire();
+        try (Arena arena = Arena.ofConfined()) {
+            int error = SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_ERROR);
+            if (error != 0) {
+                return -error;
+            }
+            int peer = Sockets.getpeername(fd, arena.allocate(Sockets.SOCKADDR_STORAGE_SIZE, 8));
+            if (peer == -Errno.ENOTCONN) {
+                return notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT);
+            }
+            return Math.min(peer, 0);
+        } finally {
+            link.guard.release();
+        }
+    }
+
+    private static int notReady(SelectorLink link, long epoch, UringSelectionKey key, long position, int events) {
+        link.readiness.clear(epoch, events | NOT_FAILED);
+        if (key != null) {
+            key.stale(events, position);
+        }
+        return WOULD_BLOCK;
+    }
+}

@@ -1,0 +1,212 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What {@link UringSelector} needs of a drop-in channel: its fd (through the guard: a registration holds the fd
+ * open until the selector's poll on it has ended), its cached {@link Readiness}, how many selectors hold it, and
+ * the JDK's mapping between selection operations and poll events.
+ */
+final class SelectorLink {
+    private static final int POLLIN = OpFlags.Poll.POLLIN;
+    private static final int POLLOUT = OpFlags.Poll.POLLOUT;
+    private static final int FAILED = OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP;
+
+    final FdGuard guard;
+    final Readiness readiness = new Readiness();
+    private final SelectableChannel channel;
+    /** Registrations still holding the fd: counted before the hold is taken, so that a close never misses one. */
+    private final AtomicInteger holds = new AtomicInteger();
+    private volatile UringSelectionKey primary;
+    private volatile int connectFailure;
+
+    SelectorLink(SelectableChannel channel, FdGuard guard) {
+        this.channel = channel;
+        this.guard = guard;
+    }
+
+    /** The link of one of our channels, or null for anyone else's. */
+    static SelectorLink of(SelectableChannel channel) {
+        if (channel instanceof UringSocketChannel s) {
+            return s.link();
+        }
+        return channel instanceof UringServerSocketChannel s ? s.link() : null;
+    }
+
+    /** A selector's registration holds the fd open; false if the channel is closing. */
+    boolean hold(UringSelectionKey key) {
+        holds.incrementAndGet();
+        try {
+            guard.acquire();
+        } catch (java.nio.channels.ClosedChannelException closing) {
+            holds.decrementAndGet();
+            return false;
+        }
+        synchronized (this) {
+            if (primary == null) {
+                primary = key;
+            }
+        }
+        return true;
+    }
+
+    /** A registration's poll has ended: its hold ends (and a closed channel's fd closes with the last). */
+    void release(UringSelectionKey key) {
+        synchronized (this) {
+            if (primary == key) {
+                primary = null;
+            }
+        }
+        holds.decrementAndGet();
+        guard.release();
+    }
+
+    /**
+     * The registration whose stale poll reports the channel's calls mark ({@link UringSelectionKey#stale}): the
+     * first. With several selectors the others may report a readiness once more after it has gone — a
+     * spurious readiness, which the contract allows — but never miss one.
+     */
+    UringSelectionKey primary() {
+        return primary;
+    }
+
+    /** Registered with one selector only: its polls' reports are all there is to the cached readiness. */
+    boolean exclusive() {
+        return holds.get() == 1;
+    }
+
+    boolean held() {
+        return holds.get() > 0;
+    }
+
+    /**
+     * Closes the channel's fd once nothing uses it. Waits for that unless a selector still holds it: then the
+     * fd closes when the selector deregisters the channel's key, at its next select — as with the JDK's.
+     */
+    void close(EventLoop loop, boolean connectedTcp) throws IOException {
+        if (connectedTcp && held()) {
+            shutdownOutput();
+        }
+        CompletableFuture<Void> closed = guard.close();
+        if (!held()) {
+            ChannelSockets.await(closed, loop);
+        }
+    }
+
+    /**
+     * As the JDK's, for a connected socket whose close waits for a selector: the peer is told at once (SHUT_WR)
+     * unless SO_LINGER 0 asks for a reset, and lingering, which would make the deferred close wait, is turned off.
+     */
+    private void shutdownOutput() {
+        try {
+            int fd = guard.acquire();
+            try {
+                int linger = SocketOptions.linger(fd);
+                if (linger != 0) {
+                    if (linger > 0) {
+                        SocketOptions.linger(fd, -1);
+                    }
+                    Sockets.shutdown(fd, Sockets.SHUT_WR);
+                }
+            } finally {
+                guard.release();
+            }
+        } catch (IOException best) {
+            // best effort, as the JDK's
+        }
+    }
+
+    /** Sets the socket's O_NONBLOCK for the channel's mode (blocking mode's calls are requests, which wait anyway). */
+    void blocking(boolean block) throws IOException {
+        int fd = guard.acquire();
+        try {
+            int ret = Sockets.nonBlocking(fd, !block);
+            if (ret < 0) {
+                throw NetErrors.of("fcntl(O_NONBLOCK)", ret);
+            }
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** The poll events the interest set {@code ops} waits for. */
+    static int pollEvents(int ops) {
+        int events = 0;
+        if ((ops & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
+            events |= POLLIN;
+        }
+        if ((ops & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
+            events |= POLLOUT;
+        }
+        return events;
+    }
+
+    /**
+     * The ready set for poll {@code events} under interest set {@code ops}, as the JDK's translateReadyOps: an
+     * error or hang-up makes every operation of interest ready (the operation then reports it). OP_CONNECT is
+     * made exact: code such as Netty's takes a finishConnect that returns false after it for a bug.
+     */
+    int readyOps(int events, int ops) {
+        int ready = (events & FAILED) != 0 ? ops : translate(events, ops);
+        if ((ready & SelectionKey.OP_CONNECT) != 0 && stillConnecting()) {
+            ready &= ~SelectionKey.OP_CONNECT;
+        }
+        return ready;
+    }
+
+    private int translate(int events, int ops) {
+        int ready = 0;
+        if (channel instanceof SocketChannel socket) {
+            boolean connected = socket.isConnected();
+            if ((events & POLLIN) != 0 && (ops & SelectionKey.OP_READ) != 0 && connected) {
+                ready |= SelectionKey.OP_READ;
+            }
+            if ((events & POLLOUT) != 0 && (ops & SelectionKey.OP_CONNECT) != 0 && socket.isConnectionPending()) {
+                ready |= SelectionKey.OP_CONNECT;
+            }
+            if ((events & POLLOUT) != 0 && (ops & SelectionKey.OP_WRITE) != 0 && connected) {
+                ready |= SelectionKey.OP_WRITE;
+            }
+        } else if ((events & POLLIN) != 0 && (ops & SelectionKey.OP_ACCEPT) != 0) {
+            ready |= SelectionKey.OP_ACCEPT;
+        }
+        return ready;
+    }
+
+    /**
+     * Whether a connect reported ready is in fact still in progress (a report of the socket's state before the
+     * connect began, evaluated before and posted after the call): asked of the socket, which also forgets the
+     * report, so that it is asked once.
+     */
+    private boolean stillConnecting() {
+        if (!(channel instanceof SocketChannel socket) || !socket.isConnectionPending()) {
+            return false;
+        }
+        try {
+            int state = NonBlockingCalls.connectState(this);
+            if (state < 0 && state != NonBlockingCalls.WOULD_BLOCK) {
+                connectFailure = state;         // reading SO_ERROR cleared it: finishConnect reports it from here
+            }
+            return state == NonBlockingCalls.WOULD_BLOCK;
+        } catch (IOException closedOrFailed) {
+            return false;                       // finishConnect will say what
+        }
+    }
+
+    /** A connect failure ({@code -errno}) that {@link #stillConnecting} found, once; else 0. */
+    int takeConnectFailure() {
+        int failure = connectFailure;
+        connectFailure = 0;
+        return failure;
+    }
+}

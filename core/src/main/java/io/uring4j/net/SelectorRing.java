@@ -1,0 +1,221 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.CompletionQueue;
+import io.uring4j.ring.Cqe;
+import io.uring4j.ring.CqeHandler;
+import io.uring4j.ring.IoUring;
+import io.uring4j.ring.Sqe;
+import io.uring4j.ring.Timespec;
+import io.uring4j.ring.abi.EnterFlags;
+import io.uring4j.ring.abi.GeteventsArgLayout;
+import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.runtime.NativeMemory;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A selector's ring: its own io_uring (not a runtime loop's — the selecting thread itself waits in
+ * {@code io_uring_enter}), the poll requests queued for the next enter, and the eventfd that {@link #signal()}
+ * writes to wake that enter from another thread. Used by the selecting thread only, except {@link #signal()}.
+ *
+ * <p>user_data: a key's polls carry {@code (arm << 32) | slot}; the removals carry {@link #REMOVAL} (their
+ * results are of no interest: the removed poll's own final CQE says it has ended); the wake-up poll carries
+ * {@link #WAKE}.
+ */
+final class SelectorRing implements AutoCloseable {
+    static final long REMOVAL = Long.MIN_VALUE;
+    private static final long WAKE = -1L;
+    private static final int ENTRIES = 256;
+    /** Room for a burst of readiness over many keys; a multishot poll whose CQE finds no room ends (and is re-armed). */
+    private static final int CQ_ENTRIES = 8192;
+
+    private final IoUring ring;
+    private final int eventFd;
+    private final Arena arena = NativeMemory.sharedArena();
+    /** The 8-byte counter written by {@link #signal()} (always 1: only read, so threads may share it). */
+    private final MemorySegment one;
+    /** Where the selecting thread reads the eventfd's counter to reset it. */
+    private final MemorySegment drained;
+    private boolean wakeArmed;
+    /** CQEs reaped so far: the index of the next one. Written by the selecting thread only. */
+    private volatile long reaped;
+    /** During {@link #reap}: the index of the next CQE, and where they go. */
+    private long next;
+    private Handler handler;
+    private final CqeHandler dispatch = this::dispatch;
+    private final CompletionQueue cq;
+    private final boolean portable;
+    /** io_uring_getevents_arg and its timespec, for the portable engine's waits. */
+    private final MemorySegment waitArg;
+    /** Guarded by {@code this}: the eventfd is closed, so {@link #signal()} must not write to its number. */
+    private boolean closed;
+
+    SelectorRing() throws IOException {
+        int fd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
+        if (fd < 0) {
+            arena.close();
+            throw new ErrnoException("eventfd (selector wake-up)", fd);
+        }
+        try {
+            ring = IoUring.builder().entries(ENTRIES).cqEntries(CQ_ENTRIES).build();
+        } catch (ErrnoException | RuntimeException e) {
+            LibC.close(fd);
+            arena.close();
+            throw e;
+        }
+        eventFd = fd;
+        cq = ring.cq();
+        portable = ring.engineServing().name().equals("portable");
+        waitArg = arena.allocate(GeteventsArgLayout.SIZE + Timespec.SIZE, 8);
+        one = arena.allocate(JAVA_LONG);
+        one.set(JAVA_LONG, 0, 1L);
+        drained = arena.allocate(JAVA_LONG);
+    }
+
+    /** Queues a multishot poll of {@code fd} for {@code events}. */
+    void pollAdd(int fd, int events, long userData) throws ErrnoException {
+        sqe().prepPollMultishot(fd, events).userData(userData);
+    }
+
+    /** Queues the removal of the poll {@code userData}. */
+    void pollRemove(long userData) throws ErrnoException {
+        sqe().prepPollRemove(userData).userData(REMOVAL);
+    }
+
+    /** The next SQE; when the queue is full, what is queued is submitted first (the kernel copies SQEs at once). */
+    private Sqe sqe() throws ErrnoException {
+        Sqe sqe = ring.sq().next();
+        if (sqe == null) {
+            ring.submit();
+            sqe = ring.sq().next();
+        }
+        return sqe;
+    }
+
+    /**
+     * The one {@code io_uring_enter} of a select round: submits what is queued and waits up to
+     * {@code timeoutNanos} for a completion (0: none, negative: no limit).
+     */
+    void enter(long timeoutNanos) throws ErrnoException {
+        if (!wakeArmed) {
+            sqe().prepPollMultishot(eventFd, OpFlags.Poll.POLLIN).userData(WAKE);
+            wakeArmed = true;
+        }
+        if (timeoutNanos == 0) {
+            ring.submitAndGetEvents();
+        } else if (!portable) {
+            if (timeoutNanos < 0) {
+                ring.submitAndWait(1);
+            } else {
+                ring.submitAndWait(1, timeoutNanos);
+            }
+        } else {
+            portableWait(timeoutNanos);
+        }
+    }
+
+    /**
+     * The portable engine answers a Java interrupt with EINTR and consumes it (it stands in for a signal), and the
+     * ring's own waits retry EINTR: the wait is entered here instead, and the interrupt given back, as the JDK's
+     * select leaves it set. (A submit first: the engine's enter is a method call, not a system call.)
+     */
+    private void portableWait(long timeoutNanos) throws ErrnoException {
+        ring.submit();
+        int flags = EnterFlags.GETEVENTS;
+        long arg = 0;
+        if (timeoutNanos > 0) {
+            waitArg.fill((byte) 0);
+            waitArg.set(JAVA_INT, GeteventsArgLayout.SIGMASK_SZ, 8);
+            waitArg.set(JAVA_LONG, GeteventsArgLayout.TS, waitArg.address() + GeteventsArgLayout.SIZE);
+            Timespec.set(waitArg.asSlice(GeteventsArgLayout.SIZE), timeoutNanos);
+            flags |= EnterFlags.EXT_ARG;
+            arg = waitArg.address();
+        }
+        int ret = ring.enter(0, 1, flags, arg, arg == 0 ? 0 : GeteventsArgLayout.SIZE);
+        if (ret == -Errno.EINTR) {
+            Thread.currentThread().interrupt();
+        } else if (ret < 0 && ret != -Errno.ETIME) {
+            throw new ErrnoException("io_uring_enter (selector wait)", ret);
+        }
+    }
+
+    /** A completion and its index among all the ring has posted (see {@link #position()}). */
+    interface Handler {
+        void handle(Cqe cqe, long index);
+    }
+
+    /** Hands the completions to {@code handler}, all but the wake-up poll's (re-armed by the next enter if it ended). */
+    void reap(Handler handler) {
+        this.handler = handler;
+        next = reaped;
+        try {
+            cq.drain(dispatch);
+        } finally {
+            reaped = next;
+        }
+    }
+
+    private void dispatch(Cqe cqe) {
+        long index = next++;
+        if (cqe.userData() == WAKE) {
+            wakeArmed &= cqe.hasMore();
+        } else {
+            handler.handle(cqe, index);
+        }
+    }
+
+    /**
+     * How many CQEs the ring has posted until now, as a 64-bit count: every CQE reaped later with a lower index was
+     * posted before this call. Any thread. (The reaped count read first is at most the kernel's tail, and lags it
+     * by less than 2^32, so the tail's low 32 bits extend it.)
+     */
+    long position() {
+        long r = reaped;
+        try {
+            return r + ((cq.tail() - (int) r) & 0xffff_ffffL);
+        } catch (IllegalStateException closed) {
+            return 0;               // the ring is gone, and with it every CQE that could be stale
+        }
+    }
+
+    /** Wakes the enter in progress, or makes the next one return at once. Any thread. */
+    synchronized void signal() {
+        if (closed) {
+            return;
+        }
+        long ret = LibC.write(eventFd, one);
+        if (ret < 0 && ret != -Errno.EAGAIN) {     // EAGAIN: the counter is full, so the wake-up is pending anyway
+            throw new IllegalStateException(new ErrnoException("write (selector wake-up eventfd)", (int) ret));
+        }
+    }
+
+    /** Resets the wake-up eventfd (a no-op when nothing was written). */
+    void drainSignal() {
+        LibC.read(eventFd, drained);
+    }
+
+    /**
+     * Closes the ring — the kernel ends every poll on it, dropping its references to the files — and then the
+     * eventfd. Nothing queued is submitted any more, so no fd number named by a request can be reused under it.
+     */
+    @Override
+    public void close() {
+        try {
+            ring.close();
+        } finally {
+            synchronized (this) {
+                closed = true;
+                LibC.close(eventFd);
+            }
+            arena.close();
+        }
+    }
+}

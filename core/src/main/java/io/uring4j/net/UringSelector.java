@@ -1,0 +1,405 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.Cqe;
+import io.uring4j.ring.abi.OpFlags;
+
+import java.io.IOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.IllegalSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.spi.AbstractSelectableChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * A {@link java.nio.channels.Selector} on its own io_uring: each key with a non-empty interest set has one
+ * multishot POLL_ADD armed on its channel's fd, and each select is one {@code io_uring_enter} on the selecting
+ * thread that submits the interest changes queued since the last one and waits for completions.
+ *
+ * <p>Level-triggered as the JDK's selectors are, over edge-like multishot polls: a poll's report is cached in
+ * the channel's {@link Readiness} until a non-blocking call there finds the socket not ready, and a key whose
+ * cached readiness meets its interest is selected again by the next select, which then does not wait. The keys
+ * that may be ready are kept in a candidate list, so a select costs in proportion to the ready keys.
+ *
+ * <p>Deregistration (cancelled keys, at the next select; all keys on close) removes the key's poll, and its
+ * hold on the channel's fd ends with the poll's final CQE: a closed channel's fd is closed then, never while a
+ * request may still name it.
+ */
+final class UringSelector extends AbstractSelector {
+    private final SelectorRing ring;
+    private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
+    private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
+    private final Set<SelectionKey> selectedKeys = new HashSet<>();
+    private final Set<SelectionKey> publicSelectedKeys = new UngrowableSet<>(selectedKeys);
+    /** Keys whose interest set changed, or whose poll ended and must be re-armed. */
+    private final ConcurrentLinkedQueue<UringSelectionKey> updates = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    private final SelectorRing.Handler completions = this::completed;
+
+    // ---- selecting thread only (under the monitor) ----
+    private UringSelectionKey[] slots = new UringSelectionKey[64];
+    private int[] freeSlots = new int[64];
+    private int freeCount;
+    private int slotsUsed;
+    private int arms;
+    /** Keys whose cached readiness may meet their interest set. */
+    private final List<UringSelectionKey> candidates = new ArrayList<>();
+
+    UringSelector(SelectorProvider provider) throws IOException {
+        super(provider);
+        this.ring = new SelectorRing();
+    }
+
+    @Override
+    public Set<SelectionKey> keys() {
+        ensureOpen();
+        return publicKeys;
+    }
+
+    @Override
+    public Set<SelectionKey> selectedKeys() {
+        ensureOpen();
+        return publicSelectedKeys;
+    }
+
+    @Override
+    protected SelectionKey register(AbstractSelectableChannel ch, int ops, Object att) {
+        SelectorLink link = SelectorLink.of(ch);
+        if (link == null) {
+            throw new IllegalSelectorException();
+        }
+        ensureOpen();
+        UringSelectionKey key = new UringSelectionKey(ch, link, this);
+        key.attach(att);
+        key.holdsFd = link.hold(key);       // before the key is published: a close iterating the keys sees it
+        keys.add(key);
+        if (!key.holdsFd) {
+            key.cancel();          // the channel is closing: its close would cancel the key, but finds it too late
+            return key;
+        }
+        key.interestOps(ops);
+        if (ops == 0) {
+            interestChanged(key);  // still gets a slot, so that deregistration finds it in the same state
+        }
+        return key;
+    }
+
+    /** Queues {@code key}'s interest change for the next select. */
+    void interestChanged(UringSelectionKey key) {
+        if (key.queued.compareAndSet(false, true)) {
+            updates.add(key);
+        }
+        if (!isOpen()) {
+            throw new ClosedSelectorException();
+        }
+    }
+
+    @Override
+    public int selectNow() throws IOException {
+        return doSelect(null, 0);
+    }
+
+    @Override
+    public int select(long timeout) throws IOException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("Negative timeout");
+        }
+        return doSelect(null, timeout == 0 ? -1 : timeout);
+    }
+
+    @Override
+    public int select() throws IOException {
+        return doSelect(null, -1);
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action, long timeout) throws IOException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("Negative timeout");
+        }
+        return doSelect(Objects.requireNonNull(action), timeout == 0 ? -1 : timeout);
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action) throws IOException {
+        return doSelect(Objects.requireNonNull(action), -1);
+    }
+
+    @Override
+    public int selectNow(Consumer<SelectionKey> action) throws IOException {
+        return doSelect(Objects.requireNonNull(action), 0);
+    }
+
+    /** One selection: {@code timeoutMillis} 0 for selectNow, negative for no limit. */
+    private synchronized int doSelect(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
+        ensureOpen();
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+        int selected;
+        boolean woken;
+        try {
+            begin();            // an interrupt wakes the select up (and leaves the thread's status set)
+            while (true) {
+                deregisterCancelled();
+                applyUpdates();
+                long wait = timeoutMillis < 0 ? -1 : timeoutMillis == 0 ? 0 : Math.max(1, deadline - System.nanoTime());
+                boolean ready = anyReady();
+                if (ready || wakeupPending.get() || Thread.currentThread().isInterrupted()) {
+                    wait = 0;
+                }
+                ring.enter(wait);
+                ring.reap(completions);
+                woken = wakeupPending.get();
+                deregisterCancelled();
+                selected = collect(action);
+                if (selected > 0 || ready || woken || wait == 0 || Thread.currentThread().isInterrupted()
+                        || timeoutMillis > 0 && deadline - System.nanoTime() <= 0 || anyReady()) {
+                    break;
+                }
+                // Woken by a completion that selected nothing (a removal, a poll ending): wait again.
+            }
+        } finally {
+            end();
+        }
+        if (woken) {
+            // This select saw the wakeup: it is used up. One made later (while the keys were collected, say)
+            // stays for the next select, as with the JDK's. The flag goes first: a wakeup racing with the drain
+            // is kept by the flag, if not by the eventfd.
+            wakeupPending.set(false);
+            ring.drainSignal();
+        }
+        return selected;
+    }
+
+    /** Selecting thread: whether a candidate is ready for its interest set now; drops those that are not. */
+    private boolean anyReady() {
+        boolean any = false;
+        int kept = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            UringSelectionKey key = candidates.get(i);
+            if (key.isValid() && readyOps(key) != 0) {
+                candidates.set(kept++, key);
+                any = true;
+            } else {
+                key.candidate = false;
+            }
+        }
+        candidates.subList(kept, candidates.size()).clear();
+        return any;
+    }
+
+    private static int readyOps(UringSelectionKey key) {
+        return key.link.readyOps(key.link.readiness.events(), key.interest());
+    }
+
+    /** Selecting thread: updates the ready sets (and the selected-key set, or calls {@code action}) as the JDK's. */
+    private int collect(Consumer<SelectionKey> action) {
+        int count = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            UringSelectionKey key = candidates.get(i);
+            int ops = key.isValid() ? readyOps(key) : 0;
+            if (ops == 0) {
+                continue;               // dropped by the next anyReady
+            }
+            if (action != null) {
+                key.ready(ops);
+                action.accept(key);
+                ensureOpen();
+                count++;
+            } else if (selectedKeys.contains(key)) {
+                int old = key.ready();
+                if ((ops & ~old) != 0) {
+                    key.ready(old | ops);
+                    count++;
+                }
+            } else {
+                key.ready(ops);
+                selectedKeys.add(key);
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Selecting thread: the CQE at {@code index} of a key's poll. */
+    private void completed(Cqe cqe, long index) {
+        long userData = cqe.userData();
+        if (userData == SelectorRing.REMOVAL) {
+            return;
+        }
+        UringSelectionKey key = slots[(int) userData];
+        int res = cqe.res() > 0 && userData == key.armedUserData ? key.fresh(cqe.res(), index) : 0;
+        if (res != 0 && !key.dead) {
+            key.link.readiness.report(res);
+            candidate(key);
+        }
+        if (!cqe.hasMore()) {
+            key.pollsInFlight--;
+            if (key.armedUserData == userData) {        // ended by itself (CQ overflow, error): re-arm
+                key.armedUserData = 0;
+                key.armedEvents = 0;
+                if (!key.dead) {
+                    interestChanged(key);
+                }
+            }
+            if (key.dead && key.pollsInFlight == 0) {
+                release(key);
+            }
+        }
+    }
+
+    private void candidate(UringSelectionKey key) {
+        if (!key.candidate) {
+            key.candidate = true;
+            candidates.add(key);
+        }
+    }
+
+    /** Selecting thread: arms, re-arms or removes the polls of the keys whose interest changed. */
+    private void applyUpdates() throws IOException {
+        UringSelectionKey key;
+        while ((key = updates.poll()) != null) {
+            key.queued.set(false);
+            if (key.dead || !key.isValid()) {
+                continue;                           // deregisterCancelled deals with it
+            }
+            if (key.slot < 0) {
+                key.slot = allocateSlot(key);
+            }
+            int events = SelectorLink.pollEvents(key.interest());
+            if (events != key.armedEvents) {
+                if (key.armedUserData != 0) {
+                    ring.pollRemove(key.armedUserData);
+                    key.armedUserData = 0;
+                }
+                key.armedEvents = events;
+                if (events != 0) {
+                    if (key.link.exclusive()) {
+                        // The new poll's first check reports what holds now: what was cached may be gone (read
+                        // in blocking mode meanwhile, say), and only this poll's reports count from here on.
+                        key.link.readiness.forget(events | OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP);
+                    }
+                    long userData = ((long) ++arms << 32) | key.slot;
+                    ring.pollAdd(key.link.guard.fd(), events, userData);
+                    key.armedUserData = userData;
+                    key.pollsInFlight++;
+                }
+            }
+            candidate(key);                         // cached readiness may meet the new interest set
+        }
+    }
+
+    /** Selecting thread: deregisters the cancelled keys, as AbstractSelector's contract asks of every select. */
+    private void deregisterCancelled() throws IOException {
+        Set<SelectionKey> cancelled = cancelledKeys();
+        synchronized (cancelled) {
+            if (cancelled.isEmpty()) {
+                return;
+            }
+            for (SelectionKey k : cancelled) {
+                UringSelectionKey key = (UringSelectionKey) k;
+                deregister(key, true);
+            }
+            cancelled.clear();
+        }
+    }
+
+    private void deregister(UringSelectionKey key, boolean removePoll) throws IOException {
+        if (key.dead) {
+            return;
+        }
+        key.dead = true;
+        keys.remove(key);
+        selectedKeys.remove(key);
+        deregister(key);            // the channel forgets the key: isRegistered() turns false once none is left
+        if (removePoll && key.armedUserData != 0) {
+            ring.pollRemove(key.armedUserData);
+        }
+        key.armedUserData = 0;
+        if (key.pollsInFlight == 0 || !removePoll) {
+            release(key);
+        }
+    }
+
+    /** The key's poll has ended: its slot is free, and its hold on the fd ends (closing a closed channel's fd). */
+    private void release(UringSelectionKey key) {
+        if (key.slot >= 0) {
+            slots[key.slot] = null;
+            freeSlots[freeCount++] = key.slot;
+            key.slot = -1;
+        }
+        if (key.holdsFd) {
+            key.holdsFd = false;
+            key.link.release(key);
+        }
+    }
+
+    private int allocateSlot(UringSelectionKey key) {
+        int slot;
+        if (freeCount > 0) {
+            slot = freeSlots[--freeCount];
+        } else {
+            if (slotsUsed == slots.length) {
+                slots = Arrays.copyOf(slots, slots.length * 2);
+                freeSlots = Arrays.copyOf(freeSlots, slots.length);
+            }
+            slot = slotsUsed++;
+        }
+        slots[slot] = key;
+        return slot;
+    }
+
+    /** The ring's CQE position (any thread): see {@link UringSelectionKey#stale}. */
+    long position() {
+        return ring.position();
+    }
+
+    @Override
+    public UringSelector wakeup() {
+        if (wakeupPending.compareAndSet(false, true)) {
+            ring.signal();
+        }
+        return this;
+    }
+
+    /**
+     * Waits for a select in progress (woken first) to return, then closes the ring — which ends every poll — and
+     * deregisters every key, ending their holds on the channels' fds.
+     */
+    @Override
+    protected void implCloseSelector() throws IOException {
+        wakeup();
+        synchronized (this) {
+            ring.close();
+            for (SelectionKey k : keys.toArray(new SelectionKey[0])) {
+                k.cancel();
+            }
+            Set<SelectionKey> cancelled = cancelledKeys();
+            synchronized (cancelled) {
+                for (SelectionKey k : cancelled) {
+                    deregister((UringSelectionKey) k, false);
+                }
+                cancelled.clear();
+            }
+            updates.clear();
+            candidates.clear();
+        }
+    }
+
+    private void ensureOpen() {
+        if (!isOpen()) {
+            throw new ClosedSelectorException();
+        }
+    }
+}

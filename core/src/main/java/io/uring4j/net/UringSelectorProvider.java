@@ -1,0 +1,87 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.Uring;
+
+import java.io.IOException;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.Pipe;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+
+/**
+ * The JDK's selectors and socket channels on io_uring, for applications that do not know about uring4j: run them
+ * with {@code -Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider}, and
+ * {@code Selector.open()}, {@code SocketChannel.open()} and {@code ServerSocketChannel.open()} return
+ * {@code UringSelector}, {@link UringSocketChannel} and {@link UringServerSocketChannel}. The channels run on the
+ * shared runtime ({@link Uring#shared()}).
+ *
+ * <p>Deliberately not a service ({@code provides} or {@code META-INF/services}): that would make it the default
+ * of every application with uring4j on its path. Datagram channels and pipes are not offered yet.
+ */
+public class UringSelectorProvider extends SelectorProvider {
+    /** The provider of the channels opened on a runtime of the caller's ({@link UringSocketChannel#open}). */
+    static final UringSelectorProvider DEFAULT = new UringSelectorProvider();
+
+    /** As the JDK instantiates a provider named by the system property. */
+    public UringSelectorProvider() {
+    }
+
+    @Override
+    public AbstractSelector openSelector() throws IOException {
+        return new UringSelector(this);
+    }
+
+    @Override
+    public SocketChannel openSocketChannel() throws IOException {
+        return openSocketChannel(StandardProtocolFamily.INET6);
+    }
+
+    /** INET and INET6 give one dual-stack TCP socket (as {@link UringSocketChannel#open(io.uring4j.runtime.Uring)}); UNIX a Unix-domain one. */
+    @Override
+    public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
+        return UringSocketChannel.open(this, Uring.shared(), checked(family));
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel() throws IOException {
+        return openServerSocketChannel(StandardProtocolFamily.INET6);
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
+        return UringServerSocketChannel.open(this, Uring.shared(), checked(family));
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel() {
+        throw notYet("DatagramChannel");
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel(ProtocolFamily family) {
+        throw notYet("DatagramChannel");
+    }
+
+    @Override
+    public Pipe openPipe() {
+        throw notYet("Pipe");
+    }
+
+    /** As the JDK's: a null family is a NullPointerException, an unknown one UnsupportedOperationException. */
+    private static ProtocolFamily checked(ProtocolFamily family) {
+        if (family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6
+                && family != StandardProtocolFamily.UNIX) {
+            throw new UnsupportedOperationException("Protocol family not supported: " + family.name());
+        }
+        return family;
+    }
+
+    private static UnsupportedOperationException notYet(String what) {
+        return new UnsupportedOperationException("uring4j's selector provider does not offer " + what + " yet"
+                + (what.equals("Pipe") ? "" : ": for UDP on io_uring use io.uring4j.net.UdpSocket"));
+    }
+}

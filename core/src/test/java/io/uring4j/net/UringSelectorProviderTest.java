@@ -1,0 +1,182 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.NativeMemory;
+import io.uring4j.testkit.BothEngines;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The provider as a whole: installed by the flag, refusing what it lacks by name, and leaving nothing behind. */
+@BothEngines
+class UringSelectorProviderTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private final SelectorProvider provider = new UringSelectorProvider();
+
+    @Test
+    void twoThousandChannelsOpenedRegisteredAndClosedLeaveNoFdsNorNativeMemoryBehind() throws Exception {
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(LOOPBACK)) {
+            warmUp(server);
+            long fds = SelectorContract.openFds();
+            long memory = NativeMemory.inUse();
+            try (Selector selector = provider.openSelector()) {
+                for (int batch = 0; batch < 10; batch++) {
+                    List<SocketChannel> open = new ArrayList<>();
+                    for (int i = 0; i < 100; i++) {
+                        SocketChannel c = provider.openSocketChannel();
+                        c.connect(server.getLocalAddress());
+                        SocketChannel s = server.accept();
+                        s.configureBlocking(false);
+                        c.configureBlocking(false);
+                        s.register(selector, SelectionKey.OP_READ);
+                        c.register(selector, i % 2 == 0 ? SelectionKey.OP_WRITE : 0);
+                        open.add(c);
+                        open.add(s);
+                    }
+                    selector.selectNow();
+                    for (int i = 0; i < open.size(); i++) {
+                        if (i % 4 == 0) {
+                            open.get(i).keyFor(selector).cancel();      // some deregistered before the close
+                            selector.selectNow();
+                        }
+                        open.get(i).close();
+                    }
+                    selector.selectNow();
+                    assertThat(selector.keys()).isEmpty();
+                }
+            }
+            SelectorContract.awaitFds(fds);
+            assertThat(NativeMemory.inUse()).isEqualTo(memory);
+        }
+    }
+
+    /** Starts the shared runtime and loads what the first connection loads, so the baseline holds them. */
+    private void warmUp(ServerSocketChannel server) throws Exception {
+        try (Selector selector = provider.openSelector(); SocketChannel c = provider.openSocketChannel()) {
+            c.connect(server.getLocalAddress());
+            try (SocketChannel s = server.accept()) {
+                s.configureBlocking(false);
+                s.register(selector, SelectionKey.OP_READ);
+                selector.selectNow();
+            }
+            selector.selectNow();
+        }
+    }
+
+    @Test
+    void datagramChannelsAndPipesAreRefusedByName() {
+        assertThatThrownBy(provider::openDatagramChannel).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("does not offer DatagramChannel yet").hasMessageContaining("UdpSocket");
+        assertThatThrownBy(() -> provider.openDatagramChannel(StandardProtocolFamily.INET))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(provider::openPipe).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("does not offer Pipe yet");
+    }
+
+    /** Under the flag (a child JVM) the JDK's factories return uring4j's selector and channels, and they echo. */
+    @Test
+    void theFlagInstallsTheProviderForUnmodifiedCode() throws Exception {
+        String classPath = location(UringSelectorProvider.class) + File.pathSeparator + location(EchoProbe.class);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName(),
+                "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
+                "-cp", classPath, EchoProbe.class.getName())
+                .redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes());
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(out).isZero();
+        assertThat(out).contains("provider " + UringSelectorProvider.class.getName(), "echoed hello");
+    }
+
+    /**
+     * The JDK's own HTTP server (which switches accepted channels between the selector and blocking reads) and
+     * HTTP client, unmodified, under the flag: 150 requests, sequential and concurrent. The probe is a source file
+     * run by the launcher, so the test compile needs neither module.
+     */
+    @Test
+    void theJdksHttpServerAndClientRunOnTheProvider() throws Exception {
+        Path probe = Files.createTempDirectory("uring4j-http").resolve("HttpProbe.java");
+        try (var in = getClass().getResourceAsStream("HttpProbe.java.txt")) {
+            Files.copy(in, probe);
+        }
+        try {
+            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName(),
+                    "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
+                    "-cp", location(UringSelectorProvider.class), probe.toString())
+                    .redirectErrorStream(true).redirectOutput(probe.resolveSibling("out").toFile()).start();
+            boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+            if (!exited) {
+                child.destroyForcibly().waitFor();
+            }
+            String out = Files.readString(probe.resolveSibling("out"));
+            assertThat(exited).as("exited in time: " + out).isTrue();
+            assertThat(child.exitValue()).as(out).isZero();
+            assertThat(out).contains("provider " + UringSelectorProvider.class.getName(), "ok");
+        } finally {
+            Files.deleteIfExists(probe.resolveSibling("out"));
+            Files.delete(probe);
+            Files.delete(probe.getParent());
+        }
+    }
+
+    private static String location(Class<?> c) throws Exception {
+        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+
+    /** The child JVM's part: plain java.nio code, a selector loop echoing one connection. */
+    static final class EchoProbe {
+        public static void main(String[] args) throws Exception {
+            System.out.println("provider " + SelectorProvider.provider().getClass().getName());
+            try (Selector selector = Selector.open(); ServerSocketChannel server = ServerSocketChannel.open();
+                 SocketChannel client = SocketChannel.open()) {
+                if (!(selector.getClass().getName().startsWith("io.uring4j") && client.getClass() == UringSocketChannel.class)) {
+                    throw new AssertionError("not uring4j's: " + selector + " " + client);
+                }
+                server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).configureBlocking(false);
+                server.register(selector, SelectionKey.OP_ACCEPT);
+                client.connect(server.getLocalAddress());
+                client.write(ByteBuffer.wrap("hello".getBytes()));
+                ByteBuffer echo = ByteBuffer.allocate(5);
+                while (echo.hasRemaining()) {
+                    selector.select(10_000);
+                    for (SelectionKey key : selector.selectedKeys()) {
+                        if (key.isAcceptable()) {
+                            SocketChannel s = server.accept();      // null when readiness was spurious
+                            if (s != null) {
+                                s.configureBlocking(false);
+                                s.register(selector, SelectionKey.OP_READ);
+                            }
+                        } else if (key.isReadable()) {
+                            ByteBuffer in = ByteBuffer.allocate(100);
+                            ((SocketChannel) key.channel()).read(in);
+                            ((SocketChannel) key.channel()).write(in.flip());
+                        }
+                    }
+                    selector.selectedKeys().clear();
+                    client.configureBlocking(false);
+                    client.read(echo);
+                }
+                System.out.println("echoed " + new String(echo.array()));
+            }
+        }
+    }
+}
