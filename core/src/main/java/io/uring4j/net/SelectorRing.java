@@ -65,7 +65,11 @@ final class SelectorRing implements AutoCloseable {
             throw new ErrnoException("eventfd (selector wake-up)", fd);
         }
         try {
-            ring = IoUring.builder().entries(ENTRIES).cqEntries(CQ_ENTRIES).build();
+            // COOP_TASKRUN: a poll's wake-up (in the peer's softirq) queues its completion for the selecting thread's
+            // next entry into the kernel instead of interrupting it, as an epoll wake-up never does; without it, each
+            // readiness interrupts the thread in user space. Not DEFER_TASKRUN: its SINGLE_ISSUER would tie the ring
+            // to one submitting thread, and a selector may be opened on one thread and selected on another.
+            ring = IoUring.builder().entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
         } catch (ErrnoException | RuntimeException e) {
             LibC.close(fd);
             arena.close();
