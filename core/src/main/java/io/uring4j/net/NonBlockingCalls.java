@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.ClosedChannelException;
+import java.util.function.IntPredicate;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The calls of the drop-in channels in non-blocking mode: plain non-blocking system calls on the socket (a ring
@@ -31,17 +33,8 @@ final class NonBlockingCalls {
 
     /** recv without waiting: bytes received (0: end of stream), {@link #WOULD_BLOCK}, or {@code -errno}. */
     static int recv(SelectorLink link, MemorySegment into) throws ClosedChannelException {
-        long epoch = link.readiness.snapshot();
-        UringSelectionKey key = link.primary();
-        long position = key == null ? 0 : key.position();
-        int fd = link.guard.acquire();
-        int n;
-        try {
-            n = Sockets.recv(fd, into, Sockets.MSG_DONTWAIT);
-        } finally {
-            link.guard.release();
-        }
-        return n == -Errno.EAGAIN ? notReady(link, epoch, key, position, OpFlags.Poll.POLLIN) : n;
+        return attempt(link, fd -> Sockets.recv(fd, into, Sockets.MSG_DONTWAIT), n -> n == -Errno.EAGAIN,
+                OpFlags.Poll.POLLIN);
     }
 
     /**
@@ -49,36 +42,15 @@ final class NonBlockingCalls {
      * the socket buffer is full: the socket is no longer writable.
      */
     static int send(SelectorLink link, MemorySegment from) throws ClosedChannelException {
-        long epoch = link.readiness.snapshot();
-        UringSelectionKey key = link.primary();
-        long position = key == null ? 0 : key.position();
-        int fd = link.guard.acquire();
-        int n;
-        try {
-            n = Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
-        } finally {
-            link.guard.release();
-        }
-        if (n == -Errno.EAGAIN || n >= 0 && n < from.byteSize()) {
-            int full = notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT);
-            return n < 0 ? full : n;
-        }
-        return n;
+        long size = from.byteSize();
+        return attempt(link, fd -> Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL),
+                n -> n == -Errno.EAGAIN || n >= 0 && n < size, OpFlags.Poll.POLLOUT);
     }
 
     /** accept4 on a non-blocking listener: the new (blocking) fd, {@link #WOULD_BLOCK}, or {@code -errno}. */
     static int accept(SelectorLink link) throws ClosedChannelException {
-        long epoch = link.readiness.snapshot();
-        UringSelectionKey key = link.primary();
-        long position = key == null ? 0 : key.position();
-        int fd = link.guard.acquire();
-        int n;
-        try {
-            n = Sockets.accept4(fd, Sockets.SOCK_CLOEXEC);
-        } finally {
-            link.guard.release();
-        }
-        return n == -Errno.EAGAIN ? notReady(link, epoch, key, position, OpFlags.Poll.POLLIN) : n;
+        return attempt(link, fd -> Sockets.accept4(fd, Sockets.SOCK_CLOEXEC), n -> n == -Errno.EAGAIN,
+                OpFlags.Poll.POLLIN);
     }
 
     /**
@@ -86,17 +58,31 @@ final class NonBlockingCalls {
      * progress, the socket is not writable (an unconnected one polls as writable and hung up until then).
      */
     static int connect(SelectorLink link, MemorySegment sockaddr) throws ClosedChannelException {
+        return attempt(link, fd -> Sockets.connect(fd, sockaddr), n -> n == -Errno.EINPROGRESS, OpFlags.Poll.POLLOUT);
+    }
+
+    /**
+     * One call on the socket, holding its fd: its result, or — when {@code notReady} says the socket was not
+     * ready for {@code events} — that said to the channel's readiness and its key, and {@link #WOULD_BLOCK} in
+     * place of an error (a short send keeps its count).
+     */
+    private static int attempt(SelectorLink link, IntUnaryOperator call, IntPredicate notReady, int events)
+            throws ClosedChannelException {
         long epoch = link.readiness.snapshot();
         UringSelectionKey key = link.primary();
         long position = key == null ? 0 : key.position();
         int fd = link.guard.acquire();
-        int ret;
+        int n;
         try {
-            ret = Sockets.connect(fd, sockaddr);
+            n = call.applyAsInt(fd);
         } finally {
             link.guard.release();
         }
-        return ret == -Errno.EINPROGRESS ? notReady(link, epoch, key, position, OpFlags.Poll.POLLOUT) : ret;
+        if (!notReady.test(n)) {
+            return n;
+        }
+        int wouldBlock = notReady(link, epoch, key, position, events);
+        return n < 0 ? wouldBlock : n;
     }
 
     /**
