@@ -287,7 +287,8 @@ final class LoopNet {
                     handOn(result);
                 }
             } else if (result == -Errno.ECANCELED) {
-                stopped = true;             // asked for, or the runtime is closing
+                // Asked for by stop() or the runtime's close — or by pause(), which re-arms once the pause ends.
+                stopped |= !pausing || loop.runtime().isClosed();
             } else if (isShortage(result)) {
                 pause(result);
             } else if (result != -Errno.EAGAIN && result != -Errno.ECONNABORTED && result != -Errno.EINTR) {
