@@ -132,8 +132,8 @@ final class ChannelSockets {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
-        if (value == null) {
-            throw new IllegalArgumentException("Invalid value 'null'");
+        if (value == null || !name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "'");        // the JDK's words
         }
         ensureOpen(channel);
         switch (name.name()) {

@@ -176,9 +176,6 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
     @Override
     public <T> AsynchronousServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         Objects.requireNonNull(name);
-        if (supportedOptions().contains(name) && value != null && !name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "'");
-        }
         ChannelSockets.setOption(this, fd, name, value, supportedOptions());
         return this;
     }

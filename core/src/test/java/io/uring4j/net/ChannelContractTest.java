@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
+import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -454,6 +455,10 @@ class ChannelContractTest {
                 .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Invalid send/receive buffer size");
         c.setOption(StandardSocketOptions.SO_LINGER, 70_000);
         assertThat(c.getOption(StandardSocketOptions.SO_LINGER)).isEqualTo(65_535);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        SocketOption<Object> noDelay = (SocketOption) StandardSocketOptions.TCP_NODELAY;
+        assertThatThrownBy(() -> c.setOption(noDelay, 1))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Invalid value '1'");
         c.close();
         assertThatThrownBy(() -> c.setOption(StandardSocketOptions.SO_LINGER, null))
                 .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("Invalid value 'null'");
