@@ -8,8 +8,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.ClosedChannelException;
-import java.util.function.IntPredicate;
-import java.util.function.IntUnaryOperator;
 
 /**
  * The calls of the drop-in channels in non-blocking mode: plain non-blocking system calls on the socket (a ring
@@ -33,8 +31,7 @@ final class NonBlockingCalls {
 
     /** recv without waiting: bytes received (0: end of stream), {@link #WOULD_BLOCK}, or {@code -errno}. */
     static int recv(SelectorLink link, MemorySegment into) throws ClosedChannelException {
-        return attempt(link, fd -> Sockets.recv(fd, into, Sockets.MSG_DONTWAIT), n -> n == -Errno.EAGAIN,
-                OpFlags.Poll.POLLIN);
+        return attempt(link, RECV, into, Errno.EAGAIN, 0, OpFlags.Poll.POLLIN);
     }
 
     /**
@@ -42,15 +39,12 @@ final class NonBlockingCalls {
      * the socket buffer is full: the socket is no longer writable.
      */
     static int send(SelectorLink link, MemorySegment from) throws ClosedChannelException {
-        long size = from.byteSize();
-        return attempt(link, fd -> Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL),
-                n -> n == -Errno.EAGAIN || n >= 0 && n < size, OpFlags.Poll.POLLOUT);
+        return attempt(link, SEND, from, Errno.EAGAIN, from.byteSize(), OpFlags.Poll.POLLOUT);
     }
 
     /** accept4 on a non-blocking listener: the new (blocking) fd, {@link #WOULD_BLOCK}, or {@code -errno}. */
     static int accept(SelectorLink link) throws ClosedChannelException {
-        return attempt(link, fd -> Sockets.accept4(fd, Sockets.SOCK_CLOEXEC), n -> n == -Errno.EAGAIN,
-                OpFlags.Poll.POLLIN);
+        return attempt(link, ACCEPT, null, Errno.EAGAIN, 0, OpFlags.Poll.POLLIN);
     }
 
     /**
@@ -58,27 +52,39 @@ final class NonBlockingCalls {
      * progress, the socket is not writable (an unconnected one polls as writable and hung up until then).
      */
     static int connect(SelectorLink link, MemorySegment sockaddr) throws ClosedChannelException {
-        return attempt(link, fd -> Sockets.connect(fd, sockaddr), n -> n == -Errno.EINPROGRESS, OpFlags.Poll.POLLOUT);
+        return attempt(link, CONNECT, sockaddr, Errno.EINPROGRESS, 0, OpFlags.Poll.POLLOUT);
     }
 
+    /** A system call on a socket with one memory argument; none of them captures anything, so none allocates. */
+    @FunctionalInterface
+    private interface SocketCall {
+        int on(int fd, MemorySegment memory);
+    }
+
+    private static final SocketCall RECV = (fd, into) -> Sockets.recv(fd, into, Sockets.MSG_DONTWAIT);
+    private static final SocketCall SEND =
+            (fd, from) -> Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+    private static final SocketCall ACCEPT = (fd, unused) -> Sockets.accept4(fd, Sockets.SOCK_CLOEXEC);
+    private static final SocketCall CONNECT = Sockets::connect;
+
     /**
-     * One call on the socket, holding its fd: its result, or — when {@code notReady} says the socket was not
-     * ready for {@code events} — that said to the channel's readiness and its key, and {@link #WOULD_BLOCK} in
-     * place of an error (a short send keeps its count).
+     * One call on the socket, holding its fd: its result — or, when it fails with {@code notReadyErrno} or moves
+     * fewer than {@code wanted} bytes (a short send), that said to the channel's readiness and its key, and
+     * {@link #WOULD_BLOCK} in place of the error (a short send keeps its count).
      */
-    private static int attempt(SelectorLink link, IntUnaryOperator call, IntPredicate notReady, int events)
-            throws ClosedChannelException {
+    private static int attempt(SelectorLink link, SocketCall call, MemorySegment memory, int notReadyErrno,
+                               long wanted, int events) throws ClosedChannelException {
         long epoch = link.readiness.snapshot();
         UringSelectionKey key = link.primary();
         long position = key == null ? 0 : key.position();
         int fd = link.guard.acquire();
         int n;
         try {
-            n = call.applyAsInt(fd);
+            n = call.on(fd, memory);
         } finally {
             link.guard.release();
         }
-        if (!notReady.test(n)) {
+        if (n != -notReadyErrno && (n < 0 || n >= wanted)) {
             return n;
         }
         int wouldBlock = notReady(link, epoch, key, position, events);

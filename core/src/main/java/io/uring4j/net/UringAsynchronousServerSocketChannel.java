@@ -216,9 +216,7 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
     }
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
+        ChannelSockets.ensureOpen(this);
     }
 
     @Override

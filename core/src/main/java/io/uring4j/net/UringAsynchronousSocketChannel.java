@@ -485,9 +485,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     }
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
+        ChannelSockets.ensureOpen(this);
     }
 
     @Override
