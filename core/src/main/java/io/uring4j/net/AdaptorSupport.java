@@ -8,9 +8,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.SocketOption;
 import java.net.SocketImpl;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.NotYetBoundException;
@@ -55,6 +57,40 @@ final class AdaptorSupport {
     /** As the JDK's Net.translateException: IOExceptions stay as they are, the rest become SocketExceptions. */
     static IOException ioException(Exception x) {
         return x instanceof IOException io ? io : socketException(x);
+    }
+
+    /** {@code channel.setOption}, failing as the JDK's adaptors do: a SocketException. */
+    static <T> void set(NetworkChannel channel, SocketOption<T> name, T value) throws SocketException {
+        try {
+            channel.setOption(name, value);
+        } catch (IOException e) {
+            throw socketException(e);
+        }
+    }
+
+    /** {@code channel.getOption}, failing as the JDK's adaptors do: a SocketException. */
+    static <T> T get(NetworkChannel channel, SocketOption<T> name) throws SocketException {
+        try {
+            return channel.getOption(name);
+        } catch (IOException e) {
+            throw socketException(e);
+        }
+    }
+
+    /** SO_TIMEOUT's checks, the JDK's: a closed socket first, then a negative timeout. Returns the timeout. */
+    static int checkedTimeout(Channel channel, int timeout) throws SocketException {
+        checkOpen(channel);
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout < 0");
+        }
+        return timeout;
+    }
+
+    /** A closed adaptor's SocketException, as the JDK words it. */
+    static void checkOpen(Channel channel) throws SocketException {
+        if (!channel.isOpen()) {
+            throw new SocketException("Socket is closed");
+        }
     }
 
     /** The channel's local address, or null when unbound or closed (the adaptors' getters never throw). */

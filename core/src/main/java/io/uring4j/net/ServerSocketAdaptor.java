@@ -106,39 +106,23 @@ final class ServerSocketAdaptor extends ServerSocket {
 
     @Override
     public void setSoTimeout(int timeout) throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
-        if (timeout < 0) {
-            throw new IllegalArgumentException("timeout < 0");
-        }
-        this.timeout = timeout;
+        this.timeout = AdaptorSupport.checkedTimeout(channel, timeout);
     }
 
     @Override
     public int getSoTimeout() throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        AdaptorSupport.checkOpen(channel);
         return timeout;
     }
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        try {
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, on);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        AdaptorSupport.set(channel, StandardSocketOptions.SO_REUSEADDR, on);
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        try {
-            return channel.getOption(StandardSocketOptions.SO_REUSEADDR);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        return AdaptorSupport.get(channel, StandardSocketOptions.SO_REUSEADDR);
     }
 
     @Override
@@ -146,20 +130,12 @@ final class ServerSocketAdaptor extends ServerSocket {
         if (size <= 0) {
             throw new IllegalArgumentException("size cannot be 0 or negative");
         }
-        try {
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, size);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        AdaptorSupport.set(channel, StandardSocketOptions.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        try {
-            return channel.getOption(StandardSocketOptions.SO_RCVBUF);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        return AdaptorSupport.get(channel, StandardSocketOptions.SO_RCVBUF);
     }
 
     @Override

@@ -62,9 +62,7 @@ final class SocketAdaptor extends Socket {
             throw new IllegalArgumentException("connect: The address can't be null");
         }
         if (remote instanceof InetSocketAddress isa && isa.isUnresolved()) {
-            if (!channel.isOpen()) {
-                throw new SocketException("Socket is closed");
-            }
+            AdaptorSupport.checkOpen(channel);
             if (channel.isConnected()) {
                 throw new SocketException("Already connected");
             }
@@ -188,9 +186,7 @@ final class SocketAdaptor extends Socket {
     }
 
     private void streamable(boolean shut, String shutMessage) throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        AdaptorSupport.checkOpen(channel);
         if (!channel.isConnected()) {
             throw new SocketException("Socket is not connected");
         }
@@ -206,19 +202,11 @@ final class SocketAdaptor extends Socket {
     }
 
     private <T> void set(SocketOption<T> name, T value) throws SocketException {
-        try {
-            channel.setOption(name, value);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        AdaptorSupport.set(channel, name, value);
     }
 
     private <T> T get(SocketOption<T> name) throws SocketException {
-        try {
-            return channel.getOption(name);
-        } catch (IOException e) {
-            throw AdaptorSupport.socketException(e);
-        }
+        return AdaptorSupport.get(channel, name);
     }
 
     @Override
@@ -248,20 +236,12 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public void setSoTimeout(int timeout) throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
-        if (timeout < 0) {
-            throw new IllegalArgumentException("timeout < 0");
-        }
-        this.timeout = timeout;
+        this.timeout = AdaptorSupport.checkedTimeout(channel, timeout);
     }
 
     @Override
     public int getSoTimeout() throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        AdaptorSupport.checkOpen(channel);
         return timeout;
     }
 
