@@ -42,7 +42,8 @@ import static io.uring4j.bench.CompareC.min;
             "  ./uring4j bench http --engine portable                uring4j on the portable engine",
             "  ./uring4j bench http --apps                           Jetty, Netty's codec, Tomcat: flag off and on",
             "  ./uring4j bench http --servers jetty,jetty+uring4j    one application, flag off and on",
-            "  ./uring4j bench http --wrk-threads 2 --pipeline 16    load that wrk alone cannot give on 2 cores"})
+            "  ./uring4j bench http --wrk-threads 2 --pipeline 16    load that wrk alone cannot give on 2 cores",
+            "  ./uring4j bench http --pin --rate 20000               p99 latency at the same offered load"})
 final class HttpBench implements Callable<Integer> {
     static final List<String> SERVERS = Stream.of(Stream.of("uring4j-loop", "uring4j-vthread"), Peer.NAMES.stream(),
             Peer.APPS.stream(), UringTwin.ALL.stream().map(UringTwin::name)).flatMap(s -> s).toList();
@@ -104,6 +105,11 @@ final class HttpBench implements Callable<Integer> {
             + " bottleneck, so req/s, CPU per request and latency are its own, not a share of a CPU fought over")
     boolean pin;
 
+    @Option(names = "--rate", paramLabel = "N", description = "instead of wrk: N requests per second offered in all"
+            + " over --connections, whatever the server answers (open loop); latency runs from each request's"
+            + " scheduled time, so p99 compares servers at equal load. Best with --pin: the client spins on its CPU")
+    int rate;
+
     @Option(names = "--idle", paramLabel = "N", description = "instead of wrk: N connections that each ask once and"
             + " stay open; prints each server's memory per idle connection, its CPU and the iowait over --duration idle s")
     int idle;
@@ -129,32 +135,36 @@ final class HttpBench implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         servers.stream().flatMap(s -> UringTwin.named(s).stream()).forEach(UringTwin::requireOnClassPath);
-        String binary = Wrk.find();
-        if (binary == null) {
-            throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
-        }
         Pinning pinning = pin ? Pinning.split() : Pinning.NONE;
         if (idle > 0) {
             return idleRounds(pinning);
         }
-        Wrk wrk = new Wrk(pinning.wrk(), binary, wrkThreads, connections, pipeline);
+        HttpLoad load = rate > 0 ? new FixedRate(pinning.wrk(), connections, rate) : wrk(pinning);
         int n = servers.size();
         out.printf(Locale.ROOT, "uring4j bench http: %s (after %d s of warm-up) per run, %d round(s), %d loop(s) per "
-                + "server, %s engine%s%n", wrk.describe(duration), warmup, rounds, threads, engine, pinning.describe());
+                + "server, %s engine%s%n", load.describe(duration), warmup, rounds, threads, engine, pinning.describe());
         Sample[][] results = new Sample[n][rounds];
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < n; k++) {
                 int i = round % 2 == 0 ? k : n - 1 - k;
                 String name = servers.get(i);
                 Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: running", round + 1, rounds, name));
-                results[i][round] = measure(name, wrk, pinning);
+                results[i][round] = measure(name, load, pinning);
                 Suite.progress(err, String.format(Locale.ROOT, "round %d/%d, %s: %.0f req/s", round + 1, rounds, name,
                         results[i][round].requestsPerSecond()));
             }
         }
         Suite.progressDone(err);
-        printTables(wrk, results);
+        printTables(load, results);
         return 0;
+    }
+
+    private HttpLoad wrk(Pinning pinning) {
+        String binary = Wrk.find();
+        if (binary == null) {
+            throw new BenchException("wrk not found (on PATH or /usr/bin/wrk): apt-get install wrk");
+        }
+        return new Wrk(pinning.wrk(), binary, wrkThreads, connections, pipeline);
     }
 
     /** {@code --idle}: the servers take turns holding idle connections, as they take turns under wrk. */
@@ -210,6 +220,12 @@ final class HttpBench implements Callable<Integer> {
             bad += "--idle must be 0.." + (descriptors - 1000) + " (this process may open " + descriptors
                     + " descriptors, and each connection takes one; raise ulimit -n for more); ";
         }
+        if (rate < 0 || rate > 10_000_000) {
+            bad += "--rate must be 0..10000000 requests per second (0: wrk's closed loop); ";
+        }
+        if (rate > 0 && (pipeline != 1 || wrkThreads != 1 || idle > 0)) {
+            bad += "--rate offers its own load: without --pipeline, --wrk-threads and --idle; ";
+        }
         if (rounds < 1 || rounds > 1000) {
             bad += "--rounds must be 1..1000; ";
         }
@@ -226,21 +242,21 @@ final class HttpBench implements Callable<Integer> {
         }
     }
 
-    /** One server's run: wrk's summary, and the server JVM's CPU time (all its threads) per request. */
-    record Sample(Wrk.Result wrk, double cpuMicrosPerRequest) {
+    /** One server's run: the load's summary, and the server JVM's CPU time (all its threads) per request. */
+    record Sample(HttpLoad.Result wrk, double cpuMicrosPerRequest) {
         double requestsPerSecond() {
             return wrk.requestsPerSecond();
         }
     }
 
     /** Starts the server in its own JVM, waits for its port, warms it up, measures it, and stops it. */
-    private Sample measure(String name, Wrk wrk, Pinning pinning) throws IOException, InterruptedException {
+    private Sample measure(String name, HttpLoad wrk, Pinning pinning) throws IOException, InterruptedException {
         try (ServerProcess server = ServerProcess.start(name, engine, threads, pinning.server())) {
             if (warmup > 0) {
                 wrk.run(server.port(), warmup);
             }
             long cpuBefore = server.cpuNanos();
-            Wrk.Result result = wrk.run(server.port(), duration);
+            HttpLoad.Result result = wrk.run(server.port(), duration);
             long cpu = server.cpuNanos() - cpuBefore;
             if (result.requests() == 0) {
                 throw new BenchException(name + " answered no request in " + duration + " s:\n" + server.output());
@@ -249,16 +265,22 @@ final class HttpBench implements Callable<Integer> {
         }
     }
 
-    private void printTables(Wrk wrk, Sample[][] results) {
+    private void printTables(HttpLoad wrk, Sample[][] results) {
         List<String> serverJson = printServers(results);
         List<String> ratioJson = printRatios(results);
         out.println();
         out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s;");
-        out.println("avg, p50, p99, p99.9: wrk's latency, mean and percentiles (none when pipelined: wrk gets them");
-        out.println("wrong there).");
+        if (rate > 0) {
+            out.println("req/s: answers per second (the offered rate, if the server keeps up); avg, p50, p99, p99.9:");
+            out.println("latency from each request's scheduled time; errors include requests never answered.");
+        } else {
+            out.println("avg, p50, p99, p99.9: wrk's latency, mean and percentiles (none when pipelined: wrk gets them");
+            out.println("wrong there).");
+        }
         out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
-        out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request. errors:");
-        out.println("wrk's socket errors and non-2xx answers, over all rounds.");
+        out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request; p99");
+        out.println("below 1: its 99th latency percentile is lower. errors: socket errors and non-2xx answers, over");
+        out.println("all rounds.");
         if (servers.stream().anyMatch(s -> UringTwin.named(s).isPresent())) {
             out.println("NAME+uring4j / NAME: the same application, unmodified, with uring4j's java.nio provider flag");
             out.println("over without it: req/s above 1 and cpu/req below 1: it serves faster and cheaper on uring4j.");
@@ -306,21 +328,28 @@ final class HttpBench implements Callable<Integer> {
             }
             double[] ratios = new double[rounds];
             double[] cpuRatios = new double[rounds];
+            double[] p99Ratios = new double[rounds];
             for (int round = 0; round < rounds; round++) {
-                ratios[round] = results[a][round].requestsPerSecond() / results[b][round].requestsPerSecond();
-                cpuRatios[round] = results[a][round].cpuMicrosPerRequest() / results[b][round].cpuMicrosPerRequest();
+                Sample x = results[a][round];
+                Sample y = results[b][round];
+                ratios[round] = x.requestsPerSecond() / y.requestsPerSecond();
+                cpuRatios[round] = x.cpuMicrosPerRequest() / y.cpuMicrosPerRequest();
+                p99Ratios[round] = y.wrk().p99Micros() == 0 ? 0 : x.wrk().p99Micros() / (double) y.wrk().p99Micros();
             }
+            double p99 = median(p99Ratios);
             double median = median(ratios);
+            // At a fixed rate every server answers the same req/s; the target is then a p99 no higher than its peer's.
             String target = r.target() == 0 || engine != BenchOptions.EngineName.kernel ? ""
+                    : rate > 0 ? "p99 <= 1 " + (p99 > 0 && p99 <= 1 ? "met" : "MISSED")
                     : String.format(Locale.ROOT, ">= %.1f %s", r.target(), median >= r.target() ? "met" : "MISSED");
-            String fmt = "%-36s %6s  %-15s %9s  %s%n";
+            String fmt = "%-36s %6s  %-15s %9s %7s  %s%n";
             if (json.isEmpty()) {
-                out.printf("%n" + fmt, "ratio (req/s)", "median", "range", "cpu/req", "target");
+                out.printf("%n" + fmt, "ratio (req/s)", "median", "range", "cpu/req", "p99", "target");
             }
             out.printf(fmt, r.numerator() + " / " + r.denominator(), f3(median),
-                    f3(min(ratios)) + ".." + f3(max(ratios)), f3(median(cpuRatios)), target);
-            json.add(String.format(Locale.ROOT, "\"%s/%s\":{\"req_per_s\":%.4f,\"cpu_per_req\":%.4f}",
-                    r.numerator(), r.denominator(), median, median(cpuRatios)));
+                    f3(min(ratios)) + ".." + f3(max(ratios)), f3(median(cpuRatios)), p99 == 0 ? "-" : f3(p99), target);
+            json.add(String.format(Locale.ROOT, "\"%s/%s\":{\"req_per_s\":%.4f,\"cpu_per_req\":%.4f,"
+                    + "\"p99\":%.4f}", r.numerator(), r.denominator(), median, median(cpuRatios), p99));
         }
         return json;
     }

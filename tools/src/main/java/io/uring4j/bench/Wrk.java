@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** wrk, the HTTP load generator {@code ./uring4j bench http} drives: finding it, running it, reading its summary. */
-final class Wrk {
+final class Wrk implements HttpLoad {
     private static final Pattern RATE = Pattern.compile("(?m)^Requests/sec:\\s+([0-9.]+)");
     private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ");
     private static final Pattern LATENCY = Pattern.compile("(?m)^\\s*Latency\\s+([0-9.]+)(us|ms|s)\\b");
@@ -19,14 +19,6 @@ final class Wrk {
             Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
     private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
     private static final Pattern PERCENTILES = Pattern.compile("uring4j-latency p50=(\\d+) p99=(\\d+) p99\\.9=(\\d+)");
-
-    /**
-     * One run's summary: requests, throughput, mean latency and its percentiles (microseconds; 0 when wrk did not
-     * report them), and what went wrong (socket errors, non-2xx answers).
-     */
-    record Result(long requests, double requestsPerSecond, double latencyMicros, long errors, long p50Micros,
-                  long p99Micros, long p999Micros) {
-    }
 
     private final List<String> prefix;
     private final String binary;
@@ -58,7 +50,8 @@ final class Wrk {
      * and there are no percentiles: wrk then records one latency per batch but ranks them by responses, so its
      * percentiles are wrong (p99 comes out as 0).
      */
-    Result run(int port, int seconds) throws IOException, InterruptedException {
+    @Override
+    public Result run(int port, int seconds) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(binary, "-t" + threads, "-c" + connections, "-d" + seconds + "s",
                 "http://127.0.0.1:" + port + "/"));
@@ -114,8 +107,9 @@ final class Wrk {
                 reported ? Long.parseLong(p.group(3)) : 0);
     }
 
-    /** {@code wrk -t1 -c64 -d10s}, and the pipeline depth if any: the load, for the table's heading. */
-    String describe(int seconds) {
+    /** {@code wrk -t1 -c64 -d10s}, and the pipeline depth if any. */
+    @Override
+    public String describe(int seconds) {
         return String.format(Locale.ROOT, "wrk -t%d -c%d -d%ds", threads, connections, seconds)
                 + (pipeline == 1 ? "" : ", " + pipeline + " requests pipelined");
     }

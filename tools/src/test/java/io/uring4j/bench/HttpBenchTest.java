@@ -68,7 +68,7 @@ class HttpBenchTest {
         }
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         assertThat(run.out()).contains("jetty+uring4j / jetty").containsPattern(
-                "\"ratios\":\\{\"jetty\\+uring4j/jetty\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
+                "\"ratios\":\\{\"jetty\\+uring4j/jetty\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+,\"p99\":[0-9.]+}}");
     }
 
     private static HttpBench validated(String... args) {
@@ -105,7 +105,37 @@ class HttpBenchTest {
             assertThat(m.group(6)).as("errors").isEqualTo("0");
         }
         assertThat(run.out()).containsPattern(
-                "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+}}");
+                "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+,\"p99\":[0-9.]+}}");
+    }
+
+    /**
+     * --rate: every server gets the same offered load from the fixed-rate client; the answers can never outrun it,
+     * and every request scheduled is answered.
+     */
+    @Test
+    void aFixedRateIsOfferedToEachServer() {
+        BenchRun run = BenchRun.of("http", "--rate", "2000", "--duration", "1", "--warmup", "0", "--rounds", "1",
+                "--connections", "8", "--servers", "uring4j-vthread,jdk-vthread", "--json");
+
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(run.out()).contains("2,000 requests/s offered over 8 connections for 1 s")
+                .contains("uring4j-vthread / jdk-vthread").containsPattern("\"p99\":[0-9.]*[1-9]");
+        for (String server : new String[]{"uring4j-vthread", "jdk-vthread"}) {
+            Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"
+                    + "\"p50_us\":(\\d+),\"p99_us\":(\\d+),.*?\"errors\":(\\d+)}").matcher(run.out());
+            assertThat(m.find()).as(run.out()).isTrue();
+            assertThat(Double.parseDouble(m.group(1))).as("answers/s").isPositive().isLessThanOrEqualTo(2000 * 1.05);
+            assertThat(Long.parseLong(m.group(2))).as("p50").isPositive()
+                    .isLessThanOrEqualTo(Long.parseLong(m.group(3)));
+            assertThat(m.group(4)).as("errors").isEqualTo("0");
+        }
+    }
+
+    @Test
+    void aFixedRateTakesNoWrkOptions() {
+        BenchRun run = BenchRun.of("http", "--rate", "1000", "--pipeline", "16");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--rate offers its own load");
     }
 
     /** --idle: connections that asked once and stay open; memory per connection, CPU and iowait while idle. */

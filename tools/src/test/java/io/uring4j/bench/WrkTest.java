@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.within;
 class WrkTest {
     @Test
     void readsRateAndLatencyOfACleanRun() {
-        Wrk.Result r = Wrk.parse("""
+        HttpLoad.Result r = Wrk.parse("""
                 Running 1s test @ http://127.0.0.1:18080/
                   1 threads and 8 connections
                   Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -28,7 +28,7 @@ class WrkTest {
 
     @Test
     void addsSocketErrorsAndNon2xxAnswers() {
-        Wrk.Result r = Wrk.parse("""
+        HttpLoad.Result r = Wrk.parse("""
                 Running 2s test @ http://127.0.0.1:8080/
                   1 threads and 64 connections
                   Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -48,7 +48,7 @@ class WrkTest {
 
     @Test
     void readsThePercentilesOurScriptPrints() {
-        Wrk.Result r = Wrk.parse("""
+        HttpLoad.Result r = Wrk.parse("""
                   140000 requests in 2.00s, 17.36MB read
                 Requests/sec:  70000.00
                 uring4j-latency p50=640 p99=2210 p99.9=5120
