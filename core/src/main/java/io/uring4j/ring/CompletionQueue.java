@@ -18,25 +18,40 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread reaps.
  */
 public final class CompletionQueue {
-    private final MemorySegment ring;
-    private final long kHead;
-    private final long kTail;
-    private final long kOverflow;
-    /** 0 when the kernel has no CQ flags word. */
-    private final long kFlags;
-    private final int mask;
-    private final int entries;
     /** log2 of the slot size: 4 (16-byte CQEs) or 5 (CQE32). */
     private final int slotShift;
     /** CQE_MIXED: 32-byte entries take two slots and are flagged F_32; padding is flagged F_SKIP. */
     private final boolean mixed;
-    private final Cqe cursor;
+    private final boolean bigCqes;
+
+    // Where the ring is: set at setup and again by a resize (IORING_REGISTER_RESIZE_RINGS), on the reaping thread.
+    private MemorySegment ring;
+    private long kHead;
+    private long kTail;
+    private long kOverflow;
+    /** 0 when the kernel has no CQ flags word. */
+    private long kFlags;
+    private int mask;
+    private int entries;
+    private Cqe cursor;
     /** Where the CQE array starts in {@link #ring}. */
-    private final long cqes;
+    private long cqes;
 
     private int head;
 
     CompletionQueue(MemorySegment ring, MemorySegment params, boolean cqe32, boolean mixed) {
+        this.slotShift = cqe32 ? 5 : 4;
+        this.mixed = mixed;
+        this.bigCqes = cqe32 || mixed;
+        remap(ring, params);
+        this.head = Barriers.getAcquire(ring, kHead);
+    }
+
+    /**
+     * Points at the ring at {@code ring}, laid out as {@code params} says: at setup, and after a resize, whose new
+     * ring the kernel starts at the old head and tail (so {@link #head} stays right).
+     */
+    void remap(MemorySegment ring, MemorySegment params) {
         this.ring = ring;
         this.kHead = offset(params, ParamsLayout.CQ_HEAD);
         this.kTail = offset(params, ParamsLayout.CQ_TAIL);
@@ -44,13 +59,10 @@ public final class CompletionQueue {
         this.kFlags = offset(params, ParamsLayout.CQ_FLAGS);
         this.mask = ring.get(JAVA_INT, offset(params, ParamsLayout.CQ_RING_MASK));
         this.entries = ring.get(JAVA_INT, offset(params, ParamsLayout.CQ_RING_ENTRIES));
-        this.slotShift = cqe32 ? 5 : 4;
-        this.mixed = mixed;
         this.cqes = offset(params, ParamsLayout.CQ_CQES);
         // The cursor reads through the ring's own segment, the one the tail is read from: one segment object
         // (and cache line) fewer to touch per batch than a separate slice for the CQE array.
-        this.cursor = new Cqe(ring, cqe32 || mixed);
-        this.head = Barriers.getAcquire(ring, kHead);
+        this.cursor = new Cqe(ring, bigCqes);
     }
 
     private static long offset(MemorySegment params, long field) {

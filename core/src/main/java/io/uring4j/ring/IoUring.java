@@ -12,6 +12,8 @@ import io.uring4j.sys.IoUringSyscalls;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -43,11 +45,12 @@ public final class IoUring implements AutoCloseable {
     private final int ringFd;
     private final int setupFlags;
     private final int features;
-    private final int sqEntries;
-    private final int cqEntries;
+    private int sqEntries;
+    private int cqEntries;
     private final Arena arena;
     /** The ring memory (SQ ring, CQ ring if separate, SQE array), for madvise. */
-    private final MemorySegment[] mappings;
+    /** Every ring mapping, in use or left behind by a resize; all unmapped at close. */
+    private final List<MemorySegment> mappings = new ArrayList<>();
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
     private final Registrar registrar;
@@ -73,13 +76,14 @@ public final class IoUring implements AutoCloseable {
     private int enterFlags;
     private boolean registerWithIndex;
     private volatile boolean closed;
+    /** {@link #dontFork()} was asked for: it applies to the mappings a resize adds as well. */
+    private boolean dontFork;
 
     IoUring(Engine engine, int ringFd, MemorySegment params, Arena arena, MemorySegment sqRing,
             MemorySegment cqRing, MemorySegment sqeArray, boolean registeredIndexOnly) {
         this.engine = engine;
         this.arena = arena;
-        this.mappings = sqRing.equals(cqRing) ? new MemorySegment[] {sqRing, sqeArray}
-                : new MemorySegment[] {sqRing, cqRing, sqeArray};
+        addMappings(sqRing, cqRing, sqeArray);
         this.setupFlags = params.get(JAVA_INT, ParamsLayout.FLAGS);
         this.features = params.get(JAVA_INT, ParamsLayout.FEATURES);
         this.sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
@@ -236,12 +240,58 @@ public final class IoUring implements AutoCloseable {
         return (enterFlags & EnterFlags.NO_IOWAIT) == 0;
     }
 
+    private void addMappings(MemorySegment sqRing, MemorySegment cqRing, MemorySegment sqeArray) {
+        mappings.add(sqRing);
+        if (!cqRing.equals(sqRing)) {
+            mappings.add(cqRing);
+        }
+        mappings.add(sqeArray);
+    }
+
+    /**
+     * Gives the ring new SQ and CQ sizes ({@code IORING_REGISTER_RESIZE_RINGS}, 6.13; liburing's
+     * {@code io_uring_resize_rings}), keeping every published SQE and every CQE not yet reaped. The kernel resizes
+     * only DEFER_TASKRUN rings (EINVAL otherwise) and refuses sizes too small for what waits in them (EOVERFLOW);
+     * CQEs in its overflow list move into the ring as room allows, as always. Call it on the thread that submits
+     * and reaps, with every SQE prepared already submitted. {@link #sq()} and {@link #cq()} stay the same objects,
+     * now on the new rings; an SQE or CQE handle taken before belongs to the old ones, which stay mapped until
+     * {@link #close()}, so a stale handle touches memory the kernel no longer reads, never an unmapped page.
+     */
+    public void resize(int sqEntries, int cqEntries) throws ErrnoException {
+        checkOpen();
+        if ((setupFlags & SetupFlags.NO_MMAP) != 0) {
+            throw new ErrnoException("io_uring_register(REGISTER_RESIZE_RINGS)", -Errno.EINVAL,
+                    "this ring lives in memory the application gave (NO_MMAP); liburing does not resize those either");
+        }
+        sq.flush();
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment params = scratch.allocate(ParamsLayout.SIZE, 8);
+            params.set(JAVA_INT, ParamsLayout.SQ_ENTRIES, sqEntries);
+            params.set(JAVA_INT, ParamsLayout.CQ_ENTRIES, cqEntries);
+            params.set(JAVA_INT, ParamsLayout.FLAGS, SetupFlags.CQSIZE);
+            registrar.resizeRings(params);
+            // The new layout keeps this ring's flags and features, whatever the kernel wrote back in those fields.
+            params.set(JAVA_INT, ParamsLayout.FLAGS, setupFlags);
+            params.set(JAVA_INT, ParamsLayout.FEATURES, features);
+            IoUringBuilder.Mapped m = IoUringBuilder.map(engine, ringFd, params, arena);
+            addMappings(m.sqRing(), m.cqRing(), m.sqes());
+            if (dontFork) {
+                dontFork();
+            }
+            sq.remap(m.sqRing(), params, m.sqes());
+            cq.remap(m.cqRing(), params);
+            this.sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
+            this.cqEntries = params.get(JAVA_INT, ParamsLayout.CQ_ENTRIES);
+        }
+    }
+
     /**
      * Keeps the ring memory out of child processes ({@code MADV_DONTFORK}, liburing's
      * {@code io_uring_ring_dontfork}): a forked child sharing the rings could corrupt them.
      */
     public void dontFork() throws ErrnoException {
         checkOpen();
+        dontFork = true;                               // a later resize's mappings too
         for (MemorySegment mapping : mappings) {
             int ret = io.uring4j.sys.LibC.madvise(mapping.address(), mapping.byteSize(), io.uring4j.sys.LibC.MADV_DONTFORK);
             if (ret < 0) {

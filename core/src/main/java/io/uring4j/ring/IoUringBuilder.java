@@ -230,8 +230,20 @@ public final class IoUringBuilder {
         }
     }
 
-    /** mmaps SQ ring, CQ ring (the same mapping with FEAT_SINGLE_MMAP) and SQE array, sized from the params. */
     private static IoUring mapped(Engine engine, int fd, MemorySegment params, Arena arena) throws ErrnoException {
+        Mapped m = map(engine, fd, params, arena);
+        return new IoUring(engine, fd, params, arena, m.sqRing(), m.cqRing(), m.sqes(), false);
+    }
+
+    /** A kernel-allocated ring's mappings: SQ ring, CQ ring (the same mapping with FEAT_SINGLE_MMAP), SQE array. */
+    record Mapped(MemorySegment sqRing, MemorySegment cqRing, MemorySegment sqes) {
+    }
+
+    /**
+     * mmaps the rings sized from the params (flags, features, entries and offsets), into {@code arena}, and fills
+     * the SQ array: at setup and after a resize.
+     */
+    static Mapped map(Engine engine, int fd, MemorySegment params, Arena arena) throws ErrnoException {
         int setupFlags = params.get(JAVA_INT, ParamsLayout.FLAGS);
         int sqEntries = params.get(JAVA_INT, ParamsLayout.SQ_ENTRIES);
         int cqEntries = params.get(JAVA_INT, ParamsLayout.CQ_ENTRIES);
@@ -250,7 +262,7 @@ public final class IoUringBuilder {
         }
         MemorySegment sqes = engine.map(fd, ParamsLayout.OFF_SQES, (long) sqEntries * sqeSize(setupFlags), arena);
         fillSqArray(sqRing, params);
-        return new IoUring(engine, fd, params, arena, sqRing, cqRing, sqes, false);
+        return new Mapped(sqRing, cqRing, sqes);
     }
 
     /**

@@ -55,13 +55,23 @@ public final class Registrar {
             case Errno.EBUSY, Errno.EEXIST -> opcode == REGISTER_RING_FDS ? "the ring fd is already registered"
                     : "already registered: unregister first";
             case Errno.ENXIO -> "nothing of this kind is registered";
+            case Errno.EOVERFLOW -> opcode == RegisterOpcode.REGISTER_RESIZE_RINGS
+                    ? "more entries wait in the rings than the new sizes hold: reap or submit first, or resize larger"
+                    : null;
             case Errno.EBADFD -> opcode == REGISTER_ENABLE_RINGS ? "the ring is not R_DISABLED" : null;
-            case Errno.EINVAL -> opcode >= REGISTER_NAPI && opcode < RegisterOpcode.KNOWN
+            case Errno.EINVAL -> opcode == RegisterOpcode.REGISTER_RESIZE_RINGS
+                    ? "the kernel resizes only DEFER_TASKRUN rings, from 6.13 on, to sizes it would accept at setup"
+                    : opcode >= REGISTER_NAPI && opcode < RegisterOpcode.KNOWN
                     ? "this kernel may predate " + RegisterOpcode.name(opcode) + " (see the README's kernel support"
                     + " table), or an argument is out of range" : null;
             default -> null;
         };
         return new ErrnoException("io_uring_register(" + RegisterOpcode.name(opcode) + ")", ret, hint);
+    }
+
+    /** REGISTER_RESIZE_RINGS with {@code params} (sizes and CQSIZE in, the new layout out): {@link IoUring#resize}. */
+    void resizeRings(MemorySegment params) throws ErrnoException {
+        call(RegisterOpcode.REGISTER_RESIZE_RINGS, params.address(), 1);
     }
 
     // ---- buffers ---------------------------------------------------------------------------------------

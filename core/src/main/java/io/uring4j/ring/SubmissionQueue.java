@@ -18,15 +18,18 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Not thread-safe: one thread prepares and submits.
  */
 public final class SubmissionQueue {
-    private final MemorySegment ring;
-    private final long kHead;
-    private final long kTail;
-    private final long kFlags;
-    private final long kDropped;
-    private final int mask;
-    private final int entries;
     private final boolean sqpoll;
-    private final Sqe[] sqes;
+    private final int sqeSize;
+
+    // Where the ring is: set at setup and again by a resize (IORING_REGISTER_RESIZE_RINGS), on the submitting thread.
+    private MemorySegment ring;
+    private long kHead;
+    private long kTail;
+    private long kFlags;
+    private long kDropped;
+    private int mask;
+    private int entries;
+    private Sqe[] sqes;
 
     /** SQEs in [sqeHead, sqeTail) are prepared but not yet published. */
     private int sqeHead;
@@ -39,6 +42,21 @@ public final class SubmissionQueue {
      * @param params the io_uring_params the kernel filled in: every offset is read from there, none assumed
      */
     SubmissionQueue(MemorySegment ring, MemorySegment params, MemorySegment sqeArray, int sqeSize, boolean sqpoll) {
+        this.sqpoll = sqpoll;
+        this.sqeSize = sqeSize;
+        remap(ring, params, sqeArray);
+        this.sqeHead = this.sqeTail = this.cachedHead = Barriers.getAcquire(ring, kHead);
+    }
+
+    /**
+     * Points at the ring and SQE array given, laid out as {@code params} says: at setup, and after a resize, whose
+     * new ring the kernel starts at the old head and tail. Only with nothing prepared and unpublished: the SQEs
+     * handed out before belong to the old array.
+     */
+    void remap(MemorySegment ring, MemorySegment params, MemorySegment sqeArray) {
+        if (sqeHead != sqeTail) {
+            throw new IllegalStateException((sqeTail - sqeHead) + " SQEs prepared but not submitted: submit first");
+        }
         this.ring = ring;
         this.kHead = offset(params, ParamsLayout.SQ_HEAD);
         this.kTail = offset(params, ParamsLayout.SQ_TAIL);
@@ -46,12 +64,10 @@ public final class SubmissionQueue {
         this.kDropped = offset(params, ParamsLayout.SQ_DROPPED);
         this.mask = ring.get(JAVA_INT, offset(params, ParamsLayout.SQ_RING_MASK));
         this.entries = ring.get(JAVA_INT, offset(params, ParamsLayout.SQ_RING_ENTRIES));
-        this.sqpoll = sqpoll;
         this.sqes = new Sqe[entries];
         for (int i = 0; i < entries; i++) {
             sqes[i] = new Sqe(sqeArray.asSlice((long) i * sqeSize, sqeSize), i);
         }
-        this.sqeHead = this.sqeTail = this.cachedHead = Barriers.getAcquire(ring, kHead);
     }
 
     private static long offset(MemorySegment params, long field) {
