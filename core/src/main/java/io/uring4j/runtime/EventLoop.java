@@ -592,7 +592,8 @@ public final class EventLoop implements Executor {
     public LoopStats stats() {
         RequestTable t = table;
         IoUring r = ring;
-        return stats.snapshot(t == null ? 0 : t.inFlight(), r == null || !r.isOpen() ? 0 : r.cq().overflow());
+        boolean open = r != null && r.isOpen();
+        return stats.snapshot(t == null ? 0 : t.inFlight(), open ? r.cqEntries() : 0, open ? r.cq().overflow() : 0);
     }
 
     Thread thread() {

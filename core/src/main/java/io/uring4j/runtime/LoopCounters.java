@@ -16,10 +16,10 @@ final class LoopCounters {
     long cqOverflow;
     long batchWaits;
 
-    LoopStats snapshot(int inFlight, int cqDropped) {
+    LoopStats snapshot(int inFlight, int cqEntries, int cqDropped) {
         long e = enters;
         long s = submitted;
         return new LoopStats(s, completed, e, e == 0 ? 0 : (double) s / e, sqFull, tableFull, stale,
-                handlerFailures, inFlight, cqOverflow, cqDropped, batchWaits, NativeMemory.inUse());
+                handlerFailures, inFlight, cqOverflow, cqEntries, cqDropped, batchWaits, NativeMemory.inUse());
     }
 }

@@ -7,6 +7,8 @@ import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Sqe;
 import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.ring.abi.ParamsLayout;
+import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -38,6 +40,8 @@ final class LoopRing {
     private final SleepPolicy sleep;
     private final LoopCounters stats;
     private final CqeHandler dispatcher = this::dispatch;
+    /** Whether the CQ may still grow on overflow: a DEFER_TASKRUN ring the kernel has not refused to resize. */
+    private boolean resizable;
 
     LoopRing(EventLoop loop, IoUring ring, RequestTable table, Waker waker, SleepPolicy sleep, LoopCounters stats) {
         this.loop = loop;
@@ -47,6 +51,7 @@ final class LoopRing {
         this.waker = waker;
         this.sleep = sleep;
         this.stats = stats;
+        this.resizable = (ring.setupFlags() & SetupFlags.DEFER_TASKRUN) != 0;
     }
 
     /**
@@ -182,10 +187,30 @@ final class LoopRing {
         if ((ring.sq().kernelFlags() & SqRingFlags.CQ_OVERFLOW) != 0) {
             stats.cqOverflow++;
             RuntimeEvents.cqOverflow(loop.id(), table.inFlight());
+            growCq();
         }
         int reaped = cq.drain(dispatcher);
         stats.reaped += reaped;
         return reaped;
+    }
+
+    /**
+     * Doubles the CQ, up to the kernel's limit, when completions had to wait in the overflow list (kernel memory,
+     * and a flush on every enter until drained). Only DEFER_TASKRUN rings can be resized (6.13); where the kernel
+     * refuses, the loop lives with the overflow, as it did before resizing existed.
+     */
+    private void growCq() {
+        int size = ring.cqEntries();
+        if (!resizable || size >= ParamsLayout.MAX_CQ_ENTRIES) {
+            return;
+        }
+        try {
+            ring.resize(ring.sqEntries(), 2 * size);
+        } catch (ErrnoException e) {
+            resizable = false;           // what every loop did before 6.13: not worth a warning
+            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + loop.id() + ": its CQ of " + size
+                    + " entries overflowed and cannot grow: " + e.getMessage());
+        }
     }
 
     private void dispatch(Cqe cqe) {

@@ -13,11 +13,12 @@ package io.uring4j.runtime;
  * @param handlerFailures completion handlers and handed-over tasks that threw (the loop goes on)
  * @param inFlight        requests between submit and final CQE
  * @param cqOverflow      iterations that found completions waiting in the kernel's overflow list
+ * @param cqEntries       the CQ's size now: a loop whose CQ overflows doubles it (DEFER_TASKRUN rings, Linux 6.13)
  * @param cqDropped       CQEs the kernel dropped (only under memory pressure with FEAT_NODROP)
  * @param batchWaits      sleeps that waited for a batch of completions ({@link UringBuilder#batchWait})
  * @param nativeBytes     native bytes uring4j holds, all loops and runtimes together ({@link NativeMemory})
  */
 public record LoopStats(long submitted, long completed, long enters, double sqesPerEnter, long sqFull,
                         long tableFull, long stale, long handlerFailures, int inFlight, long cqOverflow,
-                        int cqDropped, long batchWaits, long nativeBytes) {
+                        int cqEntries, int cqDropped, long batchWaits, long nativeBytes) {
 }

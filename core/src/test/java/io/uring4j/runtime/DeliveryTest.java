@@ -87,6 +87,36 @@ class DeliveryTest {
         }
     }
 
+    /**
+     * A loop whose CQ overflows doubles it (REGISTER_RESIZE_RINGS on its DEFER_TASKRUN ring), so that a burst
+     * that overflowed once finds room the next time. The portable engine, like a kernel before 6.13, cannot
+     * resize: its loop keeps its CQ and still loses nothing.
+     */
+    @Test
+    void aCqThatOverflowsGrows() throws Exception {
+        int burst = 2_000;
+        try (Uring uring = Uring.builder().loops(1).entries(8).cqEntries(8).maxInFlight(burst).build()) {
+            int before = uring.loop(0).stats().cqEntries();
+            CountDownLatch done = new CountDownLatch(burst);
+            uring.loop().execute(() -> {
+                for (int i = 0; i < burst; i++) {
+                    uring.loop().submit(Op.nop(), (res, flags) -> done.countDown());
+                }
+            });
+            assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+
+            LoopStats stats = uring.loop(0).stats();
+            assertThat(before).isEqualTo(8);
+            assertThat(stats.cqOverflow()).as("the CQ did overflow").isPositive();
+            if ("portable".equals(System.getProperty("uring4j.engine"))) {
+                assertThat(stats.cqEntries()).as("the portable engine cannot resize").isEqualTo(8);
+            } else {
+                assertThat(stats.cqEntries()).as("grown by doubling").isGreaterThan(8);
+                assertThat(Integer.bitCount(stats.cqEntries())).isOne();
+            }
+        }
+    }
+
     @Test
     void closingWithTenThousandPendingReadsLeaksNoFdAndFailsEveryFuture() throws Exception {
         long fdsBefore = openFds();
