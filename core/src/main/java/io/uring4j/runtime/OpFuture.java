@@ -61,7 +61,7 @@ final class OpFuture extends CompletableFuture<Integer> implements SelfHandledRe
         }
         int result = op.result(ZeroCopy.reported(cqeResult, flags, held));
         if (result >= 0) {
-            complete(result);
+            complete(ResultBoxes.of(result));
         } else {
             completeExceptionally(new ErrnoException(Opcode.name(opcode), result));
         }
