@@ -46,7 +46,7 @@ public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
     public static final long MAX_RW_COUNT = 0x7ffff000L;
     private static final long PAGE = 4096;
-    /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
+    /** {@code -During4j.fs.writesInPlace=false} sends every write and sync through the ring, for comparison. */
     private static final boolean WRITES_IN_PLACE =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.writesInPlace"));
 
@@ -81,7 +81,7 @@ public final class AsyncFile implements AutoCloseable {
         this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
         this.guard = new FdGuard(uring, fd);
         this.reads = new BlockingReads(this, guard, uring,
-                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null);
+                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null, bounded);
         this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
@@ -179,13 +179,14 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * Whether this file's page-cache writes and syncs are made on the calling thread: a platform thread's always,
-     * as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more than
-     * a small write), a virtual thread's write when the kernel can do it without blocking ({@link #writeInPlace}).
-     * O_DIRECT writes, and files that are not regular, go through the ring.
+     * Whether the calling thread's writes and syncs of this file are made on it: a platform thread's always, O_DIRECT
+     * or not, as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more
+     * than a small write); a virtual thread's page-cache write when the kernel can do it without blocking
+     * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes, and files that are not regular, go through the
+     * ring.
      */
     private boolean inPlace() {
-        return WRITES_IN_PLACE && bounded && !isDirect();
+        return WRITES_IN_PLACE && bounded && (!isDirect() || !Thread.currentThread().isVirtual());
     }
 
     /**
