@@ -119,15 +119,16 @@ final class BulkOps implements AutoCloseable {
     }
 
     /** Ops per second on uring4j's paths ({@code ours}) or the platform's, after the matrix's warm-up. */
-    double measure(boolean ours, Matrix matrix, int seconds) throws IOException, InterruptedException {
+    Matrix.Sample measure(boolean ours, Matrix matrix, int seconds) throws IOException, InterruptedException {
         FileSystemProvider provider = ours ? Providers.OURS : Providers.PLATFORM;
         Path base = ours ? Providers.OURS.fileSystem().getPath(dir.toString()) : dir;
         matrix.warmUp((nanos, counters) -> run(provider, base, nanos));
         return run(provider, base, seconds * 1_000_000_000L);
     }
 
-    private double run(FileSystemProvider provider, Path base, long nanos) throws InterruptedException {
+    private Matrix.Sample run(FileSystemProvider provider, Path base, long nanos) throws InterruptedException {
         stop = false;
+        long cpu = Matrix.Sample.processCpuNanos();
         AtomicLong done = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
@@ -154,6 +155,7 @@ final class BulkOps implements AutoCloseable {
         } finally {
             ops = done.get();
             elapsed = System.nanoTime() - start;
+            cpu = Matrix.Sample.processCpuNanos() - cpu;
             stop = true;
         }
         for (Thread t : threads) {
@@ -163,7 +165,7 @@ final class BulkOps implements AutoCloseable {
             throw new BenchException(row.name() + " on " + provider.getClass().getSimpleName() + ": " + failure.get(),
                     failure.get());
         }
-        return ops * 1e9 / elapsed;
+        return Matrix.Sample.of(ops, elapsed, cpu);
     }
 
     private void op(Path base, int i) throws IOException {

@@ -120,13 +120,14 @@ final class Matrix {
             compare(row, rows, json);
         }
         Suite.progressDone(err);
-        String fmt = "%-34s %11s %11s %6s %11s %6s %6s  %s%n";
-        out.printf(fmt, "cell", "A ops/s", "B ops/s", "A/B", "A/B range", "A/C", "B/C", "target");
+        String fmt = "%-34s %11s %11s %6s %11s %6s %6s %6s  %s%n";
+        out.printf(fmt, "cell", "A ops/s", "B ops/s", "A/B", "A/B range", "cpu", "A/C", "B/C", "target");
         for (String[] r : rows) {
             out.printf(fmt, (Object[]) r);
         }
-        out.println("A/B: the median of the per-round ratios. A/C, B/C: each side's median over the C ceiling (two"
-                + " C processes at depth 32, summed, same file and block size), read cells only.");
+        out.println("A/B: the median of the per-round ratios. cpu: the median per-round ratio of B's process CPU time"
+                + " per op over A's (above 1: A spends less). A/C, B/C: each side's median over the C ceiling (two C"
+                + " processes at depth 32, summed, same file and block size), read cells only.");
         if (options.json) {
             out.println("{\"syscall_ns\":" + syscall + ",\"matrix\":[" + String.join(",", json) + "]}");
         }
@@ -150,46 +151,66 @@ final class Matrix {
 
     private void compare(Cell cell, ReadTarget target, Ceiling ceiling, List<String[]> rows, List<String> json)
             throws IOException, InterruptedException {
-        double[][] ops = rounds((side, round) -> measure(side == 0 ? cell.a() : cell.b(), target), cell.name());
+        Sample[][] samples = rounds((side, round) -> measure(side == 0 ? cell.a() : cell.b(), target), cell.name());
         double c = cell.reads() ? ceiling.iops(cell.a().direct, cell.a().blockSize) : 0;
-        add(cell.name(), ops, c, cell.target(), cell.ceilingTarget(), rows, json);
+        add(cell.name(), samples, c, cell.target(), cell.ceilingTarget(), rows, json);
     }
 
     private void compare(BulkOps.Row row, List<String[]> rows, List<String> json)
             throws IOException, InterruptedException {
         try (BulkOps bulk = BulkOps.open(row)) {
-            double[][] ops = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
-            add(row.name(), ops, 0, 0.97, 0, rows, json);
+            Sample[][] samples = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
+            add(row.name(), samples, 0, 0.97, 0, rows, json);
         }
     }
 
     interface Measure {
-        double opsPerSecond(int side, int round) throws IOException, InterruptedException;
+        Sample sample(int side, int round) throws IOException, InterruptedException;
     }
 
-    /** Per side and round, ops per second: A and B alternately, who goes first alternating by round. */
-    private double[][] rounds(Measure measure, String name) throws IOException, InterruptedException {
+    /**
+     * One side's run: its ops per second, and the CPU time of the whole process per op (every thread's: the
+     * readers', the event loops', the JIT's and the GC's), which a busy machine's preemptions leave out.
+     */
+    record Sample(double opsPerSecond, double cpuNsPerOp) {
+        private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+        static long processCpuNanos() {
+            return OS.getProcessCpuTime();
+        }
+
+        static Sample of(long ops, long nanos, long cpuNanos) {
+            return new Sample(ops * 1e9 / nanos, ops == 0 ? 0 : (double) cpuNanos / ops);
+        }
+    }
+
+    /** Per side and round: A and B alternately, who goes first alternating by round. */
+    private Sample[][] rounds(Measure measure, String name) throws IOException, InterruptedException {
         int n = options.rounds;
-        double[][] ops = new double[2][n];
+        Sample[][] samples = new Sample[2][n];
         for (int round = 0; round < n; round++) {
             for (int k = 0; k < 2; k++) {
                 int side = (k + round) % 2;
-                ops[side][round] = measure.opsPerSecond(side, round);
+                samples[side][round] = measure.sample(side, round);
             }
             Suite.progress(err, String.format(Locale.ROOT, "%s, round %d/%d: A/B %.3f", name, round + 1, n,
-                    ops[0][round] / ops[1][round]));
+                    samples[0][round].opsPerSecond() / samples[1][round].opsPerSecond()));
         }
-        return ops;
+        return samples;
     }
 
     /** One side's run: a fresh driver (its own runtime for ours), warmed up, then measured. */
-    private double measure(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
+    private Sample measure(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
         Counters counters = new Counters();
+        long cpu;
         try (Driver driver = Driver.create(side, List.of(target))) {
             warmUp(driver::run);
+            cpu = Sample.processCpuNanos();
             driver.run(seconds * 1_000_000_000L, counters);
+            cpu = Sample.processCpuNanos() - cpu;
         }
-        return counters.totalDone * 1e9 / (counters.stopNanos - counters.startNanos);
+        return Sample.of(counters.totalDone, counters.stopNanos - counters.startNanos, cpu);
     }
 
     /** One run of a side for {@code nanos}. */
@@ -198,12 +219,13 @@ final class Matrix {
     }
 
     /**
-     * Short runs of {@code --warmup} seconds until one saw no JIT compilation (at most ten): the first cell of a kind
-     * compiles its paths, the JVM keeps them for the later rounds and cells, which then warm up in one run.
+     * Short runs of {@code --warmup} seconds until one saw no JIT compilation (at most three: on a busy machine the
+     * compiler threads never rest): the first cell of a kind compiles its paths, the JVM keeps them for the later
+     * rounds and cells, which then warm up in one run.
      */
     void warmUp(Run run) throws IOException, InterruptedException {
         long nanos = (long) (options.warmup * 1e9);
-        for (int i = 0; nanos > 0 && i < 10; i++) {
+        for (int i = 0; nanos > 0 && i < 3; i++) {
             long jit = Runner.jitMillis();
             run.run(nanos, new Counters());
             if (Runner.jitMillis() == jit) {
@@ -212,24 +234,31 @@ final class Matrix {
         }
     }
 
-    private void add(String name, double[][] ops, double ceiling, double target, double ceilingTarget,
+    private void add(String name, Sample[][] samples, double ceiling, double target, double ceilingTarget,
                      List<String[]> rows, List<String> json) {
-        int n = ops[0].length;
+        int n = samples[0].length;
         double[] ratio = new double[n];
+        double[] cpuRatio = new double[n];
+        double[][] ops = new double[2][n];
         for (int i = 0; i < n; i++) {
+            ops[0][i] = samples[0][i].opsPerSecond();
+            ops[1][i] = samples[1][i].opsPerSecond();
             ratio[i] = ops[0][i] / ops[1][i];
+            cpuRatio[i] = samples[1][i].cpuNsPerOp() / samples[0][i].cpuNsPerOp();
         }
         double med = CompareC.median(ratio);
+        double cpu = CompareC.median(cpuRatio);
         double a = CompareC.median(ops[0]);
         double b = CompareC.median(ops[1]);
         double ac = ceiling > 0 ? a / ceiling : 0;
         String verdict = ">= " + target + (med >= target ? " met" : " MISSED")
                 + (ceilingTarget > 0 ? ", A/C >= " + ceilingTarget + (ac >= ceilingTarget ? " met" : " MISSED") : "");
         rows.add(new String[]{name, f(a, 0), f(b, 0), f(med, 2), f(CompareC.min(ratio), 2) + ".."
-                + f(CompareC.max(ratio), 2), ceiling > 0 ? f(ac, 2) : "", ceiling > 0 ? f(b / ceiling, 2) : "", verdict});
+                + f(CompareC.max(ratio), 2), f(cpu, 2), ceiling > 0 ? f(ac, 2) : "", ceiling > 0 ? f(b / ceiling, 2) : "",
+                verdict});
         json.add(String.format(Locale.ROOT, "{\"cell\":\"%s\",\"a_ops\":%.0f,\"b_ops\":%.0f,\"ratio\":%.4f,"
-                + "\"ratios\":%s,\"c_ceiling\":%.0f,\"target\":%.2f}", name, a, b, med, SideBySide.jsonArray(ratio),
-                ceiling, target));
+                + "\"ratios\":%s,\"cpu_ratio\":%.4f,\"c_ceiling\":%.0f,\"target\":%.2f}", name, a, b, med,
+                SideBySide.jsonArray(ratio), cpu, ceiling, target));
     }
 
     private static String f(double v, int decimals) {
