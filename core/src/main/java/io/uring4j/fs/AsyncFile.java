@@ -19,6 +19,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -61,6 +62,8 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
+    /** Virtual threads in a sync of this file: one alone syncs in place ({@link #sync}). */
+    private final AtomicInteger virtualSyncs = new AtomicInteger();
     /** Blocking single-buffer reads: where each goes. */
     private final BlockingReads reads;
     /**
@@ -192,7 +195,9 @@ public final class AsyncFile implements AutoCloseable {
     /**
      * A page-cache write on the calling thread: a platform thread's plain pwrite (the JDK's call: pwritev2 would
      * cost the kernel an iovec to copy in); a virtual thread's pwritev2(RWF_NOWAIT), which the kernel completes or
-     * refuses without blocking the carrier, and the rest through the ring.
+     * refuses without blocking the carrier, and the rest through the ring. Where the file system refuses RWF_NOWAIT
+     * writes (ext4 does), a virtual thread's is a plain pwrite on its carrier, as the JDK's: io_uring would hand
+     * such a write to an io-wq worker, which blocks in the same copy, at the cost of wake-ups on both sides.
      */
     private int writeInPlace(MemorySegment src, long position) throws IOException {
         if (!Thread.currentThread().isVirtual()) {
@@ -202,12 +207,13 @@ public final class AsyncFile implements AutoCloseable {
             }
             return (int) n;
         }
-        long n = noWaitRefused ? -Errno.EAGAIN : writeHere(src, position, true);
+        long n = writeHere(src, position, !noWaitRefused);
+        if (n == -Errno.EOPNOTSUPP && !noWaitRefused) {
+            noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
+            n = writeHere(src, position, false);
+        }
         if (n == src.byteSize()) {
             return (int) n;
-        }
-        if (n == -Errno.EOPNOTSUPP) {
-            noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
         }
         return restThroughRing(n, src, position, Opcode.WRITE);
     }
@@ -266,12 +272,34 @@ public final class AsyncFile implements AutoCloseable {
         sync(false);
     }
 
-    /** fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}). */
+    /**
+     * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}), and so is a virtual
+     * thread's while it is the file's only one syncing — io_uring hands every sync to an io-wq worker, whose wake-ups
+     * cost more than a lone sync's wait on the carrier; several at once go through the ring, where they wait
+     * together without holding carriers.
+     */
     void sync(boolean dataOnly) throws IOException {
-        if (!inPlace() || Thread.currentThread().isVirtual()) {
+        if (!inPlace()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }
+        if (Thread.currentThread().isVirtual()) {
+            boolean alone = virtualSyncs.getAndIncrement() == 0;
+            try {
+                if (alone) {
+                    syncHere(dataOnly);
+                } else {
+                    call(FileOps.fsync(fd(), dataOnly));
+                }
+            } finally {
+                virtualSyncs.decrementAndGet();
+            }
+            return;
+        }
+        syncHere(dataOnly);
+    }
+
+    private void syncHere(boolean dataOnly) throws IOException {
         guard.acquire();
         try {
             int r = LibC.fsync(fd(), dataOnly);

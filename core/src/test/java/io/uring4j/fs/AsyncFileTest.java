@@ -342,8 +342,8 @@ class AsyncFileTest {
 
     /**
      * A platform thread's page-cache writes and syncs are made in place, as the JDK's channel makes them: no
-     * request, the data and the errors as through the ring. A virtual thread's writes land the same (in place with
-     * RWF_NOWAIT where the kernel can, else through the ring), and its syncs go through the ring.
+     * request, the data and the errors as through the ring. A virtual thread's large write lands the same, and
+     * its sync works.
      */
     @Test
     void aPlatformThreadsWritesAndSyncsAreMadeInPlace() throws Exception {
@@ -410,6 +410,37 @@ class AsyncFileTest {
                 return null;
             }).get(60, TimeUnit.SECONDS);
             assertThat(openRings()).as("io_uring instances after a lone reader's reads").isEqualTo(rings);
+        }
+    }
+
+    /**
+     * A virtual thread's writes into cached pages need no request either: made with RWF_NOWAIT in place, or — where
+     * the file system refuses RWF_NOWAIT writes, as ext4 does — with a plain pwrite in place, as the JDK's; nor do
+     * the syncs of a virtual thread alone in syncing the file.
+     */
+    @Test
+    void aVirtualThreadsPageCacheWritesAndLoneSyncsNeedNoRequest() throws Exception {
+        Path path = dir.resolve("written-virtual");
+        byte[] data = pattern(10, 64 * 1024);
+        Files.write(path, data);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR)) {
+            MemorySegment src = arena.allocate(data.length);
+            src.copyFrom(MemorySegment.ofArray(data));
+            long before = submitted();
+            OnVirtualThread.supply(() -> {
+                for (int i = 0; i < 100; i++) {
+                    assertThat(f.write(src.asSlice(i * 8L, 8), i * 8L)).isEqualTo(8);
+                }
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(submitted()).as("requests for a virtual thread's page-cache writes").isEqualTo(before);
+            OnVirtualThread.supply(() -> {
+                f.fdatasync();
+                f.fsync();
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(submitted()).as("requests for a lone virtual thread's syncs").isEqualTo(before);
+            assertThat(Files.readAllBytes(path)).isEqualTo(data);
         }
     }
 
