@@ -19,6 +19,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -46,7 +47,7 @@ public final class AsyncFile implements AutoCloseable {
     /** The kernel's MAX_RW_COUNT ({@code INT_MAX} rounded down to a page): the most one read or write moves. */
     public static final long MAX_RW_COUNT = 0x7ffff000L;
     private static final long PAGE = 4096;
-    /** {@code -During4j.fs.writesInPlace=false} sends every page-cache write and sync through the ring. */
+    /** {@code -During4j.fs.writesInPlace=false} sends every write and sync through the ring, for comparison. */
     private static final boolean WRITES_IN_PLACE =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.writesInPlace"));
 
@@ -61,6 +62,8 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
+    /** Virtual threads in a sync of this file: one alone syncs in place ({@link #sync}). */
+    private final AtomicInteger virtualSyncs = new AtomicInteger();
     /** Blocking single-buffer reads: where each goes. */
     private final BlockingReads reads;
     /**
@@ -81,7 +84,7 @@ public final class AsyncFile implements AutoCloseable {
         this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
         this.guard = new FdGuard(uring, fd);
         this.reads = new BlockingReads(this, guard, uring,
-                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null);
+                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null, bounded);
         this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
         this.path = path;
         this.flags = flags;
@@ -179,19 +182,22 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * Whether this file's page-cache writes and syncs are made on the calling thread: a platform thread's always,
-     * as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more than
-     * a small write), a virtual thread's write when the kernel can do it without blocking ({@link #writeInPlace}).
-     * O_DIRECT writes, and files that are not regular, go through the ring.
+     * Whether the calling thread's writes and syncs of this file are made on it: a platform thread's always, O_DIRECT
+     * or not, as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more
+     * than a small write); a virtual thread's page-cache write when the kernel can do it without blocking
+     * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes, and files that are not regular, go through the
+     * ring.
      */
     private boolean inPlace() {
-        return WRITES_IN_PLACE && bounded && !isDirect();
+        return WRITES_IN_PLACE && bounded && (!isDirect() || !Thread.currentThread().isVirtual());
     }
 
     /**
      * A page-cache write on the calling thread: a platform thread's plain pwrite (the JDK's call: pwritev2 would
      * cost the kernel an iovec to copy in); a virtual thread's pwritev2(RWF_NOWAIT), which the kernel completes or
-     * refuses without blocking the carrier, and the rest through the ring.
+     * refuses without blocking the carrier, and the rest through the ring. Where the file system refuses RWF_NOWAIT
+     * writes (ext4 does), a virtual thread's is a plain pwrite on its carrier, as the JDK's: io_uring would hand
+     * such a write to an io-wq worker, which blocks in the same copy, at the cost of wake-ups on both sides.
      */
     private int writeInPlace(MemorySegment src, long position) throws IOException {
         if (!Thread.currentThread().isVirtual()) {
@@ -201,12 +207,13 @@ public final class AsyncFile implements AutoCloseable {
             }
             return (int) n;
         }
-        long n = noWaitRefused ? -Errno.EAGAIN : writeHere(src, position, true);
+        long n = writeHere(src, position, !noWaitRefused);
+        if (n == -Errno.EOPNOTSUPP && !noWaitRefused) {
+            noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
+            n = writeHere(src, position, false);
+        }
         if (n == src.byteSize()) {
             return (int) n;
-        }
-        if (n == -Errno.EOPNOTSUPP) {
-            noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
         }
         return restThroughRing(n, src, position, Opcode.WRITE);
     }
@@ -265,12 +272,34 @@ public final class AsyncFile implements AutoCloseable {
         sync(false);
     }
 
-    /** fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}). */
+    /**
+     * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}), and so is a virtual
+     * thread's while it is the file's only one syncing — io_uring hands every sync to an io-wq worker, whose wake-ups
+     * cost more than a lone sync's wait on the carrier; several at once go through the ring, where they wait
+     * together without holding carriers.
+     */
     void sync(boolean dataOnly) throws IOException {
-        if (!inPlace() || Thread.currentThread().isVirtual()) {
+        if (!inPlace()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }
+        if (Thread.currentThread().isVirtual()) {
+            boolean alone = virtualSyncs.getAndIncrement() == 0;
+            try {
+                if (alone) {
+                    syncHere(dataOnly);
+                } else {
+                    call(FileOps.fsync(fd(), dataOnly));
+                }
+            } finally {
+                virtualSyncs.decrementAndGet();
+            }
+            return;
+        }
+        syncHere(dataOnly);
+    }
+
+    private void syncHere(boolean dataOnly) throws IOException {
         guard.acquire();
         try {
             int r = LibC.fsync(fd(), dataOnly);

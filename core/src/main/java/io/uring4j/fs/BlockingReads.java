@@ -8,20 +8,24 @@ import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The blocking reads of one {@link AsyncFile}, after the caller's checks, and the one place where a read's route
  * is chosen ({@link #route}):
  * <ul>
+ *   <li>{@link Route#PREAD}: a platform thread's read of a regular file or block device is a plain pread on the
+ *       calling thread — the JDK's call. The thread blocks either way, and a hand-over to an event loop and back
+ *       (a wake-up, a park and an unpark) only adds to it, O_DIRECT or cached.</li>
  *   <li>{@link Route#NOWAIT}: a buffered file's read tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
  *       non-blocking attempt io_uring itself makes when it issues a read — so what the page cache holds is copied
  *       without a hand-over to an event loop and back. RWF_NOWAIT never waits for the device.</li>
  *   <li>{@link Route#CARRIER_BATCH}: a virtual thread's attempt is batched with those of its carrier's other
  *       virtual threads ({@link InlineReads}) where a system call costs more than a park and an unpark
- *       ({@link ReadBatching}).</li>
+ *       ({@link ReadBatching}) — unless it is the file's only reader, with no one to batch with.</li>
  *   <li>{@link Route#DIRECT_BATCH}: an O_DIRECT read waits for its device, so it holds its thread: a virtual
  *       thread's is batched likewise and waited for on its carrier while the device answers fast
- *       ({@link DirectDevice}).</li>
+ *       ({@link DirectDevice}); the file's only reader makes a plain pread there instead.</li>
  *   <li>{@link Route#RING}: everything else goes through an event loop, where no carrier waits — and so does what
  *       an attempt on the calling thread left: a miss (EAGAIN), the rest of a short page-cache read (a caller
  *       never gets a short read the JDK would not give), an error (the ring names it).</li>
@@ -34,25 +38,53 @@ final class BlockingReads {
     private static final boolean NOWAIT_READS =
             !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.nowaitReads"));
 
+    /** {@code -During4j.fs.readsInPlace=false} sends a platform thread's reads through the ring, for comparison. */
+    private static final boolean READS_IN_PLACE =
+            !"false".equalsIgnoreCase(System.getProperty("uring4j.fs.readsInPlace"));
+
     /** Where a read goes. */
-    enum Route { NOWAIT, CARRIER_BATCH, DIRECT_BATCH, RING }
+    enum Route { PREAD, NOWAIT, CARRIER_BATCH, DIRECT_BATCH, RING }
 
     private final AsyncFile file;
     private final FdGuard guard;
     private final Uring uring;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier; else null. */
     private final DirectDevice device;
+    /** A regular file or block device, whose reads end on their own: a platform thread may wait in one. */
+    private final boolean bounded;
+    /** Virtual threads in a batched read of this file: one alone reads as it would without batching. */
+    private final AtomicInteger virtualReaders = new AtomicInteger();
 
-    BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device) {
+    BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device, boolean bounded) {
         this.file = file;
         this.guard = guard;
         this.uring = uring;
         this.device = device;
+        this.bounded = bounded;
     }
 
     /** pread into {@code dst} (at most {@link AsyncFile#MAX_RW_COUNT} bytes): the bytes read, 0 at end of file. */
     int read(MemorySegment dst, long position) throws IOException {
-        return switch (route()) {
+        Route route = route();
+        if (route != Route.CARRIER_BATCH && route != Route.DIRECT_BATCH) {
+            return read(route, dst, position);
+        }
+        // A virtual thread alone in a read of this file has no one to batch with: a yield and a ring of its own
+        // would only add to the system call it would make anyway, a preadv2(RWF_NOWAIT) or (O_DIRECT) a pread.
+        boolean alone = virtualReaders.getAndIncrement() == 0;
+        try {
+            return read(alone ? route == Route.CARRIER_BATCH ? Route.NOWAIT : Route.PREAD : route, dst, position);
+        } finally {
+            virtualReaders.decrementAndGet();
+        }
+    }
+
+    private int read(Route route, MemorySegment dst, long position) throws IOException {
+        return switch (route) {
+            case PREAD -> {
+                long n = inPlace(dst, position);
+                yield n >= 0 ? (int) n : ring(dst, position);           // the ring names an error
+            }
             case NOWAIT -> orRest(onCarrier(null, dst, position), dst, position);
             case CARRIER_BATCH -> orRest(onCarrier(InlineReads.of(uring), dst, position), dst, position);
             case DIRECT_BATCH -> {
@@ -67,6 +99,9 @@ final class BlockingReads {
     /** The route of the calling thread's next read. */
     private Route route() {
         boolean virtual = Thread.currentThread().isVirtual();
+        if (!virtual && bounded && READS_IN_PLACE) {
+            return Route.PREAD;
+        }
         if (file.isDirect()) {
             boolean onCarrier = device != null && ReadBatching.DIRECT && virtual && device.inline();
             return onCarrier ? Route.DIRECT_BATCH : Route.RING;
@@ -89,6 +124,25 @@ final class BlockingReads {
                 return LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT);
             }
             return device != null ? batch.readDirect(fd, dst, position, device) : batch.read(fd, dst, position);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /**
+     * A plain pread on the calling thread, while the fd is guarded: the bytes read or {@code -errno}. A virtual
+     * thread's O_DIRECT read holds its carrier for the device's time, which its device learns, as from a batch.
+     */
+    private long inPlace(MemorySegment dst, long position) throws IOException {
+        int fd = guard.acquire();
+        try {
+            if (device == null || !Thread.currentThread().isVirtual()) {
+                return LibC.pread(fd, dst, position);
+            }
+            long start = System.nanoTime();
+            long n = LibC.pread(fd, dst, position);
+            device.waited(System.nanoTime() - start, 1);
+            return n;
         } finally {
             guard.release();
         }

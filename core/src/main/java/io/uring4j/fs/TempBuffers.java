@@ -2,12 +2,16 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.BufferPool;
 import io.uring4j.runtime.NativeMemory;
+import io.uring4j.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Native stand-ins for heap {@link java.nio.ByteBuffer}s, whose memory the kernel must never see (the GC moves
@@ -16,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * keep a temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
  * zeroed allocation per call. As the JDK frees a thread's temporary buffer when the thread ends, a thread's own
  * buffer is freed once the thread has ended: every new one first frees those of ended threads (not the GC, which
- * a small heap may not run for a long time while short-lived threads leave a megabyte each). Anything else — a
- * virtual thread's large read or write, a buffer still in use — gets memory of its own from an automatic arena, freed
- * by the GC once nothing, neither the caller nor the runtime's request slot, refers to it.
+ * a small heap may not run for a long time while short-lived threads leave a megabyte each). A virtual thread's
+ * larger ones reuse a buffer of its carrier's ({@link Carriers}), as the JDK keeps its temporary buffers per carrier.
+ * Anything else — a buffer still in use, a carrier's buffer taken — gets memory of its own from an automatic arena,
+ * freed by the GC once nothing, neither the caller nor the runtime's request slot, refers to it.
  */
 final class TempBuffers {
     /** Pool buffer size: reads and writes up to this size are served by the pool. */
@@ -47,15 +52,19 @@ final class TempBuffers {
                 return new Lease(b.segment().asSlice(0, size), b, null);
             }
         }
-        if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT
-                && !Thread.currentThread().isVirtual()) {
+        if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT && Thread.currentThread().isVirtual()) {
+            Lease carriers = Carriers.lease(size);
+            if (carriers != null) {
+                return carriers;
+            }
+        } else if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT) {
             Owned own = OWNED.get();
             if (own == null || !own.inUse && own.segment.byteSize() < size) {
                 if (own != null) {
                     own.free();             // outgrown, and not in use: this thread is its only user
                 }
                 freeEndedThreads();
-                own = new Owned(Long.highestOneBit(size - 1) << 1);
+                own = new Owned(Long.highestOneBit(size - 1) << 1, true);
                 OWNED.set(own);
             }
             if (!own.inUse && own.segment.byteSize() >= size) {
@@ -80,16 +89,36 @@ final class TempBuffers {
         }
     }
 
-    /** A platform thread's own buffer; {@code inUse} until its lease is released (on any thread). */
+    /**
+     * A platform thread's own buffer, or a carrier's; {@code inUse} until its lease is released (on any thread).
+     * A thread's is among {@link #OWNERS}, to be freed once the thread has ended; a carrier's is kept.
+     */
     static final class Owned {
+        private static final VarHandle IN_USE;
+
+        static {
+            try {
+                IN_USE = MethodHandles.lookup().findVarHandle(Owned.class, "inUse", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final MemorySegment segment;
         private final Arena arena = NativeMemory.sharedArena();
         private final WeakReference<Thread> owner = new WeakReference<>(Thread.currentThread());
         volatile boolean inUse;
 
-        Owned(long size) {
+        Owned(long size, boolean perThread) {
             segment = arena.allocate(size, POOL_ALIGNMENT);
-            OWNERS.add(this);
+            if (perThread) {
+                OWNERS.add(this);
+            }
+        }
+
+        /** Takes it if no one uses it: a carrier's may still be leased by a thread that has moved on. */
+        boolean tryUse() {
+            return IN_USE.compareAndSet(this, false, true);
         }
 
         /** Once: a sweep on another thread may come at the same time. */
@@ -97,6 +126,41 @@ final class TempBuffers {
             if (OWNERS.remove(this)) {
                 arena.close();
             }
+        }
+    }
+
+    /**
+     * The carriers' buffers, for virtual threads' larger transfers: a few slots, a carrier's chosen by its
+     * {@code pthread_self()} (which a virtual thread's downcall answers for the carrier it runs on); carriers that
+     * hash alike share one. A virtual thread that parks keeps its lease wherever it resumes, so the next one on the
+     * carrier may find the buffer taken: it then gets memory of its own. At most {@link #SLOTS} buffers are kept,
+     * each grown to the largest transfer it served (up to {@link #CACHED_MAX}).
+     */
+    private static final class Carriers {
+        static final int SLOTS = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                Runtime.getRuntime().availableProcessors());
+        private static final AtomicReferenceArray<Owned> OWNED = new AtomicReferenceArray<>(SLOTS);
+
+        /** A lease of the carrier's buffer, grown to fit; null when another thread holds it. */
+        static Lease lease(long size) {
+            int i = Math.floorMod(Long.hashCode(LibC.threadSelf() * 0x9E3779B97F4A7C15L), SLOTS);
+            Owned own = OWNED.get(i);
+            if (own != null && !own.tryUse()) {
+                return null;
+            }
+            if (own == null || own.segment.byteSize() < size) {
+                Owned grown = new Owned(Long.highestOneBit(size - 1) << 1, false);
+                grown.inUse = true;
+                if (!OWNED.compareAndSet(i, own, grown)) {      // another carrier of this slot made one meanwhile
+                    grown.arena.close();
+                    return null;
+                }
+                if (own != null) {
+                    own.arena.close();                          // leased by this thread alone, and replaced
+                }
+                own = grown;
+            }
+            return new Lease(own.segment.asSlice(0, size), null, own);
         }
     }
 

@@ -61,6 +61,8 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle PREAD = Native.libcWithErrno("pread",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PWRITE = Native.libcWithErrno("pwrite",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2",
@@ -177,6 +179,16 @@ public final class LibC {
         try {
             return Native.result((long) PREADV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
                     offset, flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code pread(fd, buf, buf.byteSize(), offset)}: bytes read (0 at end of file), or {@code -errno}. */
+    public static long pread(int fd, MemorySegment buf, long offset) {
+        MemorySegment state = Native.callState();
+        try {
+            return Native.result((long) PREAD.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -297,30 +297,53 @@ class AsyncFileTest {
     }
 
     /**
-     * A buffered read of cached pages is copied on the caller's thread (RWF_NOWAIT), with no request; when only
-     * part of the range is cached, the rest goes through the ring and the caller still gets all of it.
+     * A platform thread's read is one pread on the calling thread, as the JDK's: no request, cached or not — the
+     * thread blocks either way, and a hand-over to an event loop and back would only add to it.
      */
     @Test
-    void cachedReadsNeedNoRequestAndPartlyCachedOnesAreNotShort() throws Exception {
-        cachedAndPartlyCachedReads("cached");
+    void aPlatformThreadsReadsNeedNoRequestCachedOrNot() throws Exception {
+        cachedAndPartlyCachedReads("cached", false);
     }
 
     /**
-     * The same on a virtual thread, whose page-cache reads are batched through {@link InlineReads} where
-     * system calls are dear ({@link ReadBatching}).
+     * A virtual thread's buffered read of cached pages is copied on its carrier (RWF_NOWAIT, batched through
+     * {@link InlineReads} where system calls are dear: {@link ReadBatching}), with no request; when only part of
+     * the range is cached, the rest goes through the ring and the caller still gets all of it.
      */
     @Test
-    void onAVirtualThreadToo() throws Exception {
+    void aVirtualThreadsCachedReadsNeedNoRequestAndPartlyCachedOnesAreNotShort() throws Exception {
         OnVirtualThread.supply(() -> {
-            cachedAndPartlyCachedReads("cached-virtual");
+            cachedAndPartlyCachedReads("cached-virtual", true);
             return null;
         }).get(60, TimeUnit.SECONDS);
     }
 
     /**
+     * A platform thread's O_DIRECT reads, writes and syncs are made in place too, as the JDK's: no request, the
+     * data as through the ring, and the end of file reads 0.
+     */
+    @Test
+    void aPlatformThreadsDirectIoIsMadeInPlace() throws Exception {
+        Path path = dir.resolve("direct-in-place");
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR | O_CREAT | O_DIRECT, 0644)) {
+            int block = Math.max(4096, f.directAlignment());
+            MemorySegment buf = f.allocateBuffer(arena, 4L * block);
+            buf.copyFrom(MemorySegment.ofArray(pattern(8, 4 * block)));
+            long before = submitted();
+            assertThat(f.write(buf, block)).isEqualTo(4 * block);
+            f.fdatasync();
+            MemorySegment back = f.allocateBuffer(arena, 4L * block);
+            assertThat(f.read(back, block)).isEqualTo(4 * block);
+            assertThat(f.read(back, 5L * block)).as("at the end").isZero();
+            assertThat(submitted()).as("requests for a platform thread's O_DIRECT I/O").isEqualTo(before);
+            assertThat(back.toArray(JAVA_BYTE)).isEqualTo(pattern(8, 4 * block));
+        }
+    }
+
+    /**
      * A platform thread's page-cache writes and syncs are made in place, as the JDK's channel makes them: no
-     * request, the data and the errors as through the ring. A virtual thread's writes land the same (in place with
-     * RWF_NOWAIT where the kernel can, else through the ring), and its syncs go through the ring.
+     * request, the data and the errors as through the ring. A virtual thread's large write lands the same, and
+     * its sync works.
      */
     @Test
     void aPlatformThreadsWritesAndSyncsAreMadeInPlace() throws Exception {
@@ -357,7 +380,71 @@ class AsyncFileTest {
         }
     }
 
-    private void cachedAndPartlyCachedReads(String name) throws Exception {
+    /**
+     * A virtual thread alone in reading a file, cached or O_DIRECT, has no one to batch with: it reads with one
+     * system call of its own, and the runtime makes no carrier rings for it. Its bytes are the file's.
+     */
+    @Test
+    void aLoneVirtualThreadReadsWithoutABatch() throws Exception {
+        Path cached = dir.resolve("alone-cached");
+        byte[] data = pattern(9, 64 * 1024);
+        Files.write(cached, data);
+        Path direct = dir.resolve("alone-direct");
+        try (AsyncFile f = files.open(direct, O_RDWR | O_CREAT, 0644)) {
+            f.allocate(0, 0, data.length);
+        }
+        try (Uring fresh = Uring.builder().loops(1).build()) {
+            long rings = openRings();
+            OnVirtualThread.supply(() -> {
+                UringFiles mine = UringFiles.of(fresh);
+                try (Arena arena = Arena.ofConfined(); AsyncFile c = mine.open(cached, O_RDONLY, 0);
+                     AsyncFile d = mine.open(direct, O_RDONLY | O_DIRECT, 0)) {
+                    MemorySegment buf = d.allocateBuffer(arena, data.length);
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(c.read(buf, 0)).isEqualTo(data.length);
+                        assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+                        assertThat(d.read(buf, 0)).isEqualTo(data.length);
+                        assertThat(buf.toArray(JAVA_BYTE)).containsOnly(0);
+                    }
+                }
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(openRings()).as("io_uring instances after a lone reader's reads").isEqualTo(rings);
+        }
+    }
+
+    /**
+     * A virtual thread's writes into cached pages need no request either: made with RWF_NOWAIT in place, or — where
+     * the file system refuses RWF_NOWAIT writes, as ext4 does — with a plain pwrite in place, as the JDK's; nor do
+     * the syncs of a virtual thread alone in syncing the file.
+     */
+    @Test
+    void aVirtualThreadsPageCacheWritesAndLoneSyncsNeedNoRequest() throws Exception {
+        Path path = dir.resolve("written-virtual");
+        byte[] data = pattern(10, 64 * 1024);
+        Files.write(path, data);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR)) {
+            MemorySegment src = arena.allocate(data.length);
+            src.copyFrom(MemorySegment.ofArray(data));
+            long before = submitted();
+            OnVirtualThread.supply(() -> {
+                for (int i = 0; i < 100; i++) {
+                    assertThat(f.write(src.asSlice(i * 8L, 8), i * 8L)).isEqualTo(8);
+                }
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(submitted()).as("requests for a virtual thread's page-cache writes").isEqualTo(before);
+            OnVirtualThread.supply(() -> {
+                f.fdatasync();
+                f.fsync();
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(submitted()).as("requests for a lone virtual thread's syncs").isEqualTo(before);
+            assertThat(Files.readAllBytes(path)).isEqualTo(data);
+        }
+    }
+
+    private void cachedAndPartlyCachedReads(String name, boolean missesThroughTheRing) throws Exception {
         Path path = dir.resolve(name);
         byte[] data = pattern(7, 512 * 1024);
         Files.write(path, data);
@@ -371,7 +458,7 @@ class AsyncFileTest {
 
             for (long dropFrom : new long[] {data.length / 2, 0}) {
                 assertThat(aReadAfterDroppingGoesThroughTheRing(f, buf, data, dropFrom))
-                        .as("the dropped pages were read through the ring").isTrue();
+                        .as("the dropped pages were read through the ring").isEqualTo(missesThroughTheRing);
             }
         }
     }

@@ -7,6 +7,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
@@ -126,5 +127,18 @@ public final class FsTestKit {
     /** A sized heap copy of a file's content, for comparisons. */
     static byte[] content(Path path) throws IOException {
         return java.nio.file.Files.readAllBytes(path);
+    }
+
+    /** This process's open io_uring fds. */
+    static long openRings() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(f -> {
+                try {
+                    return Files.readSymbolicLink(f).toString().equals("anon_inode:[io_uring]");
+                } catch (IOException gone) {
+                    return false;       // the listing's own fd, closed by now
+                }
+            }).count();
+        }
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.uring4j.fs.FsTestKit.openRings;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -298,19 +299,6 @@ class InlineReadsTest {
             }
         }
         return checked;
-    }
-
-    /** This process's open io_uring fds. */
-    private static long openRings() throws IOException {
-        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.filter(f -> {
-                try {
-                    return Files.readSymbolicLink(f).toString().equals("anon_inode:[io_uring]");
-                } catch (IOException gone) {
-                    return false;       // the listing's own fd, closed by now
-                }
-            }).count();
-        }
     }
 
     @Test

@@ -35,6 +35,8 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-c -N1 -d1 -s1 -c1 Java vs C on one workload",
             "  ./uring4j bench --compare-jdk               uring4j's FileChannel and futures vs the JDK's, d64",
             "  ./uring4j bench --compare-jdk --write       small writes and write+force, platform thread, vs the JDK's",
+            "  ./uring4j bench --compare-jdk --matrix      every cell and bulk row vs the JDK's, and reads vs C (~15 min)",
+            "  ./uring4j bench --compare-jdk --matrix --cells 'VT x64' -r2 --rounds 5   some cells, longer",
             "  ./uring4j bench --compare-portable          the portable engine: links in place vs re-queued, waiters",
             "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
             "  ./uring4j bench --mvstore                   H2's MVStore, commit+sync every 10,000 writes, the same way",
@@ -106,6 +108,12 @@ public final class Bench implements Callable<Integer> {
         }
         if (o.mvstore) {
             return new CompareFlag(o, out, err).run(CompareFlag.App.mvstore(o.mvstoreOps));
+        }
+        if (o.compareJdk && o.matrix) {
+            var parsed = spec.commandLine().getParseResult();
+            o.rounds = parsed.hasMatchedOption("--rounds") ? o.rounds : 3;
+            o.warmup = parsed.hasMatchedOption("--warmup") ? o.warmup : 0.2;
+            return new Matrix(o, out, err).run();
         }
         if (o.compareJdk && o.write) {
             return new SideBySide(o, out, err).run("uring4j (A) vs the JDK (B), small positional writes from a platform"

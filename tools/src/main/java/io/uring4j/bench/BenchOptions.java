@@ -172,6 +172,17 @@ final class BenchOptions {
             + " 8 B, 512 B and 4 KiB writes, and write+force, from a platform thread")
     boolean compareJdk;
 
+    @Option(names = "--matrix", description = "with --compare-jdk: every cell, ours over the JDK's in this JVM —"
+            + " FileChannel from 1, 8, 64 platform or virtual threads, AsynchronousFileChannel 1, 8, 64 in flight,"
+            + " O_DIRECT and cached, 4K and 128K, read, write, write+force — with each read cell over the C ceiling,"
+            + " and the Files bulk rows; -r seconds per side and round (default 1), --rounds (default 3),"
+            + " --warmup (default 0.2)")
+    boolean matrix;
+
+    @Option(names = "--cells", paramLabel = "REGEX",
+            description = "with --matrix: only the cells and rows whose names this finds, e.g. 'FC VT x64 .* read'")
+    String cells;
+
     @Option(names = "--compare-portable", description = "the portable engine's in-place links and single waiter against"
             + " re-queued links and a condition variable, alternately")
     boolean comparePortable;
@@ -266,6 +277,9 @@ final class BenchOptions {
         String bad = "";
         if (compareJdk) {
             return force || platform ? "--compare-jdk takes --write alone: its comparisons choose the rest; " : "";
+        }
+        if (matrix || cells != null) {
+            bad += "--matrix and --cells need --compare-jdk; ";
         }
         if (write && (!channel || nop == 1 || link > 0)) {
             bad += "--write needs a channel API (--api filechannel, jdk-filechannel, async-filechannel, jdk-async); ";

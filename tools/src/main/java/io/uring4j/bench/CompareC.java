@@ -173,7 +173,7 @@ final class CompareC {
     }
 
     /** Compiles into tools/target/bench-c (or a temporary directory), unless the binary is up to date. */
-    private Path build(String compiler, Path source) throws IOException, InterruptedException {
+    Path build(String compiler, Path source) throws IOException, InterruptedException {
         Path target = source.getParent().getParent().getParent().resolve("tools/target");
         Path dir = Files.isDirectory(target) && Files.isWritable(target) ? target.resolve("bench-c")
                 : Files.createTempDirectory("uring4j-bench-c");

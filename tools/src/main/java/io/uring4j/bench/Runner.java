@@ -168,7 +168,7 @@ final class Runner {
     }
 
     /** Total JIT compilation time so far, or -1 where the JVM does not track it (never "still compiling"). */
-    private static long jitMillis() {
+    static long jitMillis() {
         var jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }

@@ -1,0 +1,267 @@
+package io.uring4j.bench;
+
+import io.uring4j.sys.SyscallCost;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * {@code --compare-jdk --matrix}: uring4j's FileChannel against the JDK's cell by cell — platform and virtual
+ * threads × 1, 8 and 64 threads × O_DIRECT and cached × 4 KiB and 128 KiB × reads, writes and writes each followed
+ * by force — then AsynchronousFileChannel against the JDK's in the same shape (1, 8 and 64 in flight), then the
+ * sequential and bulk paths ({@link BulkOps}). Both sides run in this JVM, alternating within each round (who goes
+ * first alternates too), so a cell costs no JVM start and the matrix fits in minutes; each cell's figure is the
+ * median of its per-round ratios. Each read cell is also a fraction of the C ceiling: the C reference as two
+ * processes at depth 32, summed, on the same file and block size ({@link Ceiling}).
+ */
+final class Matrix {
+    private static final long WRITE_FILE = 64L << 20;
+
+    /** One cell: its name, our side and the JDK's, and the least A/B ratio that meets the issue's target. */
+    record Cell(String name, BenchOptions a, BenchOptions b, double target, double ceilingTarget) {
+        boolean reads() {
+            return !a.write;
+        }
+    }
+
+    private final BenchOptions options;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final int seconds;
+    private final Pattern filter;
+
+    Matrix(BenchOptions options, PrintStream out, PrintStream err) {
+        this.options = options;
+        this.out = out;
+        this.err = err;
+        this.seconds = options.runtime != null && options.runtime > 0 ? options.runtime : 1;
+        this.filter = options.cells == null ? null : Pattern.compile(options.cells);
+    }
+
+    /** The FileChannel cells, then the AsynchronousFileChannel ones; {@code slowCalls}: a system call costs ≥ 1 µs. */
+    static List<Cell> cells(boolean slowCalls) {
+        List<Cell> cells = new ArrayList<>();
+        for (String mode : List.of("read", "write", "write+force")) {
+            for (boolean platform : new boolean[]{true, false}) {
+                for (int depth : new int[]{1, 8, 64}) {
+                    for (int direct : new int[]{1, 0}) {
+                        for (int bs : new int[]{4096, 128 << 10}) {
+                            String name = String.format(Locale.ROOT, "FC %s x%d %s %s %s", platform ? "PT" : "VT",
+                                    depth, direct == 1 ? "O_DIRECT" : "cached", bs == 4096 ? "4K" : "128K", mode);
+                            boolean issueCell = !platform && depth == 64 && bs == 4096 && mode.equals("read");
+                            double target = issueCell && slowCalls ? (direct == 1 ? 2.0 : 1.5) : 0.97;
+                            double ceiling = issueCell && direct == 1 ? 0.75 : 0;
+                            cells.add(new Cell(name, side(BenchOptions.Api.filechannel, platform, depth, direct, bs, mode),
+                                    side(BenchOptions.Api.jdk_filechannel, platform, depth, direct, bs, mode), target,
+                                    ceiling));
+                        }
+                    }
+                }
+            }
+        }
+        for (String mode : List.of("read", "write")) {
+            for (int depth : new int[]{1, 8, 64}) {
+                for (int direct : new int[]{1, 0}) {
+                    for (int bs : new int[]{4096, 128 << 10}) {
+                        String name = String.format(Locale.ROOT, "AFC x%d %s %s %s", depth,
+                                direct == 1 ? "O_DIRECT" : "cached", bs == 4096 ? "4K" : "128K", mode);
+                        double ceiling = depth == 64 && direct == 1 && bs == 4096 && mode.equals("read") ? 0.9 : 0;
+                        cells.add(new Cell(name, side(BenchOptions.Api.async_filechannel, false, depth, direct, bs, mode),
+                                side(BenchOptions.Api.jdk_async, false, depth, direct, bs, mode), 0.97, ceiling));
+                    }
+                }
+            }
+        }
+        return cells;
+    }
+
+    private static BenchOptions side(BenchOptions.Api api, boolean platform, int depth, int direct, int bs, String mode) {
+        BenchOptions o = new BenchOptions();
+        o.api = api;
+        o.platform = platform && (api == BenchOptions.Api.filechannel || api == BenchOptions.Api.jdk_filechannel);
+        o.depth = depth;
+        o.direct = direct;
+        o.blockSize = bs;
+        o.write = !mode.equals("read");
+        o.force = mode.equals("write+force");
+        return o;
+    }
+
+    int run() throws IOException, InterruptedException {
+        long syscall = SyscallCost.nanos();
+        List<Cell> cells = cells(syscall >= 1000).stream().filter(c -> selected(c.name())).toList();
+        List<BulkOps.Row> bulk = BulkOps.rows().stream().filter(r -> selected(r.name())).toList();
+        out.printf(Locale.ROOT, "uring4j (A) vs the JDK (B), %d cells and %d bulk rows: %d rounds x %d s per side,"
+                + " alternating in one JVM; a system call costs %d ns here%n", cells.size(), bulk.size(),
+                options.rounds, seconds, syscall);
+        List<String[]> rows = new ArrayList<>();
+        List<String> json = new ArrayList<>();
+        try (TempFile readFile = TempFile.create(options.size, options.writeData, err);
+             TempFile writeFile = TempFile.create(WRITE_FILE, true, err)) {
+            ReadTarget reads = ReadTarget.of(readFile.path());
+            ReadTarget writes = ReadTarget.of(writeFile.path());
+            if (cells.stream().anyMatch(Cell::reads)) {
+                cache(readFile.path(), options.size);
+            }
+            Ceiling ceiling = new Ceiling(options, err, seconds, readFile.path());
+            for (Cell cell : cells) {
+                compare(cell, cell.reads() ? reads : writes, ceiling, rows, json);
+            }
+        }
+        for (BulkOps.Row row : bulk) {
+            compare(row, rows, json);
+        }
+        Suite.progressDone(err);
+        String fmt = "%-34s %11s %11s %6s %11s %6s %6s %6s  %s%n";
+        out.printf(fmt, "cell", "A ops/s", "B ops/s", "A/B", "A/B range", "cpu", "A/C", "B/C", "target");
+        for (String[] r : rows) {
+            out.printf(fmt, (Object[]) r);
+        }
+        out.println("A/B: the median of the per-round ratios. cpu: the median per-round ratio of B's process CPU time"
+                + " per op over A's (above 1: A spends less). A/C, B/C: each side's median over the C ceiling (two C"
+                + " processes at depth 32, summed, same file and block size), read cells only.");
+        if (options.json) {
+            out.println("{\"syscall_ns\":" + syscall + ",\"matrix\":[" + String.join(",", json) + "]}");
+        }
+        out.flush();
+        return 0;
+    }
+
+    private boolean selected(String name) {
+        return filter == null || filter.matcher(name).find();
+    }
+
+    /** Reads the whole file once, so that the cached cells find it in the page cache from their first round. */
+    private static void cache(Path path, long size) throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            for (long at = 0; at < size; at += chunk.capacity()) {
+                ch.read(chunk.clear(), at);
+            }
+        }
+    }
+
+    private void compare(Cell cell, ReadTarget target, Ceiling ceiling, List<String[]> rows, List<String> json)
+            throws IOException, InterruptedException {
+        Sample[][] samples = rounds((side, round) -> measure(side == 0 ? cell.a() : cell.b(), target), cell.name());
+        double c = cell.reads() ? ceiling.iops(cell.a().direct, cell.a().blockSize) : 0;
+        add(cell.name(), samples, c, cell.target(), cell.ceilingTarget(), rows, json);
+    }
+
+    private void compare(BulkOps.Row row, List<String[]> rows, List<String> json)
+            throws IOException, InterruptedException {
+        try (BulkOps bulk = BulkOps.open(row)) {
+            Sample[][] samples = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
+            add(row.name(), samples, 0, 0.97, 0, rows, json);
+        }
+    }
+
+    interface Measure {
+        Sample sample(int side, int round) throws IOException, InterruptedException;
+    }
+
+    /**
+     * One side's run: its ops per second, and the CPU time of the whole process per op (every thread's: the
+     * readers', the event loops', the JIT's and the GC's), which a busy machine's preemptions leave out.
+     */
+    record Sample(double opsPerSecond, double cpuNsPerOp) {
+        private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+        static long processCpuNanos() {
+            return OS.getProcessCpuTime();
+        }
+
+        static Sample of(long ops, long nanos, long cpuNanos) {
+            return new Sample(ops * 1e9 / nanos, ops == 0 ? 0 : (double) cpuNanos / ops);
+        }
+    }
+
+    /** Per side and round: A and B alternately, who goes first alternating by round. */
+    private Sample[][] rounds(Measure measure, String name) throws IOException, InterruptedException {
+        int n = options.rounds;
+        Sample[][] samples = new Sample[2][n];
+        for (int round = 0; round < n; round++) {
+            for (int k = 0; k < 2; k++) {
+                int side = (k + round) % 2;
+                samples[side][round] = measure.sample(side, round);
+            }
+            Suite.progress(err, String.format(Locale.ROOT, "%s, round %d/%d: A/B %.3f", name, round + 1, n,
+                    samples[0][round].opsPerSecond() / samples[1][round].opsPerSecond()));
+        }
+        return samples;
+    }
+
+    /** One side's run: a fresh driver (its own runtime for ours), warmed up, then measured. */
+    private Sample measure(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
+        Counters counters = new Counters();
+        long cpu;
+        try (Driver driver = Driver.create(side, List.of(target))) {
+            warmUp(driver::run);
+            cpu = Sample.processCpuNanos();
+            driver.run(seconds * 1_000_000_000L, counters);
+            cpu = Sample.processCpuNanos() - cpu;
+        }
+        return Sample.of(counters.totalDone, counters.stopNanos - counters.startNanos, cpu);
+    }
+
+    /** One run of a side for {@code nanos}. */
+    interface Run {
+        void run(long nanos, Counters counters) throws IOException, InterruptedException;
+    }
+
+    /**
+     * Short runs of {@code --warmup} seconds until one saw no JIT compilation (at most three: on a busy machine the
+     * compiler threads never rest): the first cell of a kind compiles its paths, the JVM keeps them for the later
+     * rounds and cells, which then warm up in one run.
+     */
+    void warmUp(Run run) throws IOException, InterruptedException {
+        long nanos = (long) (options.warmup * 1e9);
+        for (int i = 0; nanos > 0 && i < 3; i++) {
+            long jit = Runner.jitMillis();
+            run.run(nanos, new Counters());
+            if (Runner.jitMillis() == jit) {
+                return;
+            }
+        }
+    }
+
+    private void add(String name, Sample[][] samples, double ceiling, double target, double ceilingTarget,
+                     List<String[]> rows, List<String> json) {
+        int n = samples[0].length;
+        double[] ratio = new double[n];
+        double[] cpuRatio = new double[n];
+        double[][] ops = new double[2][n];
+        for (int i = 0; i < n; i++) {
+            ops[0][i] = samples[0][i].opsPerSecond();
+            ops[1][i] = samples[1][i].opsPerSecond();
+            ratio[i] = ops[0][i] / ops[1][i];
+            cpuRatio[i] = samples[1][i].cpuNsPerOp() / samples[0][i].cpuNsPerOp();
+        }
+        double med = CompareC.median(ratio);
+        double cpu = CompareC.median(cpuRatio);
+        double a = CompareC.median(ops[0]);
+        double b = CompareC.median(ops[1]);
+        double ac = ceiling > 0 ? a / ceiling : 0;
+        String verdict = ">= " + target + (med >= target ? " met" : " MISSED")
+                + (ceilingTarget > 0 ? ", A/C >= " + ceilingTarget + (ac >= ceilingTarget ? " met" : " MISSED") : "");
+        rows.add(new String[]{name, f(a, 0), f(b, 0), f(med, 2), f(CompareC.min(ratio), 2) + ".."
+                + f(CompareC.max(ratio), 2), f(cpu, 2), ceiling > 0 ? f(ac, 2) : "", ceiling > 0 ? f(b / ceiling, 2) : "",
+                verdict});
+        json.add(String.format(Locale.ROOT, "{\"cell\":\"%s\",\"a_ops\":%.0f,\"b_ops\":%.0f,\"ratio\":%.4f,"
+                + "\"ratios\":%s,\"cpu_ratio\":%.4f,\"c_ceiling\":%.0f,\"target\":%.2f}", name, a, b, med,
+                SideBySide.jsonArray(ratio), cpu, ceiling, target));
+    }
+
+    private static String f(double v, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+}

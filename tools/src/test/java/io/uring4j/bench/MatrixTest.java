@@ -1,0 +1,55 @@
+package io.uring4j.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MatrixTest {
+    @Test
+    void theMatrixHasEveryCellOnceWithTheIssuesTargets() {
+        List<Matrix.Cell> cells = Matrix.cells(true);
+        // FileChannel: 2 thread kinds x 3 counts x 2 caching x 2 sizes x 3 modes; async: 3 x 2 x 2 x 2 modes.
+        assertThat(cells).hasSize(72 + 24);
+        assertThat(cells.stream().map(Matrix.Cell::name).distinct()).hasSize(cells.size());
+        assertThat(cells).filteredOn(c -> c.name().equals("FC VT x64 O_DIRECT 4K read")).singleElement()
+                .satisfies(c -> {
+                    assertThat(c.target()).isEqualTo(2.0);
+                    assertThat(c.ceilingTarget()).isEqualTo(0.75);
+                });
+        assertThat(Matrix.cells(false)).allSatisfy(c -> assertThat(c.target()).isEqualTo(0.97));
+        assertThat(BulkOps.rows()).hasSize(7 * 2 * 2);
+    }
+
+    @Test
+    void matrixOptionsNeedCompareJdk() {
+        BenchRun run = BenchRun.of("--matrix", "-r1");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).contains("--matrix and --cells need --compare-jdk");
+    }
+
+    /** A few cells and every bulk row of one virtual thread: each side measured, each ratio reported. */
+    @Test
+    void selectedCellsAndBulkRowsReportTheirRatios() {
+        BenchRun run = BenchRun.of("--compare-jdk", "--matrix", "--cells",
+                "^(FC PT x1 cached 4K (read|write\\+force)|AFC x8 O_DIRECT 4K read|bulk VT x1 .*)$",
+                "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("3 cells and 7 bulk rows");
+        String json = run.out().lines().filter(l -> l.startsWith("{\"syscall_ns\"")).findFirst().orElseThrow();
+        Matcher m = Pattern.compile("\"cell\":\"([^\"]+)\",\"a_ops\":(\\d+),\"b_ops\":(\\d+)").matcher(json);
+        int rows = 0;
+        while (m.find()) {
+            rows++;
+            assertThat(Long.parseLong(m.group(2))).as(m.group(1)).isPositive();
+            assertThat(Long.parseLong(m.group(3))).as(m.group(1)).isPositive();
+        }
+        assertThat(rows).isEqualTo(10);
+        if (CompareC.findCompiler() != null) {
+            assertThat(json).containsPattern("\"cell\":\"FC PT x1 cached 4K read\"[^}]*\"c_ceiling\":[1-9]");
+        }
+    }
+}
