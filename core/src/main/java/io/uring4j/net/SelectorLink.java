@@ -24,6 +24,8 @@ final class SelectorLink {
 
     final FdGuard guard;
     final Readiness readiness = new Readiness();
+    /** A socket channel's received bytes, when a selector receives for it; null for a listener. */
+    final Inbox inbox;
     private final SelectableChannel channel;
     /** Registrations still holding the fd: counted before the hold is taken, so that a close never misses one. */
     private final AtomicInteger holds = new AtomicInteger();
@@ -33,6 +35,17 @@ final class SelectorLink {
     SelectorLink(SelectableChannel channel, FdGuard guard) {
         this.channel = channel;
         this.guard = guard;
+        this.inbox = channel instanceof SocketChannel ? new Inbox(readiness) : null;
+    }
+
+    /**
+     * Whether {@code key}'s selector may take the channel's input over with a multishot receive: a connected
+     * socket that asks for OP_READ and is registered with this selector only (another's polls would never see
+     * the bytes it took).
+     */
+    boolean receivable(UringSelectionKey key) {
+        return inbox != null && (key.interest() & SelectionKey.OP_READ) != 0 && exclusive()
+                && ((SocketChannel) channel).isConnected();
     }
 
     /** The link of one of our channels, or null for anyone else's. */
