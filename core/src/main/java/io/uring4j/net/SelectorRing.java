@@ -102,6 +102,13 @@ final class SelectorRing implements AutoCloseable {
         sqe().prepRecvMultishot(fd, 0).bufferSelect(BUFFER_GROUP).userData(userData);
     }
 
+    /** Queues a send of {@code bytes} (MSG_NOSIGNAL), which must stay untouched until its CQE. */
+    void send(int fd, MemorySegment bytes, long userData) throws ErrnoException {
+        Sqe sqe = sqe();
+        NetOps.prepSend(sqe, fd, bytes.address(), (int) bytes.byteSize());
+        sqe.userData(userData);
+    }
+
     /** The provided buffers the receives' CQEs name. */
     RecvBuffers buffers() {
         return buffers;

@@ -38,6 +38,8 @@ final class UringSelectionKey extends AbstractSelectionKey {
     long recvUserData;
     /** Selecting thread only: the armed receive's cancel is submitted (deregistered, or the inbox is full). */
     boolean recvCancelling;
+    /** Selecting thread only: the user_data of the channel's sends (0 before the first). */
+    long sendUserData;
     /** Selecting thread only: the selector waits for the receive's end (deregistration, selector close). */
     boolean recvEnding;
     /** Selecting thread only: in the selector's candidate list. */
@@ -66,6 +68,10 @@ final class UringSelectionKey extends AbstractSelectionKey {
 
     @Override
     public Selector selector() {
+        return selector;
+    }
+
+    UringSelector uringSelector() {
         return selector;
     }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -35,12 +36,16 @@ import java.util.function.Consumer;
  * cached readiness meets its interest is selected again by the next select, which then does not wait. The keys
  * that may be ready are kept in a candidate list, so a select costs in proportion to the ready keys.
  *
- * <p>Deregistration (cancelled keys, at the next select; all keys on close) removes the key's poll, and its
- * hold on the channel's fd ends with the poll's final CQE: a closed channel's fd is closed then, never while a
- * request may still name it.
+ * <p>A connected socket's reads and writes skip the system calls: a multishot receive fills its {@link Inbox}
+ * (in place of a POLLIN poll), and writes between selects queue in its {@link Outbox} and go out with the next
+ * enter ({@link SelectorSends}).
+ *
+ * <p>Deregistration (cancelled keys, at the next select; all keys on close) removes the key's poll and cancels
+ * its receive (its queued sends still go out), and its hold on the channel's fd ends with the final CQE of the
+ * last: a closed channel's fd is closed then, never while a request may still name it.
  */
 final class UringSelector extends AbstractSelector {
-    /** Marks a multishot receive's user_data (a poll's has bit 62 clear). */
+    /** Marks a multishot receive's user_data (a poll's has it clear, and {@link SelectorSends#SEND}). */
     private static final long RECV = 1L << 62;
     private static final int SETTLE_ROUNDS = 1000;
     private final SelectorRing ring;
@@ -52,6 +57,9 @@ final class UringSelector extends AbstractSelector {
     private final ConcurrentLinkedQueue<UringSelectionKey> updates = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
     private final SelectorRing.Handler completions = this::completed;
+    /** Held by a select (and the flusher, close): the ring and the fields below are used under it only. */
+    private final ReentrantLock selectLock = new ReentrantLock();
+    private final SelectorSends sends;
 
     // ---- selecting thread only (under the monitor) ----
     private UringSelectionKey[] slots = new UringSelectionKey[64];
@@ -70,6 +78,7 @@ final class UringSelector extends AbstractSelector {
     UringSelector(SelectorProvider provider) throws IOException {
         super(provider);
         this.ring = new SelectorRing();
+        this.sends = new SelectorSends(this, ring);
     }
 
     @Override
@@ -151,7 +160,16 @@ final class UringSelector extends AbstractSelector {
     }
 
     /** One selection: {@code timeoutMillis} 0 for selectNow, negative for no limit. */
-    private synchronized int doSelect(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
+    private int doSelect(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
+        selectLock.lock();
+        try {
+            return selectLocked(action, timeoutMillis);
+        } finally {
+            selectLock.unlock();
+        }
+    }
+
+    private int selectLocked(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
         ensureOpen();
         long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
         int selected;
@@ -166,7 +184,7 @@ final class UringSelector extends AbstractSelector {
                 if (ready || wakeupPending.get() || Thread.currentThread().isInterrupted()) {
                     wait = 0;
                 }
-                ring.enter(wait);
+                sends.enter(wait);
                 ring.reap(completions);
                 woken = wakeupPending.get();
                 deregisterCancelled();
@@ -188,6 +206,15 @@ final class UringSelector extends AbstractSelector {
             ring.drainSignal();
         }
         return selected;
+    }
+
+    /** For the {@link SendFlusher}: true once nothing is left to flush (see {@link SelectorSends#flushIfStale}). */
+    boolean flushIfStale() {
+        return sends.flushIfStale(selectLock, completions);
+    }
+
+    SelectorSends sends() {
+        return sends;
     }
 
     /** Selecting thread: whether a candidate is ready for its interest set now; drops those that are not. */
@@ -249,6 +276,16 @@ final class UringSelector extends AbstractSelector {
         UringSelectionKey key = slots[(int) userData];
         if ((userData & RECV) != 0) {
             received(key, cqe);
+            return;
+        }
+        if ((userData & SelectorSends.SEND) != 0) {
+            if (sends.sent(key, cqe.res())) {
+                if (!key.dead) {
+                    candidate(key);
+                } else if (key.pollsInFlight == 0) {
+                    release(key);
+                }
+            }
             return;
         }
         int res = cqe.res() > 0 && userData == key.armedUserData ? key.fresh(cqe.res(), index) : 0;
@@ -357,6 +394,7 @@ final class UringSelector extends AbstractSelector {
                 key.recvUserData = userData;
                 key.pollsInFlight++;
                 receives++;
+                key.link.outbox.attach(key);
             }
             if (key.recvUserData != 0 && !key.recvCancelling && key.link.inbox.available() >= Inbox.HIGH_WATER) {
                 ring.cancel(key.recvUserData);      // paused: the reads arm it again (resumeReceive)
@@ -435,6 +473,9 @@ final class UringSelector extends AbstractSelector {
         if (removePoll && key.recvUserData != 0) {
             endReceive(key);
         }
+        if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle()) {
+            sends.flush();          // bytes queued before a close still go out; the fd is held until they have
+        }
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {
             release(key);
@@ -489,9 +530,14 @@ final class UringSelector extends AbstractSelector {
     @Override
     protected void implCloseSelector() throws IOException {
         wakeup();
-        synchronized (this) {
+        selectLock.lock();
+        try {
+            sends.end(slots, completions);
             endReceives();
             ring.close(receives == 0);
+            if (sends.inFlight() == 0) {
+                sends.freeChunks();
+            }
             for (SelectionKey k : keys.toArray(new SelectionKey[0])) {
                 k.cancel();
             }
@@ -504,6 +550,8 @@ final class UringSelector extends AbstractSelector {
             }
             updates.clear();
             candidates.clear();
+        } finally {
+            selectLock.unlock();
         }
     }
 

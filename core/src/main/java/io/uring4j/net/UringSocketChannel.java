@@ -419,6 +419,17 @@ public final class UringSocketChannel extends SocketChannel {
             interruptCheck();
             return 0;
         }
+        if (isBlocking()) {
+            link.outbox.awaitDrained();         // what a selector still sends for the channel goes first
+        } else {
+            int queued = link.outbox.offer(src);
+            if (queued != Outbox.DIRECT) {
+                if (queued < 0) {
+                    throw NetErrors.transfer("send", new ErrnoException("send", queued));
+                }
+                return queued;
+            }
+        }
         while (src.hasRemaining()) {
             MemorySegment from = src.isDirect() ? MemorySegment.ofBuffer(src) : staging.forWrite(src);
             int n;
@@ -534,6 +545,7 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         ensureConnected();
+        link.outbox.awaitDrained();             // the queued bytes go before the FIN, as a socket buffer's do
         halfClose.shutdownOutput(fd, guard, loop);
         return this;
     }

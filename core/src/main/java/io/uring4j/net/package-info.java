@@ -101,7 +101,17 @@
  *       then (a cancelled key's receive ends at its selector's next select, which a blocking read wakes and
  *       waits for; deregistration waits for the cancel's CQE), and the selector's close ends every receive
  *       before it frees the buffers.</li>
- *   <li>Next: writes queued and sent with the next enter.</li>
+ *   <li>Writes without system calls: a receiving channel's non-blocking write made while its selector is not
+ *       waiting in the kernel (an event loop's writes, between its selects) copies into the channel's
+ *       {@code Outbox} (one 16 KiB native chunk, lent by the selector while bytes are queued) and returns; the
+ *       next select's enter submits one SEND for it, with at most one in flight per channel. A write made while
+ *       the selector waits, or a large one into an empty outbox, is a send system call as before, so no write
+ *       waits for a select. A full outbox takes nothing (write returns 0) until its SEND completes, which makes
+ *       it writable again. A failed SEND is an IOException for every later write of that channel. A close sends
+ *       what was queued before it, then shuts the output down; the key holds the fd until the last SEND has
+ *       completed. A blocking write or shutdownOutput waits for the queue to drain. If nobody selects (code
+ *       that writes and then waits for something else), the {@code SendFlusher} thread submits a selector's
+ *       queued sends after a millisecond; it sleeps while nothing is queued.</li>
  * </ul>
  * Datagram channels and pipes are not offered yet (UnsupportedOperationException, by name).
  *

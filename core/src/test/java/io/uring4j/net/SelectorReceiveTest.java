@@ -214,6 +214,9 @@ class SelectorReceiveTest {
         selector.selectNow();                               // arms the first receive
         writeAll(warm[0], new byte[] {1});
         readFully(selector, warm[1], ByteBuffer.allocate(1));
+        writeAll(warm[1], new byte[] {2});                  // and the outboxes' chunks
+        selector.selectNow();
+        assertThat(warm[0].read(ByteBuffer.allocate(1))).isEqualTo(1);
         long fds = SelectorContract.openFds();
         long memory = NativeMemory.inUse();
         ByteBuffer one = ByteBuffer.allocate(1);
@@ -227,6 +230,10 @@ class SelectorReceiveTest {
                     writeAll(c, new byte[] {(byte) i});
                     readFully(selector, s, one.clear());
                     assertThat(one.get(0)).isEqualTo((byte) i);
+                    writeAll(s, new byte[] {(byte) ~i});     // queued: sent by the select below
+                    selector.selectNow();
+                    assertThat(c.read(one.clear())).isEqualTo(1);
+                    assertThat(one.get(0)).isEqualTo((byte) ~i);
                 }
             }
             if (i % 100 == 0) {
