@@ -9,12 +9,14 @@ import java.util.concurrent.locks.LockSupport;
  * The backstop of queued sends: a selector's queued sends go out with its next select, which an event loop makes
  * at once, but code that writes and then waits for something else (a reply on another socket, a blocking write
  * after cancelling the key) would wait for ever. One daemon thread looks, every millisecond while any selector
- * has sends queued, for selectors that have not selected since, and submits (and reaps) for them. It sleeps
- * without a timeout while nothing is queued, so an idle process pays nothing; under load it costs one wake-up a
- * millisecond, not one a write.
+ * has queued sends, for selectors that have not selected since, and submits (and reaps) for them. A selector
+ * stays on its list until it has had nothing queued for {@link #LINGER} looks, so that under load the writes
+ * find it there and never wake the thread; with nothing queued anywhere it sleeps without a timeout, and an
+ * idle process pays nothing.
  */
 final class SendFlusher {
     private static final long PERIOD = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int LINGER = 1000;
     private static final Set<UringSelector> PENDING = ConcurrentHashMap.newKeySet();
     private static volatile boolean sleeping;
     private static final Thread THREAD = Thread.ofPlatform().daemon().name("uring4j-send-flusher")
@@ -35,6 +37,7 @@ final class SendFlusher {
     }
 
     private static void run() {
+        int idleLooks = 0;
         while (true) {
             if (PENDING.isEmpty()) {
                 sleeping = true;
@@ -42,9 +45,11 @@ final class SendFlusher {
                     LockSupport.park();
                 }
                 sleeping = false;
+                idleLooks = 0;
                 continue;
             }
             LockSupport.parkNanos(PERIOD);
+            boolean busy = false;
             for (UringSelector selector : PENDING) {
                 boolean done;
                 try {
@@ -52,12 +57,20 @@ final class SendFlusher {
                 } catch (RuntimeException e) {
                     done = true;                        // closed meanwhile: nothing left to flush
                 }
-                if (done) {
+                if (!selector.isOpen()) {
+                    PENDING.remove(selector);
+                }
+                busy |= !done;
+            }
+            idleLooks = busy ? 0 : idleLooks + 1;
+            if (idleLooks >= LINGER) {
+                for (UringSelector selector : PENDING) {
                     PENDING.remove(selector);
                     if (selector.sends().wanted()) {
                         PENDING.add(selector);          // queued between the look and the removal
                     }
                 }
+                idleLooks = 0;
             }
         }
     }

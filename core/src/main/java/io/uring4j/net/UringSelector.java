@@ -566,7 +566,7 @@ final class UringSelector extends AbstractSelector {
     }
 
     /**
-     * Closing thread, under the monitor: cancels every receive and waits for their ends, so that no receive can
+     * Closing thread, under the select lock: cancels every receive and waits for their ends, so that no receive can
      * write into the buffers when they are freed, and tells the inboxes that their receives are over.
      */
     private void endReceives() {
