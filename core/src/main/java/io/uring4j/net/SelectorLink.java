@@ -24,15 +24,33 @@ final class SelectorLink {
 
     final FdGuard guard;
     final Readiness readiness = new Readiness();
+    /** A socket channel's received bytes, when a selector receives for it; null for a listener. */
+    final Inbox inbox;
+    /** A socket channel's queued sends, when a selector sends for it; null for a listener. */
+    final Outbox outbox;
     private final SelectableChannel channel;
     /** Registrations still holding the fd: counted before the hold is taken, so that a close never misses one. */
     private final AtomicInteger holds = new AtomicInteger();
     private volatile UringSelectionKey primary;
     private volatile int connectFailure;
+    /** Closed with bytes queued: the peer is told (SHUT_WR) once they have gone. */
+    private volatile boolean shutdownOnDrain;
 
     SelectorLink(SelectableChannel channel, FdGuard guard) {
         this.channel = channel;
         this.guard = guard;
+        this.inbox = channel instanceof SocketChannel ? new Inbox(readiness) : null;
+        this.outbox = channel instanceof SocketChannel ? new Outbox(readiness) : null;
+    }
+
+    /**
+     * Whether {@code key}'s selector may take the channel's input over with a multishot receive: a connected
+     * socket that asks for OP_READ and is registered with this selector only (another's polls would never see
+     * the bytes it took).
+     */
+    boolean receivable(UringSelectionKey key) {
+        return inbox != null && (key.interest() & SelectionKey.OP_READ) != 0 && exclusive()
+                && ((SocketChannel) channel).isConnected();
     }
 
     /** The link of one of our channels, or null for anyone else's. */
@@ -95,11 +113,21 @@ final class SelectorLink {
      */
     void close(EventLoop loop, boolean connectedTcp) throws IOException {
         if (connectedTcp && held()) {
-            shutdownOutput();
+            shutdownOnDrain = true;
+            if (outbox.idle()) {
+                shutdownOutput();   // else once the queued bytes have gone (drained)
+            }
         }
         CompletableFuture<Void> closed = guard.close();
         if (!held()) {
             ChannelSockets.await(closed, loop);
+        }
+    }
+
+    /** Selecting thread: the outbox has sent its last byte. */
+    void drained() {
+        if (shutdownOnDrain) {
+            shutdownOutput();
         }
     }
 

@@ -36,8 +36,13 @@ final class SelectorRing implements AutoCloseable {
     private static final int ENTRIES = 256;
     /** Room for a burst of readiness over many keys; a multishot poll whose CQE finds no room ends (and is re-armed). */
     private static final int CQ_ENTRIES = 8192;
+    /** The receives' provided buffers: allocated with the first receive, shared by every channel of the selector. */
+    private static final int BUFFERS = 1024;
+    private static final int BUFFER_SIZE = 4096;
+    private static final int BUFFER_GROUP = 0;
 
     private final IoUring ring;
+    private RecvBuffers buffers;
     private final int eventFd;
     private final Arena arena = NativeMemory.sharedArena();
     /** The 8-byte counter written by {@link #signal()} (always 1: only read, so threads may share it). */
@@ -87,6 +92,31 @@ final class SelectorRing implements AutoCloseable {
     /** Queues a multishot poll of {@code fd} for {@code events}. */
     void pollAdd(int fd, int events, long userData) throws ErrnoException {
         sqe().prepPollMultishot(fd, events).userData(userData);
+    }
+
+    /** Queues a multishot receive from {@code fd} into the selector's provided buffers. */
+    void recv(int fd, long userData) throws ErrnoException {
+        if (buffers == null) {
+            buffers = new RecvBuffers(ring, BUFFER_GROUP, BUFFERS, BUFFER_SIZE);
+        }
+        sqe().prepRecvMultishot(fd, 0).bufferSelect(BUFFER_GROUP).userData(userData);
+    }
+
+    /** Queues a send of {@code bytes} (MSG_NOSIGNAL), which must stay untouched until its CQE. */
+    void send(int fd, MemorySegment bytes, long userData) throws ErrnoException {
+        Sqe sqe = sqe();
+        NetOps.prepSend(sqe, fd, bytes.address(), (int) bytes.byteSize());
+        sqe.userData(userData);
+    }
+
+    /** The provided buffers the receives' CQEs name. */
+    RecvBuffers buffers() {
+        return buffers;
+    }
+
+    /** Queues the cancel of the request {@code userData} (its own final CQE says when it has ended). */
+    void cancel(long userData) throws ErrnoException {
+        sqe().prepCancel(userData, 0).userData(REMOVAL);
     }
 
     /** Queues the removal of the poll {@code userData}. */
@@ -209,7 +239,19 @@ final class SelectorRing implements AutoCloseable {
     /**
      * Closes the ring — the kernel ends every poll on it, dropping its references to the files — and then the
      * eventfd. Nothing queued is submitted any more, so no fd number named by a request can be reused under it.
+     * The receive buffers are freed only if {@code receivesEnded}: else a receive the kernel has yet to tear
+     * down could still write into them, and they are left to the process.
      */
+    void close(boolean receivesEnded) {
+        try {
+            if (buffers != null && receivesEnded) {
+                buffers.close();
+            }
+        } finally {
+            close();
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -30,6 +30,18 @@ final class UringSelectionKey extends AbstractSelectionKey {
     int pollsInFlight;
     /** Selecting thread only: deregistered; its slot and fd hold go once {@link #pollsInFlight} is 0. */
     boolean dead;
+    /**
+     * Selecting thread only: the channel's reads come from its {@link Inbox}, filled by a multishot receive
+     * (armed while {@link #recvUserData} is not 0), not from polls for POLLIN.
+     */
+    boolean receiving;
+    long recvUserData;
+    /** Selecting thread only: the armed receive's cancel is submitted (deregistered, or the inbox is full). */
+    boolean recvCancelling;
+    /** Selecting thread only: the user_data of the channel's sends (0 before the first). */
+    long sendUserData;
+    /** Selecting thread only: the selector waits for the receive's end (deregistration, selector close). */
+    boolean recvEnding;
     /** Selecting thread only: in the selector's candidate list. */
     boolean candidate;
     /** Waiting in the selector's update queue (any thread sets it, the selecting thread clears it). */
@@ -56,6 +68,10 @@ final class UringSelectionKey extends AbstractSelectionKey {
 
     @Override
     public Selector selector() {
+        return selector;
+    }
+
+    UringSelector uringSelector() {
         return selector;
     }
 
@@ -95,6 +111,11 @@ final class UringSelectionKey extends AbstractSelectionKey {
 
     void ready(int ops) {
         readyOps = ops;
+    }
+
+    /** The inbox has been drained below half its bound after a pause: arm the receive again (any thread). */
+    void resumeReceive() {
+        selector.resumeReceive(this);
     }
 
     /** The selector's CQE position now, to pass to {@link #stale} if the call about to be made finds nothing. */

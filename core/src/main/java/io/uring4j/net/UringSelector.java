@@ -2,6 +2,8 @@ package io.uring4j.net;
 
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
 import java.nio.channels.ClosedSelectorException;
@@ -21,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -33,11 +36,18 @@ import java.util.function.Consumer;
  * cached readiness meets its interest is selected again by the next select, which then does not wait. The keys
  * that may be ready are kept in a candidate list, so a select costs in proportion to the ready keys.
  *
- * <p>Deregistration (cancelled keys, at the next select; all keys on close) removes the key's poll, and its
- * hold on the channel's fd ends with the poll's final CQE: a closed channel's fd is closed then, never while a
- * request may still name it.
+ * <p>A connected socket's reads and writes skip the system calls: a multishot receive fills its {@link Inbox}
+ * (in place of a POLLIN poll), and writes between selects queue in its {@link Outbox} and go out with the next
+ * enter ({@link SelectorSends}).
+ *
+ * <p>Deregistration (cancelled keys, at the next select; all keys on close) removes the key's poll and cancels
+ * its receive (its queued sends still go out), and its hold on the channel's fd ends with the final CQE of the
+ * last: a closed channel's fd is closed then, never while a request may still name it.
  */
 final class UringSelector extends AbstractSelector {
+    /** Marks a multishot receive's user_data (a poll's has it clear, and {@link SelectorSends#SEND}). */
+    private static final long RECV = 1L << 62;
+    private static final int SETTLE_ROUNDS = 1000;
     private final SelectorRing ring;
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
@@ -47,6 +57,9 @@ final class UringSelector extends AbstractSelector {
     private final ConcurrentLinkedQueue<UringSelectionKey> updates = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
     private final SelectorRing.Handler completions = this::completed;
+    /** Held by a select (and the flusher, close): the ring and the fields below are used under it only. */
+    private final ReentrantLock selectLock = new ReentrantLock();
+    private final SelectorSends sends;
 
     // ---- selecting thread only (under the monitor) ----
     private UringSelectionKey[] slots = new UringSelectionKey[64];
@@ -54,12 +67,18 @@ final class UringSelector extends AbstractSelector {
     private int freeCount;
     private int slotsUsed;
     private int arms;
+    /** Multishot receives armed whose final CQE has not been seen, and how many of them are being cancelled. */
+    private int receives;
+    private int receivesEnding;
+    /** Receives ended by ENOBUFS (the provided buffers ran out within one reap) and armed again; for the tests. */
+    volatile int enobufs;
     /** Keys whose cached readiness may meet their interest set. */
     private final List<UringSelectionKey> candidates = new ArrayList<>();
 
     UringSelector(SelectorProvider provider) throws IOException {
         super(provider);
         this.ring = new SelectorRing();
+        this.sends = new SelectorSends(this, ring);
     }
 
     @Override
@@ -98,9 +117,7 @@ final class UringSelector extends AbstractSelector {
 
     /** Queues {@code key}'s interest change for the next select. */
     void interestChanged(UringSelectionKey key) {
-        if (key.queued.compareAndSet(false, true)) {
-            updates.add(key);
-        }
+        queueUpdate(key);
         if (!isOpen()) {
             throw new ClosedSelectorException();
         }
@@ -143,7 +160,16 @@ final class UringSelector extends AbstractSelector {
     }
 
     /** One selection: {@code timeoutMillis} 0 for selectNow, negative for no limit. */
-    private synchronized int doSelect(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
+    private int doSelect(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
+        selectLock.lock();
+        try {
+            return selectLocked(action, timeoutMillis);
+        } finally {
+            selectLock.unlock();
+        }
+    }
+
+    private int selectLocked(Consumer<SelectionKey> action, long timeoutMillis) throws IOException {
         ensureOpen();
         long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
         int selected;
@@ -158,7 +184,7 @@ final class UringSelector extends AbstractSelector {
                 if (ready || wakeupPending.get() || Thread.currentThread().isInterrupted()) {
                     wait = 0;
                 }
-                ring.enter(wait);
+                sends.enter(wait);
                 ring.reap(completions);
                 woken = wakeupPending.get();
                 deregisterCancelled();
@@ -180,6 +206,15 @@ final class UringSelector extends AbstractSelector {
             ring.drainSignal();
         }
         return selected;
+    }
+
+    /** For the {@link SendFlusher}: true once nothing is left to flush (see {@link SelectorSends#flushIfStale}). */
+    boolean flushIfStale() {
+        return sends.flushIfStale(selectLock, completions);
+    }
+
+    SelectorSends sends() {
+        return sends;
     }
 
     /** Selecting thread: whether a candidate is ready for its interest set now; drops those that are not. */
@@ -232,13 +267,27 @@ final class UringSelector extends AbstractSelector {
         return count;
     }
 
-    /** Selecting thread: the CQE at {@code index} of a key's poll. */
+    /** Selecting thread: the CQE at {@code index} of a key's poll or receive. */
     private void completed(Cqe cqe, long index) {
         long userData = cqe.userData();
         if (userData == SelectorRing.REMOVAL) {
             return;
         }
         UringSelectionKey key = slots[(int) userData];
+        if ((userData & RECV) != 0) {
+            received(key, cqe);
+            return;
+        }
+        if ((userData & SelectorSends.SEND) != 0) {
+            if (sends.sent(key, cqe.res())) {
+                if (!key.dead) {
+                    candidate(key);
+                } else if (key.pollsInFlight == 0) {
+                    release(key);
+                }
+            }
+            return;
+        }
         int res = cqe.res() > 0 && userData == key.armedUserData ? key.fresh(cqe.res(), index) : 0;
         if (res != 0 && !key.dead) {
             key.link.readiness.report(res);
@@ -250,12 +299,73 @@ final class UringSelector extends AbstractSelector {
                 key.armedUserData = 0;
                 key.armedEvents = 0;
                 if (!key.dead) {
-                    interestChanged(key);
+                    queueUpdate(key);
                 }
             }
             if (key.dead && key.pollsInFlight == 0) {
                 release(key);
             }
+        }
+    }
+
+    /**
+     * Selecting thread: a CQE of a key's multishot receive. The bytes go to the channel's inbox and the buffer
+     * back to the ring at once; a full inbox cancels the receive (armed again when the reads have drained it);
+     * one that ended by itself (ENOBUFS, a final data CQE) is armed again by the next enter; end of stream and
+     * errors stay in the inbox for the reads.
+     */
+    private void received(UringSelectionKey key, Cqe cqe) {
+        Inbox inbox = key.link.inbox;
+        int res = cqe.res();
+        if (res > 0 && cqe.hasBuffer()) {
+            int bid = cqe.bufferId();
+            boolean full;
+            try {
+                full = inbox.append(ring.buffers().buffer(bid), res);
+            } finally {
+                ring.buffers().recycle(bid);
+            }
+            if (full && cqe.hasMore() && !key.recvCancelling) {
+                queueUpdate(key);                       // whose update cancels the receive
+            }
+        }
+        if (!cqe.hasMore()) {
+            if (key.recvEnding) {
+                key.recvEnding = false;
+                receivesEnding--;
+            }
+            receives--;
+            key.pollsInFlight--;
+            key.recvUserData = 0;
+            key.recvCancelling = false;
+            if (res == -Errno.ENOBUFS) {
+                enobufs++;
+            }
+            boolean again = res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED;
+            inbox.ended(res, again);
+            if (!key.dead && again) {
+                queueUpdate(key);
+            }
+            if (key.dead && key.pollsInFlight == 0) {
+                release(key);
+            }
+        }
+        if (!key.dead) {
+            candidate(key);
+        }
+    }
+
+    /** The inbox of {@code key}'s channel was drained after a pause (any thread): arm its receive again. */
+    void resumeReceive(UringSelectionKey key) {
+        if (isOpen()) {
+            queueUpdate(key);
+            wakeup();
+        }
+    }
+
+    private void queueUpdate(UringSelectionKey key) {
+        if (key.queued.compareAndSet(false, true)) {
+            updates.add(key);
         }
     }
 
@@ -277,7 +387,21 @@ final class UringSelector extends AbstractSelector {
             if (key.slot < 0) {
                 key.slot = allocateSlot(key);
             }
-            int events = SelectorLink.pollEvents(key.interest());
+            key.receiving |= key.link.receivable(key);
+            if (key.receiving && key.recvUserData == 0 && key.link.inbox.arm(key)) {
+                long userData = RECV | nextArm() | key.slot;
+                ring.recv(key.link.guard.fd(), userData);
+                key.recvUserData = userData;
+                key.pollsInFlight++;
+                receives++;
+                key.link.outbox.attach(key);
+            }
+            if (key.recvUserData != 0 && !key.recvCancelling && key.link.inbox.available() >= Inbox.HIGH_WATER) {
+                ring.cancel(key.recvUserData);      // paused: the reads arm it again (resumeReceive)
+                key.recvCancelling = true;
+            }
+            // A receiving channel's POLLIN is its inbox's: no poll asks the socket.
+            int events = SelectorLink.pollEvents(key.interest()) & (key.receiving ? ~OpFlags.Poll.POLLIN : -1);
             if (events != key.armedEvents) {
                 if (key.armedUserData != 0) {
                     ring.pollRemove(key.armedUserData);
@@ -290,7 +414,7 @@ final class UringSelector extends AbstractSelector {
                         // in blocking mode meanwhile, say), and only this poll's reports count from here on.
                         key.link.readiness.forget(events | OpFlags.Poll.POLLERR | OpFlags.Poll.POLLHUP);
                     }
-                    long userData = ((long) ++arms << 32) | key.slot;
+                    long userData = nextArm() | key.slot;
                     ring.pollAdd(key.link.guard.fd(), events, userData);
                     key.armedUserData = userData;
                     key.pollsInFlight++;
@@ -300,7 +424,15 @@ final class UringSelector extends AbstractSelector {
         }
     }
 
-    /** Selecting thread: deregisters the cancelled keys, as AbstractSelector's contract asks of every select. */
+    /** The high half of a request's user_data: a new arm number each time (bit 62 is {@link #RECV}'s). */
+    private long nextArm() {
+        return (long) (++arms & 0x3fff_ffff) << 32;
+    }
+
+    /**
+     * Selecting thread: deregisters the cancelled keys, as AbstractSelector's contract asks of every select. A
+     * channel's receive has ended when this returns: its reads (in blocking mode, say) may ask the socket again.
+     */
     private void deregisterCancelled() throws IOException {
         Set<SelectionKey> cancelled = cancelledKeys();
         synchronized (cancelled) {
@@ -312,6 +444,18 @@ final class UringSelector extends AbstractSelector {
                 deregister(key, true);
             }
             cancelled.clear();
+        }
+        settleReceives();
+    }
+
+    /**
+     * Selecting thread: waits for the cancelled receives' final CQEs (a cancel ends a receive at once; the wait
+     * is bounded all the same, so a kernel that takes longer costs a spurious "nothing to read", not a hang).
+     */
+    private void settleReceives() throws ErrnoException {
+        for (int i = 0; receivesEnding > 0 && i < SETTLE_ROUNDS; i++) {
+            ring.enter(i == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1));
+            ring.reap(completions);
         }
     }
 
@@ -325,6 +469,12 @@ final class UringSelector extends AbstractSelector {
         deregister(key);            // the channel forgets the key: isRegistered() turns false once none is left
         if (removePoll && key.armedUserData != 0) {
             ring.pollRemove(key.armedUserData);
+        }
+        if (removePoll && key.recvUserData != 0) {
+            endReceive(key);
+        }
+        if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle()) {
+            sends.flush();          // bytes queued before a close still go out; the fd is held until they have
         }
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {
@@ -380,8 +530,14 @@ final class UringSelector extends AbstractSelector {
     @Override
     protected void implCloseSelector() throws IOException {
         wakeup();
-        synchronized (this) {
-            ring.close();
+        selectLock.lock();
+        try {
+            sends.end(slots, completions);
+            endReceives();
+            ring.close(receives == 0);
+            if (sends.inFlight() == 0) {
+                sends.freeChunks();
+            }
             for (SelectionKey k : keys.toArray(new SelectionKey[0])) {
                 k.cancel();
             }
@@ -394,6 +550,42 @@ final class UringSelector extends AbstractSelector {
             }
             updates.clear();
             candidates.clear();
+        } finally {
+            selectLock.unlock();
+        }
+    }
+
+    /** Cancels {@code key}'s receive (unless its cancel is on its way) and counts it for {@link #settleReceives}. */
+    private void endReceive(UringSelectionKey key) throws ErrnoException {
+        if (!key.recvCancelling) {
+            ring.cancel(key.recvUserData);
+            key.recvCancelling = true;
+        }
+        key.recvEnding = true;
+        receivesEnding++;
+    }
+
+    /**
+     * Closing thread, under the select lock: cancels every receive and waits for their ends, so that no receive can
+     * write into the buffers when they are freed, and tells the inboxes that their receives are over.
+     */
+    private void endReceives() {
+        if (receives > 0) {
+            try {
+                for (UringSelectionKey key : slots) {
+                    if (key != null && key.recvUserData != 0 && !key.recvEnding) {
+                        endReceive(key);
+                    }
+                }
+                settleReceives();
+            } catch (ErrnoException | RuntimeException e) {
+                // the ring is unusable: the buffers are left to the process (see SelectorRing#close)
+            }
+        }
+        for (UringSelectionKey key : slots) {
+            if (key != null && key.recvUserData != 0) {
+                key.link.inbox.ended(-Errno.ECANCELED, true);
+            }
         }
     }
 

@@ -225,6 +225,37 @@ public final class UringSocketChannel extends SocketChannel {
             if (connectionReset || halfClose.inputShut() || dst.isReadOnly() || wanted == 0) {
                 return readNothing(dst.isReadOnly());
             }
+            if (isBlocking()) {
+                link.inbox.awaitDelivery();
+                int got = fromInbox(link.inbox.take(dst));
+                if (got != Inbox.ASK_SOCKET) {
+                    return got;
+                }
+                return readSocket(dst, wanted);
+            }
+            synchronized (link.inbox) {         // a receive armed meanwhile would take bytes out of order
+                int got = fromInbox(link.inbox.take(dst));
+                return got != Inbox.ASK_SOCKET ? got : readSocket(dst, wanted);
+            }
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * What the inbox answered, as a read's result: bytes (0: nothing yet), -1 at end of stream, a failure
+     * thrown, or {@link Inbox#ASK_SOCKET}.
+     */
+    private int fromInbox(long got) throws IOException {
+        if (got >= Inbox.EOF || got == Inbox.ASK_SOCKET) {
+            return (int) got;
+        }
+        throw failure("recv", new ErrnoException("recv", (int) got));
+    }
+
+    /** One read from the socket itself (no receive is armed, and the inbox is empty). */
+    private int readSocket(ByteBuffer dst, int wanted) throws IOException {
+        {
             MemorySegment target = dst.isDirect() ? MemorySegment.ofBuffer(dst) : staging.forRead(wanted);
             int n = receive(target);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
@@ -239,8 +270,6 @@ public final class UringSocketChannel extends SocketChannel {
                 dst.put(target.asSlice(0, n).asByteBuffer());
             }
             return n;
-        } finally {
-            readLock.unlock();
         }
     }
 
@@ -270,6 +299,22 @@ public final class UringSocketChannel extends SocketChannel {
             if (only != null) {
                 return read(only);
             }
+            if (isBlocking()) {
+                link.inbox.awaitDelivery();
+                int got = fromInbox(link.inbox.take(dsts, offset, length));
+                return got != Inbox.ASK_SOCKET ? got : readSocket(dsts, offset, length, room);
+            }
+            synchronized (link.inbox) {
+                int got = fromInbox(link.inbox.take(dsts, offset, length));
+                return got != Inbox.ASK_SOCKET ? got : readSocket(dsts, offset, length, room);
+            }
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    private long readSocket(ByteBuffer[] dsts, int offset, int length, long room) throws IOException {
+        {
             MemorySegment target = staging.forRead(room);
             int n = receive(target);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
@@ -280,8 +325,6 @@ public final class UringSocketChannel extends SocketChannel {
             }
             HeapStaging.scatter(target, n, dsts, offset);
             return n;
-        } finally {
-            readLock.unlock();
         }
     }
 
@@ -375,6 +418,17 @@ public final class UringSocketChannel extends SocketChannel {
         if (total == 0) {
             interruptCheck();
             return 0;
+        }
+        if (isBlocking()) {
+            link.outbox.awaitDrained();         // what a selector still sends for the channel goes first
+        } else {
+            int queued = link.outbox.offer(src);
+            if (queued != Outbox.DIRECT) {
+                if (queued < 0) {
+                    throw NetErrors.transfer("send", new ErrnoException("send", queued));
+                }
+                return queued;
+            }
         }
         while (src.hasRemaining()) {
             MemorySegment from = src.isDirect() ? MemorySegment.ofBuffer(src) : staging.forWrite(src);
@@ -491,6 +545,7 @@ public final class UringSocketChannel extends SocketChannel {
     @Override
     public SocketChannel shutdownOutput() throws IOException {
         ensureConnected();
+        link.outbox.awaitDrained();             // the queued bytes go before the FIN, as a socket buffer's do
         halfClose.shutdownOutput(fd, guard, loop);
         return this;
     }

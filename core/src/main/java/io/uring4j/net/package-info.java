@@ -60,7 +60,8 @@
  * {@code begin}/{@code end}, so {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out
  * as with the JDK; a contract test runs every case against both. In non-blocking mode each call is one
  * non-blocking system call (recv/send with MSG_DONTWAIT, accept4, connect and SO_ERROR), and the channels register
- * with a {@code UringSelector}; {@code socket()} gives the JDK's adaptors' behaviour.
+ * with a {@code UringSelector}; {@code socket()} gives the JDK's adaptors' behaviour. A channel registered with a
+ * selector for OP_READ reads what the selector received for it instead (below).
  *
  * <h2>Selectors: {@link io.uring4j.net.UringSelectorProvider}</h2>
  * {@code -Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider} puts unmodified NIO code
@@ -87,8 +88,30 @@
  *       stays ready until an accept finds nothing, a socket until a read or write does. OP_CONNECT alone is made
  *       exact (the socket is asked, once, before it is reported): Netty takes a finishConnect that returns false
  *       after it for a bug.</li>
- *   <li>Next: reads served from multishot receives into a provided-buffer ring, so that a read costs no system
- *       call, and writes queued and sent with the next enter — which makes a read's readiness exact, too.</li>
+ *   <li>Reads without system calls: a connected socket registered for OP_READ (with this selector only) gets a
+ *       multishot RECV into the selector's provided-buffer ring instead of a POLLIN poll, armed with the next
+ *       enter and kept while the key lives, whatever its interest set does after. Each CQE's bytes are copied
+ *       into the channel's {@code Inbox} as they are reaped and the buffer goes back to the ring at once, so no
+ *       buffer is held by a channel or touched by another thread; a read copies from the inbox, and one that
+ *       finds it empty answers 0 without asking the socket. OP_READ readiness is the inbox's state, so it is
+ *       exact, and interest changes on OP_READ cost no request. ENOBUFS (more bytes in one reap than the ring
+ *       holds) ends a receive with the data still in the socket: it is armed again by the next enter. An inbox
+ *       above 64 KiB cancels its receive until the reads have taken half (the peer waits in TCP), and an
+ *       emptied one keeps no memory. While a receive is armed the socket is its own: a read never calls recv
+ *       then (a cancelled key's receive ends at its selector's next select, which a blocking read wakes and
+ *       waits for; deregistration waits for the cancel's CQE), and the selector's close ends every receive
+ *       before it frees the buffers.</li>
+ *   <li>Writes without system calls: a receiving channel's non-blocking write made while its selector is not
+ *       waiting in the kernel (an event loop's writes, between its selects) copies into the channel's
+ *       {@code Outbox} (one 16 KiB native chunk, lent by the selector while bytes are queued) and returns; the
+ *       next select's enter submits one SEND for it, with at most one in flight per channel. A write made while
+ *       the selector waits, or a large one into an empty outbox, is a send system call as before, so no write
+ *       waits for a select. A full outbox takes nothing (write returns 0) until its SEND completes, which makes
+ *       it writable again. A failed SEND is an IOException for every later write of that channel. A close sends
+ *       what was queued before it, then shuts the output down; the key holds the fd until the last SEND has
+ *       completed. A blocking write or shutdownOutput waits for the queue to drain. If nobody selects (code
+ *       that writes and then waits for something else), the {@code SendFlusher} thread submits a selector's
+ *       queued sends after a millisecond; it sleeps while nothing is queued.</li>
  * </ul>
  * Datagram channels and pipes are not offered yet (UnsupportedOperationException, by name).
  *

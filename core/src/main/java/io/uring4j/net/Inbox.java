@@ -1,0 +1,177 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.abi.OpFlags;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The bytes a selector's multishot receive delivered for one socket channel, until the channel's reads take
+ * them: a read then copies what the kernel already delivered instead of calling recv, and finding nothing costs
+ * no system call either. The selector copies each provided buffer in here as it reaps it and hands the buffer
+ * back to its ring at once, so no buffer of the selector's is ever held by a channel or another thread.
+ *
+ * <p>While a receive is armed (from the preparation of its SQE to its final CQE) the socket belongs to it: the
+ * channel must not call recv itself, or bytes could be taken out of order. Once it has ended (end of stream, an
+ * error, ENOBUFS, a cancel) the channel reads what is left here, then asks the socket again. The cached POLLIN
+ * readiness follows this state exactly: set while there is something to read here (bytes, end of stream or an
+ * error), cleared when the last byte is taken. Memory is bounded: above {@link #HIGH_WATER} bytes the selector
+ * cancels the receive (the peer's bytes wait in the socket, and TCP slows the peer) and arms it again once the
+ * reads have taken half; an emptied inbox keeps no array.
+ */
+final class Inbox {
+    /** What {@link #take} answers when the socket itself must be asked: nothing here, and no receive armed. */
+    static final int ASK_SOCKET = Integer.MIN_VALUE;
+    /** End of stream. */
+    static final int EOF = -1;
+    static final int HIGH_WATER = 64 * 1024;
+    private static final int MIN_ARRAY = 512;
+
+    private final Readiness readiness;
+    private byte[] data;
+    private int start;
+    private int end;
+    /** A receive is armed: it may still deliver, so the socket must not be read directly. */
+    private boolean armed;
+    /** The key whose selector armed the receive (woken by a blocking read that waits for the receive to end). */
+    private UringSelectionKey owner;
+    private boolean eof;
+    /** The {@code -errno} that ended the receive, for the next read to throw once the bytes before it are taken. */
+    private int failure;
+
+    Inbox(Readiness readiness) {
+        this.readiness = readiness;
+    }
+
+    /** Selecting thread: a receive is about to be armed for {@code owner}; false if there is no point (yet). */
+    synchronized boolean arm(UringSelectionKey owner) {
+        if (armed || eof || failure != 0 || end - start >= HIGH_WATER) {
+            return false;
+        }
+        armed = true;
+        this.owner = owner;
+        return true;
+    }
+
+    /** Selecting thread: {@code length} bytes received into {@code buffer}; true if the inbox is now full. */
+    synchronized boolean append(MemorySegment buffer, int length) {
+        if (data == null) {
+            data = new byte[Math.max(length, MIN_ARRAY)];
+        } else if (end + length > data.length) {
+            int pending = end - start;
+            byte[] grown = pending + length > data.length ? new byte[Math.max(data.length * 2, pending + length)] : data;
+            System.arraycopy(data, start, grown, 0, pending);
+            data = grown;
+            start = 0;
+            end = pending;
+        }
+        MemorySegment.copy(buffer, JAVA_BYTE, 0, data, end, length);
+        end += length;
+        readiness.report(OpFlags.Poll.POLLIN);
+        notifyAll();
+        return end - start >= HIGH_WATER;
+    }
+
+    /**
+     * Selecting thread: the receive has ended with {@code result} (its final CQE's): 0 end of stream, a
+     * {@code -errno} to report, or ENOBUFS / ECANCELED / a final data CQE, after which it may be armed again.
+     */
+    synchronized void ended(int result, boolean again) {
+        armed = false;
+        if (result == 0) {
+            eof = true;
+        } else if (result < 0 && !again) {
+            failure = result;
+        }
+        if (eof || failure != 0) {
+            readiness.report(OpFlags.Poll.POLLIN);
+        }
+        notifyAll();
+    }
+
+    /**
+     * For a read in blocking mode: waits while a receive is armed and has delivered nothing. Only a cancelled
+     * key's receive can still be armed in blocking mode; it ends at its selector's next select, which this wakes.
+     */
+    synchronized void awaitDelivery() throws java.io.InterruptedIOException {
+        while (end == start && armed) {
+            owner.selector().wakeup();       // the receive of a cancelled key ends at its selector's next select
+            try {
+                wait(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("read interrupted");
+            }
+        }
+    }
+
+    /**
+     * A read into {@code dst}: the bytes here (up to its room), else 0 while a receive is armed, {@link #EOF},
+     * a failure's {@code -errno} (once), or {@link #ASK_SOCKET}.
+     */
+    synchronized int take(ByteBuffer dst) {
+        if (end > start) {
+            int n = Math.min(end - start, dst.remaining());
+            dst.put(data, start, n);
+            consumed(n);
+            return n;
+        }
+        return nothing();
+    }
+
+    /** As {@link #take(ByteBuffer, boolean)} (non-blocking), spreading the bytes over {@code dsts} in order. */
+    synchronized long take(ByteBuffer[] dsts, int offset, int length) {
+        if (end == start) {
+            return nothing();
+        }
+        long total = 0;
+        for (int i = offset; i < offset + length && end > start; i++) {
+            int n = Math.min(end - start, dsts[i].remaining());
+            dsts[i].put(data, start, n);
+            consumed(n);
+            total += n;
+        }
+        return total;
+    }
+
+    private int nothing() {
+        if (armed) {
+            return 0;
+        }
+        if (failure != 0) {
+            int f = failure;
+            failure = 0;
+            return f;
+        }
+        return eof ? EOF : ASK_SOCKET;
+    }
+
+    private void consumed(int n) {
+        int before = end - start;
+        start += n;
+        if (start == end) {
+            data = null;                     // an idle connection keeps no array
+            start = 0;
+            end = 0;
+            if (!eof && failure == 0) {
+                readiness.forget(OpFlags.Poll.POLLIN);
+            }
+        }
+        if (!armed && before >= HIGH_WATER / 2 && end - start < HIGH_WATER / 2 && owner != null
+                && !eof && failure == 0) {
+            owner.resumeReceive();              // paused at the high-water mark: arm the receive again
+        }
+    }
+
+    /** Bytes waiting here. */
+    synchronized int available() {
+        return end - start;
+    }
+
+    /** Whether a receive is armed (its reads must come from here). */
+    synchronized boolean armed() {
+        return armed;
+    }
+}

@@ -1,0 +1,166 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.abi.OpFlags;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * A receiving channel's queued sends: a non-blocking write made while its selector is not waiting copies into
+ * here and returns, and the selector's next {@code io_uring_enter} — which it makes anyway — submits one SEND for
+ * what is queued; a write made while the selector waits (another thread's), or a large one into an empty outbox,
+ * is a send system call as before. Bounded like a socket buffer: at most {@link #CAPACITY} bytes are queued, a
+ * write takes what fits and a full outbox takes nothing (and is not writable) until its send completes.
+ *
+ * <p>States: idle (empty, no chunk), queued (bytes, waiting in the selector's send queue), sending (one SEND in
+ * flight; bytes written meanwhile go out with the next). The chunk is native memory the SEND reads, so it goes
+ * back to the selector's {@link SendChunks} only at the completion that empties the outbox. A send that fails
+ * makes every later write of the channel throw, as a socket's error does. Bytes queued before a close still go
+ * out: the channel's fd is closed only when its key lets go of it, after the last send.
+ */
+final class Outbox {
+    static final int CAPACITY = 16 * 1024;
+    /** What {@link #offer} answers when the write must be a system call. */
+    static final int DIRECT = Integer.MIN_VALUE;
+    private static final int IDLE = 0;
+    private static final int QUEUED = 1;
+    private static final int SENDING = 2;
+
+    private final Readiness readiness;
+    /** The key whose selector sends for this channel; null: writes are system calls. */
+    private UringSelectionKey owner;
+    private MemorySegment chunk;
+    private int start;
+    private int end;
+    private int state;
+    private int failure;
+
+    Outbox(Readiness readiness) {
+        this.readiness = readiness;
+    }
+
+    /** Selecting thread: {@code key}'s selector sends for the channel from now on. */
+    synchronized void attach(UringSelectionKey key) {
+        owner = key;
+    }
+
+    /**
+     * Selecting thread: the key is going; true if nothing is queued or in flight (writes are system calls again
+     * at once). Otherwise the outbox stays with the key until its last send has completed.
+     */
+    synchronized boolean detachIfIdle() {
+        if (state == IDLE) {
+            owner = null;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * A non-blocking write of {@code src}: the bytes taken (0 when full), a failed send's {@code -errno}, or
+     * {@link #DIRECT}.
+     */
+    int offer(ByteBuffer src) {
+        UringSelectionKey queueFor;
+        int n;
+        synchronized (this) {
+            if (failure != 0) {
+                return failure;
+            }
+            if (owner == null) {
+                return DIRECT;
+            }
+            UringSelector selector = owner.uringSelector();
+            if (state == IDLE) {
+                if (src.remaining() > CAPACITY || selector.sends().waiting()) {
+                    return DIRECT;
+                }
+                chunk = selector.sends().chunks().take();
+                start = 0;
+                end = 0;
+            }
+            n = Math.min(CAPACITY - end, src.remaining());
+            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, chunk, end, n);
+            src.position(src.position() + n);
+            end += n;
+            if (end == CAPACITY) {
+                readiness.forget(OpFlags.Poll.POLLOUT);
+            }
+            queueFor = state == IDLE ? owner : null;
+            if (queueFor != null) {
+                state = QUEUED;
+            }
+        }
+        if (queueFor != null) {
+            queueFor.uringSelector().sends().queue(queueFor);
+        }
+        return n;
+    }
+
+    /** Selecting thread: the bytes to send now, if queued ({@code null} otherwise); the outbox is then sending. */
+    synchronized MemorySegment startSend() {
+        if (state != QUEUED) {
+            return null;
+        }
+        state = SENDING;
+        return chunk.asSlice(start, end - start);
+    }
+
+    /**
+     * Selecting thread: the SEND completed with {@code result}: the next bytes to send, or null once the outbox is
+     * idle again (then detached if its key has gone, and writable).
+     */
+    synchronized MemorySegment sent(int result, boolean keyGone) {
+        if (result > 0) {
+            start += result;
+        } else if (result < 0) {
+            failure = result;
+            start = end;                         // what was queued is lost, as with a socket's error
+        }
+        if (start < end) {
+            return chunk.asSlice(start, end - start);
+        }
+        owner.uringSelector().sends().chunks().give(chunk);
+        chunk = null;
+        start = 0;
+        end = 0;
+        state = IDLE;
+        if (keyGone) {
+            owner = null;
+        }
+        readiness.report(OpFlags.Poll.POLLOUT);
+        notifyAll();
+        return null;
+    }
+
+    /**
+     * For a write in blocking mode, or a shutdown: waits until what was queued has gone (a cancelled key's last
+     * sends are submitted and reaped by its selector or, if nobody selects, by the {@link SendFlusher}).
+     */
+    synchronized void awaitDrained() throws java.io.InterruptedIOException {
+        while (state != IDLE) {
+            owner.uringSelector().sends().needsFlush();
+            try {
+                wait(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("write interrupted");
+            }
+        }
+    }
+
+    /** Nothing queued nor in flight. */
+    synchronized boolean idle() {
+        return state == IDLE;
+    }
+
+    /** Selector close: the sends are over (completed or cancelled); writes are system calls from now on. */
+    synchronized void abandon() {
+        owner = null;
+        chunk = null;
+        start = 0;
+        end = 0;
+        state = IDLE;
+        notifyAll();
+    }
+}

@@ -1,0 +1,204 @@
+package io.uring4j.net;
+
+import io.uring4j.sys.ErrnoException;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link UringSelector}'s queued sends ({@link Outbox}): the outboxes waiting for a SEND, which the selector's
+ * next enter submits; whether that enter is waiting (then a write is a system call instead, so that it never waits
+ * for a select); and what the {@link SendFlusher} needs to tell a selector that has not selected since it looked.
+ * The selecting-thread methods run under the selector's select lock.
+ */
+final class SelectorSends {
+    /** Marks a send's user_data; the low half is its key's slot (one SEND per key in flight at a time). */
+    static final long SEND = 1L << 61;
+    /** Selector close: rounds of 1 ms given to the sends in flight; the cancel after the tenth of them. */
+    private static final int SETTLE_ROUNDS = 1000;
+    private static final int CANCEL_ROUND = 100;
+
+    private final UringSelector selector;
+    private final SelectorRing ring;
+    /** Keys whose outbox has bytes queued and no SEND yet. */
+    private final ConcurrentLinkedQueue<UringSelectionKey> queued = new ConcurrentLinkedQueue<>();
+    /** A select is waiting in the kernel: a write now would wait for it, so it is a system call instead. */
+    private volatile boolean waiting;
+    /** Enters that have submitted the queued sends, for the flusher to tell whether one came since it looked. */
+    private volatile long flushes;
+    private long flusherSaw = -1;
+    /** A blocking write waits for the sends to complete. */
+    private volatile boolean drainWanted;
+    private SendChunks chunks;
+    /** Selecting thread: SENDs submitted whose CQE has not been reaped. */
+    private int inFlight;
+
+    SelectorSends(UringSelector selector, SelectorRing ring) {
+        this.selector = selector;
+        this.ring = ring;
+    }
+
+    /**
+     * Selecting thread: the select's enter, which submits the queued sends too. While it waits, writes are
+     * system calls: a write that found it not waiting, and queued, is seen by the check after the flag is set,
+     * or wakes it.
+     */
+    void enter(long wait) throws ErrnoException {
+        flush();
+        if (wait != 0) {
+            waiting = true;
+            if (!queued.isEmpty()) {
+                flush();
+            }
+        }
+        try {
+            ring.enter(wait);
+        } finally {
+            waiting = false;
+        }
+    }
+
+    /** Selecting thread: one SEND for each outbox queued since the last enter. */
+    void flush() throws ErrnoException {
+        UringSelectionKey key;
+        while ((key = queued.poll()) != null) {
+            MemorySegment bytes = key.link.outbox.startSend();
+            if (bytes != null) {
+                key.sendUserData = SEND | key.slot;
+                ring.send(key.link.guard.fd(), bytes, key.sendUserData);
+                key.pollsInFlight++;
+                inFlight++;
+            }
+        }
+        flushes++;
+    }
+
+    /**
+     * Selecting thread: a SEND of {@code key}'s outbox completed; what was queued meanwhile goes out at once. True
+     * once the outbox is idle (the key's send has ended).
+     */
+    boolean sent(UringSelectionKey key, int res) {
+        MemorySegment next = key.link.outbox.sent(res, key.dead);
+        if (next != null) {
+            try {
+                ring.send(key.link.guard.fd(), next, key.sendUserData);
+                return false;
+            } catch (ErrnoException e) {
+                key.link.outbox.sent(-Math.abs(e.errno()), key.dead);
+            }
+        }
+        key.pollsInFlight--;
+        inFlight--;
+        key.link.drained();
+        return true;
+    }
+
+    /** A write queued bytes in {@code key}'s outbox (any thread). */
+    void queue(UringSelectionKey key) {
+        queued.add(key);
+        if (waiting) {
+            selector.wakeup();          // began to wait before the send was queued: it would wait for nothing
+        } else {
+            SendFlusher.pending(selector);
+        }
+    }
+
+    boolean waiting() {
+        return waiting;
+    }
+
+    /** The native memory of the outboxes (any thread). */
+    synchronized SendChunks chunks() {
+        if (chunks == null) {
+            chunks = new SendChunks();
+        }
+        return chunks;
+    }
+
+    /** A blocking write waits for the sends (any thread): the flusher sees to it if nobody selects. */
+    void needsFlush() {
+        drainWanted = true;
+        selector.wakeup();
+        SendFlusher.pending(selector);
+    }
+
+    /** Something for the flusher: sends queued, or a blocking write waiting for them. */
+    boolean wanted() {
+        return drainWanted || !queued.isEmpty();
+    }
+
+    /**
+     * The flusher's look: unless a select has submitted since its last look, or one is in progress (holding
+     * {@code selectLock}), submits the queued sends and reaps as a select would (a blocking write waiting for
+     * the sends needs their CQEs reaped); true once nothing is left to do.
+     */
+    boolean flushIfStale(ReentrantLock selectLock, SelectorRing.Handler completions) {
+        if (!selector.isOpen() || !wanted()) {
+            return true;
+        }
+        long seen = flushes;
+        if (seen != flusherSaw && !drainWanted) {
+            flusherSaw = seen;
+            return false;
+        }
+        if (!selectLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!selector.isOpen()) {
+                return true;
+            }
+            drainWanted = false;
+            flush();
+            flusherSaw = flushes;
+            ring.enter(0);
+            ring.reap(completions);
+        } catch (ErrnoException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            selectLock.unlock();
+        }
+        return !wanted();
+    }
+
+    /**
+     * Selector close, under the select lock: submits what is queued and gives the sends in flight a moment to
+     * complete; those that do not (a peer that does not read) are cancelled. The outboxes let go of the channels.
+     */
+    void end(UringSelectionKey[] slots, SelectorRing.Handler completions) {
+        try {
+            flush();
+            for (int i = 0; inFlight > 0 && i < SETTLE_ROUNDS; i++) {
+                ring.enter(i == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1));
+                ring.reap(completions);
+                if (i == CANCEL_ROUND) {
+                    for (UringSelectionKey key : slots) {
+                        if (key != null && key.sendUserData != 0 && !key.link.outbox.idle()) {
+                            ring.cancel(key.sendUserData);
+                        }
+                    }
+                }
+            }
+        } catch (ErrnoException | RuntimeException e) {
+            // the ring is unusable: the chunks are left to the process (see freeChunks)
+        }
+        for (UringSelectionKey key : slots) {
+            if (key != null && key.link.outbox != null) {
+                key.link.outbox.abandon();
+            }
+        }
+    }
+
+    int inFlight() {
+        return inFlight;
+    }
+
+    /** Selector close, once no send can read the chunks any more. */
+    synchronized void freeChunks() {
+        if (chunks != null) {
+            chunks.close();
+        }
+    }
+}

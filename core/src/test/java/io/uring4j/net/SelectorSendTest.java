@@ -1,0 +1,171 @@
+package io.uring4j.net;
+
+import io.uring4j.testkit.BothEngines;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static java.nio.channels.SelectionKey.OP_READ;
+import static java.nio.channels.SelectionKey.OP_WRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@link UringSelector}'s queued sends ({@link Outbox}) add to the channel contract: a write made between
+ * selects returns at once and its bytes go out with the next enter, or with the flusher if nobody selects; what
+ * was accepted before a close arrives, then the end of stream; a peer's reset is an IOException on that
+ * channel's next write only; a blocking write after the key's cancel comes after the queued bytes; a full outbox
+ * takes nothing and is writable again once its send has completed.
+ */
+@BothEngines
+class SelectorSendTest {
+    private static final long WAIT = 30_000;
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private static final UringSelectorProvider PROVIDER = new UringSelectorProvider();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open.reversed()) {
+            c.close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closing(T c) {
+        open.add(c);
+        return c;
+    }
+
+    /** [blocking client, non-blocking accepted and registered for OP_READ, its receive armed]. */
+    private SocketChannel[] pair(ServerSocketChannel server, Selector selector) throws IOException {
+        SocketChannel c = closing(PROVIDER.openSocketChannel());
+        c.connect(server.getLocalAddress());
+        SocketChannel s = closing(server.accept());
+        s.configureBlocking(false);
+        s.register(selector, OP_READ);
+        selector.selectNow();
+        return new SocketChannel[] {c, s};
+    }
+
+    private ServerSocketChannel server() throws IOException {
+        return closing(PROVIDER.openServerSocketChannel()).bind(LOOPBACK);
+    }
+
+    private static byte[] pattern(int length) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (i * 7 + i / 251);
+        }
+        return b;
+    }
+
+    private static byte[] readAll(SocketChannel blocking, int length) throws IOException {
+        ByteBuffer got = ByteBuffer.allocate(length);
+        while (got.hasRemaining()) {
+            assertThat(blocking.read(got)).as("end of stream too early").isPositive();
+        }
+        return got.array();
+    }
+
+    @Test
+    void aWriteBetweenSelectsIsQueuedAndArrivesWithoutAnotherSelect() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(1000);
+        assertThat(p[1].write(ByteBuffer.wrap(data))).isEqualTo(1000);
+        assertThat(readAll(p[0], 1000)).isEqualTo(data);       // the flusher sends it: nobody selects
+    }
+
+    @Test
+    void bytesQueuedBeforeACloseArriveAndThenTheEndOfStream() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(Outbox.CAPACITY);
+        ByteBuffer src = ByteBuffer.wrap(data);
+        while (src.hasRemaining()) {
+            if (p[1].write(src) == 0) {
+                selector.selectNow();
+            }
+        }
+        p[1].close();
+        assertThat(readAll(p[0], data.length)).isEqualTo(data);
+        selector.selectNow();                                  // deregisters: the fd closes after the last send
+        assertThat(p[0].read(ByteBuffer.allocate(1))).isEqualTo(-1);
+    }
+
+    @Test
+    void aFullOutboxTakesNothingUntilItsSendCompletes() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        p[0].setOption(StandardSocketOptions.SO_RCVBUF, 4096);
+        SelectionKey key = p[1].keyFor(selector);
+        ByteBuffer src = ByteBuffer.allocate(1 << 20);          // far more than the socket buffers hold
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        while (p[1].write(src) > 0) {
+            selector.selectNow();
+            assertThat(System.nanoTime() - deadline).as("never full").isNegative();
+        }
+        key.interestOps(OP_READ | OP_WRITE);
+        selector.selectNow();
+        selector.selectedKeys().clear();
+        int written = src.position();
+        ByteBuffer sink = ByteBuffer.allocate(1 << 16);
+        int read = 0;
+        while (read < written) {                               // the peer drains: the outbox becomes writable
+            int n = p[0].read(sink.clear());
+            assertThat(n).isPositive();
+            read += n;
+            if (selector.selectNow() > 0) {
+                break;
+            }
+        }
+        assertThat(key.isWritable() || read >= written).isTrue();
+        assertThat(p[1].write(ByteBuffer.allocate(1))).isEqualTo(1);
+    }
+
+    @Test
+    void aResetFailsTheNextWriteOfThatChannelOnly() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        ServerSocketChannel server = server();
+        SocketChannel[] a = pair(server, selector);
+        SocketChannel[] b = pair(server, selector);
+        a[0].setOption(StandardSocketOptions.SO_LINGER, 0);
+        a[0].close();                                           // a reset
+        IOException failure = null;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        while (failure == null && System.nanoTime() - deadline < 0) {
+            try {
+                a[1].write(ByteBuffer.wrap(pattern(100)));
+                selector.select(10);
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        assertThat(failure).isNotNull();
+        assertThat(b[1].write(ByteBuffer.wrap(pattern(100)))).isEqualTo(100);
+        assertThat(readAll(b[0], 100)).isEqualTo(pattern(100));
+    }
+
+    @Test
+    void aBlockingWriteAfterTheKeysCancelComesAfterTheQueuedBytes() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(3000);
+        assertThat(p[1].write(ByteBuffer.wrap(data, 0, 1000))).isEqualTo(1000);
+        p[1].keyFor(selector).cancel();
+        p[1].configureBlocking(true);
+        assertThat(p[1].write(ByteBuffer.wrap(data, 1000, 2000))).isEqualTo(2000);
+        assertThat(readAll(p[0], 3000)).isEqualTo(data);
+    }
+}
