@@ -23,10 +23,12 @@ import java.nio.channels.spi.SelectorProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static java.nio.channels.SelectionKey.OP_ACCEPT;
 import static java.nio.channels.SelectionKey.OP_CONNECT;
 import static java.nio.channels.SelectionKey.OP_READ;
@@ -489,14 +491,17 @@ abstract class SelectorContract {
         Selector selector = selector();
         SocketChannel[] p = pair(server());
         SelectionKey key = p[1].register(selector, OP_READ);
-        CompletableFuture<Integer> selecting = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Integer> selecting = new CompletableFuture<>();
+        Thread selectingThread = Thread.ofPlatform().start(() -> {
             try {
-                return selector.select();
-            } catch (IOException e) {
-                throw new RuntimeException(e);
+                selecting.complete(selector.select());
+            } catch (Throwable t) {
+                selecting.completeExceptionally(t);
             }
         });
-        Thread.sleep(100);
+        // In select, whatever the machine's load: a close before it would be a closed selector's refusal instead.
+        awaitCondition(() -> Arrays.stream(selectingThread.getStackTrace())
+                .anyMatch(f -> f.getMethodName().equals("select")));
         selector.close();
         assertThat(selecting.get(WAIT, TimeUnit.MILLISECONDS)).isZero();
         assertThat(key.isValid()).isFalse();
