@@ -265,9 +265,12 @@ public final class AsyncFile implements AutoCloseable {
         sync(false);
     }
 
-    /** fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}). */
+    /**
+     * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place, as the JDK's — of any file, a
+     * directory too (a database's commit syncs its directory after a rename), which a sync never waits for input on.
+     */
     void sync(boolean dataOnly) throws IOException {
-        if (!inPlace() || Thread.currentThread().isVirtual()) {
+        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }

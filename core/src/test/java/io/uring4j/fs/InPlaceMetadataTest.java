@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A platform thread's open, size, truncate and close are made in place, as the JDK's channel makes them: an
+ * A platform thread's open, size, truncate, force (of a directory too) and close are made in place, as the JDK's channel makes them: an
  * application that opens files and asks their sizes (a database at start-up) must not pay a hand-over to an event
  * loop and back for each. A virtual thread's still go through the ring, where no carrier waits.
  */
@@ -51,9 +51,12 @@ class InPlaceMetadataTest {
             assertThat(ch.size()).as("truncate never grows a file").isEqualTo(4_000);
             ch.force(true);
         }
+        try (FileChannel directory = UringFileChannel.open(uring, dir, READ)) {
+            directory.force(true);          // as a database's commit makes a rename durable
+        }
         assertThatThrownBy(() -> UringFileChannel.open(uring, dir.resolve("missing"), READ))
                 .isInstanceOf(NoSuchFileException.class).hasMessageContaining("missing");
-        assertThat(submitted()).as("requests for a platform thread's open, size, truncate and close").isEqualTo(before);
+        assertThat(submitted()).as("requests for a platform thread's open, size, truncate, force and close").isEqualTo(before);
         assertThat(Files.size(path)).isEqualTo(4_000);
     }
 
