@@ -273,13 +273,14 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place ({@link #inPlace}), and so is a virtual
-     * thread's while it is the file's only one syncing — io_uring hands every sync to an io-wq worker, whose wake-ups
-     * cost more than a lone sync's wait on the carrier; several at once go through the ring, where they wait
-     * together without holding carriers.
+     * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place, as the JDK's — of any file, a
+     * directory too (a database's commit syncs its directory after a rename), which a sync never waits for input on;
+     * a virtual thread's in place too while it is the only one syncing the file and its writes are made in place
+     * ({@link #inPlace}) — io_uring hands every sync to an io-wq worker, whose wake-ups cost more than a lone sync's
+     * wait on the carrier; several at once go through the ring, where they wait together without holding carriers.
      */
     void sync(boolean dataOnly) throws IOException {
-        if (!inPlace()) {
+        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !inPlace()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }
@@ -333,9 +334,21 @@ public final class AsyncFile implements AutoCloseable {
         return submit(FileOps.fallocate(fd(), mode, offset, length), AsyncFile::none);
     }
 
-    /** ftruncate to {@code size} bytes, shrinking or growing (6.9). */
+    /** ftruncate to {@code size} bytes, shrinking or growing (through the ring: 6.9; a platform thread's in place). */
     public void truncate(long size) throws IOException {
-        call(FileOps.ftruncate(fd(), size));
+        if (Thread.currentThread().isVirtual()) {
+            call(FileOps.ftruncate(fd(), size));
+            return;
+        }
+        int fd = guard.acquire();
+        try {
+            int r = LibC.ftruncate(fd, size);
+            if (r < 0) {
+                throw new ErrnoException("FTRUNCATE", r);
+            }
+        } finally {
+            guard.release();
+        }
     }
 
     public CompletableFuture<Void> truncateAsync(long size) {
@@ -363,11 +376,26 @@ public final class AsyncFile implements AutoCloseable {
         return submit(op, r -> op.statx());
     }
 
-    /** The file's size in bytes. */
+    /**
+     * The file's size in bytes. A platform thread asks in place, as the JDK's fstat: a statx of an open file does
+     * not wait for the device, and a hand-over to an event loop and back would cost more than the call.
+     */
     public long size() throws IOException {
-        StatxOp op = FileOps.statx(fd(), Statx.SIZE);
-        call(op);
-        return op.statx().size();
+        if (Thread.currentThread().isVirtual()) {
+            StatxOp op = FileOps.statx(fd(), Statx.SIZE);
+            call(op);
+            return op.statx().size();
+        }
+        int fd = guard.acquire();
+        try {
+            long size = LibC.fileSize(fd);
+            if (size < 0) {
+                throw new ErrnoException("STATX", (int) size);
+            }
+            return size;
+        } finally {
+            guard.release();
+        }
     }
 
     /**

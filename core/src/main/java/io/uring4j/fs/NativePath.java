@@ -26,12 +26,17 @@ final class NativePath {
 
     /** {@code path} as a NUL-terminated native string; the empty path means the current directory, as in the JDK. */
     static MemorySegment of(Path path) {
+        return of(path, Arena.ofAuto());
+    }
+
+    /** {@code path} in {@code arena}'s memory, for a call made in place that the arena outlives. */
+    static MemorySegment of(Path path, Arena arena) {
         if (!"file".equals(path.getFileSystem().provider().getScheme())) {
             throw new ProviderMismatchException("not a path of the local file system: " + path);
         }
         String name = path.toString();
         byte[] bytes = (name.isEmpty() ? "." : name).getBytes(ENCODING);
-        MemorySegment segment = Arena.ofAuto().allocate(bytes.length + 1L);     // zeroed: the NUL is there
+        MemorySegment segment = arena.allocate(bytes.length + 1L);     // zeroed: the NUL is there
         MemorySegment.copy(bytes, 0, segment, JAVA_BYTE, 0, bytes.length);
         return segment;
     }

@@ -73,6 +73,8 @@ public final class UringFileChannel extends FileChannel {
     private final JdkDelegate<FileChannel> delegate;
     /** Closes the fd if the channel is dropped unclosed, as the JDK's channels do. */
     private final Cleaner.Cleanable cleanable;
+    /** {@link #size()}'s call, made once: a method reference to the file would be a new object per call. */
+    private final Io sizeCall;
 
     private UringFileChannel(AsyncFile file, OpenOptions options, int alignment) {
         this.file = file;
@@ -82,6 +84,7 @@ public final class UringFileChannel extends FileChannel {
         this.append = options.append();
         this.alignment = alignment;
         this.cleanable = CLEANER.register(this, file::closeAsync);
+        this.sizeCall = file::size;
     }
 
     // ---- opening -------------------------------------------------------------------------------------------
@@ -374,7 +377,7 @@ public final class UringFileChannel extends FileChannel {
     public long size() throws IOException {
         ensureOpen();
         synchronized (positionLock) {
-            return control(file::size);
+            return control(sizeCall);
         }
     }
 
@@ -391,7 +394,7 @@ public final class UringFileChannel extends FileChannel {
             control(() -> {
                 requireSeekable();
                 if (size < file.size()) {
-                    file.call(FileOps.ftruncate(file.fd(), size));
+                    file.truncate(size);
                 }
                 if (position > size) {
                     position = size;

@@ -6,6 +6,7 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -100,9 +101,27 @@ public final class UringFiles {
 
     // ---- open ----------------------------------------------------------------------------------------------
 
-    /** Opens {@code path} with {@link OpenFlags} (O_CLOEXEC is always added); new files get {@code mode} & ~umask. */
+    /**
+     * Opens {@code path} with {@link OpenFlags} (O_CLOEXEC is always added); new files get {@code mode} & ~umask.
+     * A platform thread opens a buffered file in place, as the JDK does: it waits either way, and a hand-over to an
+     * event loop and back costs more than the open. A virtual thread's open goes through the ring, where no carrier
+     * waits for it.
+     */
     public AsyncFile open(Path path, int flags, int mode) throws IOException {
-        return Await.uninterruptibly(openAsync(path, flags, mode));
+        if (Thread.currentThread().isVirtual() || (flags & OpenFlags.O_DIRECT) != 0) {
+            return Await.uninterruptibly(openAsync(path, flags, mode));
+        }
+        if (uring.isClosed()) {
+            throw Await.runtimeClosed(new RejectedExecutionException("uring4j runtime is closed: file not opened"));
+        }
+        int fd;
+        try (Arena arena = Arena.ofConfined()) {
+            fd = LibC.open(NativePath.of(path, arena), flags | OpenFlags.O_CLOEXEC, mode);
+        }
+        if (fd < 0) {
+            throw FileErrors.translate(new ErrnoException("OPENAT", fd), path, null);
+        }
+        return new AsyncFile(uring, fd, path, flags, LibC.fileType(fd), 0, 0);
     }
 
     /** Opens {@code path}; a file it creates gets {@link OpenFlags#DEFAULT_FILE_MODE} & ~umask. */

@@ -70,6 +70,8 @@ public final class LibC {
     private static final MethodHandle FSYNC = Native.libcWithErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FDATASYNC = Native.libcWithErrno("fdatasync",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = Native.libcWithErrno("ftruncate",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle PIPE2 = Native.libcWithErrno("pipe2",
@@ -80,6 +82,9 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle STATX = Native.libcWithErrno("statx",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    /** statx with the path and buffer as addresses: a size asked often passes no segment through the linker. */
+    private static final MethodHandle STATX_AT = Native.libcWithErrno("statx",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle SETRLIMIT = Native.libcWithErrno("setrlimit",
@@ -233,6 +238,16 @@ public final class LibC {
         }
     }
 
+    /** {@code ftruncate(fd, length)}: 0 or {@code -errno}. */
+    public static int ftruncate(int fd, long length) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) FTRUNCATE.invokeExact(state, fd, length), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** {@code eventfd(initval, flags)}: the new fd, or {@code -errno}. */
     public static int eventfd(int initval, int flags) {
         MemorySegment state = Native.callState();
@@ -255,8 +270,28 @@ public final class LibC {
     /** Cached attributes are enough (a file's type never changes): no round trip to a network file system. */
     private static final int AT_STATX_DONT_SYNC = 0x4000;
     private static final int STATX_TYPE = 0x1;
+    private static final int STATX_SIZE_MASK = 0x200;
     private static final long STATX_SIZE = 256;
     private static final long STX_MODE = 0x1C;
+
+    private static final long STX_SIZE = 0x28;
+    private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
+    /** The calling thread's {@code struct statx} for {@link #fileSize}: a size costs no allocation. */
+    private static final ThreadLocal<MemorySegment> SIZE_STATX =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATX_SIZE, 8));
+
+    /** The size of {@code fd}'s file (statx of the fd, as fstat's {@code st_size}), or {@code -errno}. */
+    public static long fileSize(int fd) {
+        MemorySegment state = Native.callState();
+        MemorySegment stx = SIZE_STATX.get();
+        try {
+            int ret = (int) Native.result((int) STATX_AT.invokeExact(state, fd, EMPTY_PATH.address(), AT_EMPTY_PATH,
+                    STATX_SIZE_MASK, stx.address()), state);
+            return ret < 0 ? ret : stx.get(JAVA_LONG, STX_SIZE);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
 
     /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */
     public static int fileType(int fd) {
@@ -292,6 +327,16 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             return (int) Native.result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code open(path, flags, mode)} of a NUL-terminated native {@code path}: the new fd, or {@code -errno}. */
+    public static int open(MemorySegment path, int flags, int mode) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((int) OPEN.invokeExact(state, path, flags, mode), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

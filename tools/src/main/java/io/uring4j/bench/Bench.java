@@ -38,8 +38,9 @@ import java.util.concurrent.Callable;
             "  ./uring4j bench --compare-jdk --matrix      every cell and bulk row vs the JDK's, and reads vs C (~15 min)",
             "  ./uring4j bench --compare-jdk --matrix --cells 'VT x64' -r2 --rounds 5   some cells, longer",
             "  ./uring4j bench --compare-portable          the portable engine: links in place vs re-queued, waiters",
-            "  ./uring4j bench --h2 --rounds 3             the H2 database on the JDK's files and on uring4j's",
-            "  ./uring4j bench --mvstore                   H2's MVStore, commit+sync every 10,000 writes, the same way",
+            "  ./uring4j bench --app h2 --rounds 3         the H2 database on the JDK's files and on uring4j's",
+            "  ./uring4j bench --app mvstore               H2's MVStore, commit+sync every 10,000 writes, the same way",
+            "  ./uring4j bench --app lucene                a Lucene index (NIOFSDirectory), the same way",
             "  ./uring4j bench --jmh -prof gc              JMH microbenchmarks of the ring's hot path",
             "  ./uring4j bench http                        HTTP under wrk: uring4j, Netty, the JDK (http -h)"})
 public final class Bench implements Callable<Integer> {
@@ -103,11 +104,8 @@ public final class Bench implements Callable<Integer> {
                     ? List.of(new Workload(o.normalize().name(), o.workloadArgs(), 0, "")) : Workload.STANDARD;
             return new CompareC(o, out, err).run(workloads);
         }
-        if (o.h2) {
-            return new CompareFlag(o, out, err).run(CompareFlag.App.h2(o.h2Rows));
-        }
-        if (o.mvstore) {
-            return new CompareFlag(o, out, err).run(CompareFlag.App.mvstore(o.mvstoreOps));
+        if (o.application() != null) {
+            return new CompareFlag(o, out, err).run(CompareFlag.App.named(o.application(), o));
         }
         if (o.compareJdk && o.matrix) {
             var parsed = spec.commandLine().getParseResult();

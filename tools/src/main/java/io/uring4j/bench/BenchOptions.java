@@ -187,24 +187,30 @@ final class BenchOptions {
             + " re-queued links and a condition variable, alternately")
     boolean comparePortable;
 
-    @Option(names = "--h2", description = "the H2 database (JDBC: insert, point queries, updates, restart) on the JDK's"
-            + " files and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately")
+    @Option(names = "--app", paramLabel = "NAME", description = "an application nobody here wrote on the JDK's files"
+            + " and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately, phase"
+            + " by phase: h2 (JDBC: insert, point queries, updates, restart), mvstore (H2's MVStore as a write-ahead"
+            + " log), lucene (a search index: index, queries, updates, merge, re-open)")
+    String app;
+
+    @Option(names = "--h2", description = "--app h2")
     boolean h2;
 
-    @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --h2 (default: 200000)")
+    @Option(names = "--h2-rows", paramLabel = "N", description = "rows for --app h2 (default: 200000)")
     int h2Rows = 200_000;
 
-    @Option(names = "--mvstore", description = "H2's MVStore as a write-ahead log (puts with commit and sync every"
-            + " 10,000, then gets, puts and removes, then a re-open) on the JDK's files and, unmodified, on uring4j's,"
-            + " alternately")
+    @Option(names = "--mvstore", description = "--app mvstore")
     boolean mvstore;
 
     @Option(names = "--mvstore-ops", paramLabel = "N",
-            description = "operations per --mvstore phase (default: 500000)")
+            description = "operations per --app mvstore phase (default: 500000)")
     int mvstoreOps = 500_000;
 
+    @Option(names = "--lucene-docs", paramLabel = "N", description = "documents for --app lucene (default: 30000)")
+    int luceneDocs = 30_000;
+
     @Option(names = "--rounds", paramLabel = "N",
-            description = "rounds per program with --compare-c/-jdk, --h2, --mvstore (default: 7)")
+            description = "rounds per program with --compare-c/-jdk, --app (default: 7)")
     int rounds = 7;
 
     @Option(names = "--suite", description = "the suite of five workloads (what no arguments run)")
@@ -225,12 +231,30 @@ final class BenchOptions {
     static final List<String> WORKLOAD_OPTIONS =
             List.of("-d", "-s", "-c", "-b", "-p", "-B", "-F", "-N", "-O", "-R", "-X", "-t", "-L", "-A", "-D");
 
+    /** The application {@code --app} names, {@code --h2} and {@code --mvstore} being short for two; else null. */
+    String application() {
+        return app != null ? app : h2 ? "h2" : mvstore ? "mvstore" : null;
+    }
+
+    /** {@code --app}'s check: a known name, and one application at a time. */
+    private String applicationError() {
+        int given = (app != null ? 1 : 0) + (h2 ? 1 : 0) + (mvstore ? 1 : 0);
+        if (given > 1) {
+            return "--app, --h2 and --mvstore name one application together; ";
+        }
+        return app == null || APPS.contains(app) ? "" : "--app must be one of " + String.join(", ", APPS) + "; ";
+    }
+
+    /** The names {@code --app} takes. */
+    static final List<String> APPS = List.of("h2", "mvstore", "lucene");
+
     /** Checks ranges as the C reference does; returns an error message, or null when all is well. */
     String validate() {
         String bad = range("-d", depth, 1, 32768) + range("-s", submitBatch, 1, 32768)
                 + range("-c", completeBatch, 1, 32768) + range("-b", blockSize, 1, 1 << 30)
                 + range("-n", threads, 1, 1024) + range("-L", link, 0, 32768) + range("--rounds", rounds, 1, 1000)
                 + range("--h2-rows", h2Rows, 1, 100_000_000) + range("--mvstore-ops", mvstoreOps, 1, 100_000_000)
+                + range("--lucene-docs", luceneDocs, 1, 100_000_000) + applicationError()
                 + flag("-p", polled) + flag("-B", fixedBuffers) + flag("-F", registeredFiles) + flag("-N", nop)
                 + flag("-O", direct) + flag("-R", random) + flag("-X", registeredRing) + flag("-t", latency)
                 + flag("-A", async) + flag("-D", defer);

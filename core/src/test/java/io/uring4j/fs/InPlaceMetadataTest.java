@@ -1,0 +1,127 @@
+package io.uring4j.fs;
+
+import io.uring4j.runtime.OnVirtualThread;
+import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.UringRuntime;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A platform thread's open, size, truncate, force (of a directory too) and close are made in place, as the JDK's channel makes them: an
+ * application that opens files and asks their sizes (a database at start-up) must not pay a hand-over to an event
+ * loop and back for each. A virtual thread's still go through the ring, where no carrier waits.
+ */
+@BothEngines
+class InPlaceMetadataTest {
+    @UringRuntime(loops = 2)
+    private static Uring uring;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aPlatformThreadsOpenSizeTruncateAndCloseMakeNoRequest() throws Exception {
+        Path path = dir.resolve("data");
+        long before = submitted();
+        try (FileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, CREATE)) {
+            assertThat(ch.write(ByteBuffer.wrap(new byte[10_000]), 0)).isEqualTo(10_000);
+            assertThat(ch.size()).isEqualTo(10_000);
+            ch.position(9_000);
+            ch.truncate(4_000);
+            assertThat(ch.size()).isEqualTo(4_000);
+            assertThat(ch.position()).as("moved back to the new end, as the JDK's").isEqualTo(4_000);
+            ch.truncate(8_000);
+            assertThat(ch.size()).as("truncate never grows a file").isEqualTo(4_000);
+            ch.force(true);
+        }
+        try (FileChannel directory = UringFileChannel.open(uring, dir, READ)) {
+            directory.force(true);          // as a database's commit makes a rename durable
+        }
+        assertThatThrownBy(() -> UringFileChannel.open(uring, dir.resolve("missing"), READ))
+                .isInstanceOf(NoSuchFileException.class).hasMessageContaining("missing");
+        assertThat(submitted()).as("requests for a platform thread's open, size, truncate, force and close").isEqualTo(before);
+        assertThat(Files.size(path)).isEqualTo(4_000);
+    }
+
+    @Test
+    void aVirtualThreadsOpenAndSizeGoThroughTheRing() throws Exception {
+        Path path = dir.resolve("virtual");
+        Files.write(path, new byte[123]);
+        long before = submitted();
+        long size = OnVirtualThread.supply(() -> {
+            try (FileChannel ch = UringFileChannel.open(uring, path, READ)) {
+                return ch.size();
+            }
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(size).isEqualTo(123);
+        assertThat(submitted() - before).as("the open and the size").isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void aClosedChannelsSizeIsRefused() throws Exception {
+        FileChannel ch = UringFileChannel.open(uring, dir.resolve("closed"), READ, WRITE, CREATE);
+        ch.close();
+        assertThatThrownBy(ch::size).isInstanceOf(ClosedChannelException.class);
+        AsyncFile file = UringFiles.of(uring).open(dir.resolve("closed"), OpenFlags.O_RDONLY);
+        file.close();
+        assertThatThrownBy(file::size).isInstanceOf(ClosedChannelException.class);
+    }
+
+    @Test
+    void aFileIsNotOpenedOnAClosedRuntime() throws Exception {
+        Uring closed = Uring.open();
+        closed.close();
+        assertThatThrownBy(() -> UringFiles.of(closed).open(dir.resolve("x"), OpenFlags.O_RDWR | OpenFlags.O_CREAT))
+                .isInstanceOf(IOException.class).hasMessageContaining("runtime is closed");
+        assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    /**
+     * Size is asked often (before every append of a log, say): like the JDK's, it allocates nothing once compiled.
+     * The least of rounds of calls, since the JIT compiles (and removes the downcall's temporary objects) when it can.
+     */
+    @Test
+    void aPlatformThreadsSizeAllocatesNothingOnceCompiled() throws Exception {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (FileChannel ch = UringFileChannel.open(uring, dir.resolve("sized"), READ, WRITE, CREATE)) {
+            ch.write(ByteBuffer.wrap(new byte[77]), 0);
+            int calls = 10_000;
+            long least = Long.MAX_VALUE;
+            for (int round = 0; round < 100 && least >= 8; round++) {
+                long sum = 0;
+                long from = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < calls; i++) {
+                    sum += ch.size();
+                }
+                least = Math.min(least, (threads.getCurrentThreadAllocatedBytes() - from) / calls);
+                assertThat(sum).isEqualTo(77L * calls);
+            }
+            assertThat(least).as("bytes allocated per size(), in the best round").isLessThan(8);
+        }
+    }
+
+    private static long submitted() {
+        long n = 0;
+        for (int i = 0; i < uring.loopCount(); i++) {
+            n += uring.loop(i).stats().submitted();
+        }
+        return n;
+    }
+}
