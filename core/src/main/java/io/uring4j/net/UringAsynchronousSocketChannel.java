@@ -333,6 +333,10 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             return immediate(count(vectored, shut ? -1 : 0), null, attachment, handler);
         }
+        int now = transfer.attempt(guard);
+        if (now != AsyncTransfer.WOULD_BLOCK) {
+            return completedInPlace(read, vectored, transfer, now, attachment, handler);
+        }
         group.operationStarted();
         CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, transfer, timeoutNanos,
                 read ? "recvmsg" : "sendmsg");
@@ -361,6 +365,26 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             deliver(future, attachment, handler, value, exc);
         });
         return future;
+    }
+
+    /**
+     * An operation the socket was ready for ({@link AsyncTransfer#attempt}): over before it is returned, so the
+     * handler runs as for any outcome known at the start — here if this thread may, else on the executor.
+     */
+    private <V extends Number, A> Future<V> completedInPlace(boolean read, boolean vectored, AsyncTransfer transfer,
+                                                            int n, A attachment,
+                                                            CompletionHandler<V, ? super A> handler) {
+        V value = null;
+        Throwable exc = null;
+        if (n >= 0) {
+            transfer.finish(n);
+            value = count(vectored, read && n == 0 ? -1 : n);
+        } else {
+            transfer.release();
+            exc = AsyncRequest.failure(new ErrnoException(read ? "recv" : "send", n), isOpen(), read);
+        }
+        setPending(read, false);
+        return immediate(value, exc, attachment, handler);
     }
 
     private void setPending(boolean read, boolean pending) {

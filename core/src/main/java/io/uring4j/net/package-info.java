@@ -99,15 +99,19 @@
  * <ul>
  *   <li>One request per operation: an accept, connect, read or write is one ACCEPT, CONNECT, RECVMSG or SENDMSG on
  *       the channel's loop (scattering and gathering included, up to IOV_MAX buffers), a user of the fd until its
- *       final CQE; close cancels them by fd and they fail with {@code AsynchronousCloseException}.</li>
+ *       final CQE; close cancels them by fd and they fail with {@code AsynchronousCloseException}. A read or write
+ *       of one buffer is first tried in place, as the JDK's are: one non-blocking recv or send on the calling
+ *       thread, and only a socket that is not ready makes it a request — an HTTP server's next request is often
+ *       there by the time it reads, and its response fits the socket's buffer.</li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
  *       operations of that kind.</li>
  *   <li>Where handlers run: never on a loop, where a handler that blocks would stall every request of the loop.
  *       A reaped completion goes to the group's executor — the pool a {@code withThreadPool} group was given, the
  *       factory's threads of a {@code withFixedThreadPool} group, a virtual thread per handler in the default
- *       group. An outcome known at the start (a closed channel, no room) runs the handler on the initiating thread
- *       if it is one of the group's, up to the JDK's bound of 16 handlers per task, as the JDK's
+ *       group. An outcome known at the start (a closed channel, no room, a read or write done in place) runs the
+ *       handler on the initiating thread if it is one of the group's — an executor thread that has run one of its
+ *       handlers stays so, as the JDK binds it — up to the JDK's bound of 16 handlers per task, as the JDK's
  *       {@code Invoker} does ({@code AsyncHandlers}). The futures returned are plain {@code Future}s, completed
  *       on the loop: nothing can be chained onto them to run there.</li>
  *   <li>Buffers: direct buffers are used in place; heap buffers go through the channel's own native staging
