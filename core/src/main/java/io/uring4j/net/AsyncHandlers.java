@@ -75,6 +75,11 @@ final class AsyncHandlers {
         }
     }
 
+    /** From one of the group's pollers: runs the handler here, as a handler task of the group's. */
+    <V, A> void runHere(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
+        runAsTask(handler, attachment, value, failure);
+    }
+
     private <V, A> void runAsTask(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
         Task task = CURRENT.get();
         if (task == null) {

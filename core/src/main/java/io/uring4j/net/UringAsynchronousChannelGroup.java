@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +40,8 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private final AtomicBoolean executorShut = new AtomicBoolean();
     /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
     private final Object executorShutLock = new Object();
+    /** The group's reads and writes, polled by its executor's threads; started with the first that needs it. */
+    private AsyncRing ring;
 
     UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
         super(provider);
@@ -54,6 +57,20 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     AsyncHandlers handlers() {
         return handlers;
+    }
+
+    /** The group's ring, started on first use (by a channel's operation, so the group is not terminated). */
+    synchronized AsyncRing ring() throws IOException {
+        if (ring == null) {
+            AsyncRing r = new AsyncRing(executor);
+            try {
+                r.start();
+            } catch (RejectedExecutionException e) {
+                throw new IOException("the channel group's executor refused its poller", e);
+            }
+            ring = r;
+        }
+        return ring;
     }
 
     /** Admits a new channel, or refuses it once the group is shut down. */
@@ -91,6 +108,11 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     private void shutDownExecutor() {
         if (executorShut.compareAndSet(false, true)) {
+            synchronized (this) {
+                if (ring != null) {
+                    ring.stop();        // its poller ends once its last request has, and leaves the executor
+                }
+            }
             executor.shutdown();
             synchronized (executorShutLock) {
                 executorShutLock.notifyAll();

@@ -26,9 +26,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Groups: {@code withFixedThreadPool(n, factory)} runs handlers on n threads of the factory, started at once as
  * the JDK's are; {@code withThreadPool} and {@code withCachedThreadPool} on the executor given. The default group
- * (channels opened without a group) runs each handler on a virtual thread of its own, so a handler may block —
- * or, with the JDK's {@code java.nio.channels.DefaultThreadPool.threadFactory} property, on a cached pool of that
- * factory's threads.
+ * (channels opened without a group) runs them on a cached pool of daemon threads, as the JDK's — of the factory
+ * the JDK's {@code java.nio.channels.DefaultThreadPool.threadFactory} property names, if it names one.
  * TCP only, IPv4 and IPv6 (dual-stack sockets, as the JDK's).
  */
 public final class UringAsynchronousChannelProvider extends AsynchronousChannelProvider {
@@ -105,14 +104,16 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
     }
 
     /**
-     * The default group's handler threads: a virtual thread per handler — unless the JDK's property
-     * {@value #THREAD_FACTORY} names a {@link ThreadFactory}; then, as the JDK's default group, a cached pool of
-     * its threads.
+     * The default group's threads: a cached pool of daemon threads, as the JDK's default group — of the
+     * {@link ThreadFactory} the JDK's property {@value #THREAD_FACTORY} names, if it names one.
      */
     private static ExecutorService defaultExecutor() {
         String factory = System.getProperty(THREAD_FACTORY);
         if (factory == null) {
-            return Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-async-handler-", 0).factory());
+            // Platform threads, as the JDK's default group has: one of them polls the group's ring, and a virtual
+            // thread waiting in io_uring_enter would hold its carrier.
+            return Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true).name("uring4j-async-handler-", 0)
+                    .factory());
         }
         try {
             Class<?> c = Class.forName(factory, true, ClassLoader.getSystemClassLoader());
