@@ -290,6 +290,71 @@ abstract class AsynchronousGroupContract {
         }
     }
 
+    /** A handler that blocks holds up its own channel only: another channel's read still completes meanwhile. */
+    @Test
+    void aBlockedHandlerDoesNotStallOtherChannels() throws Exception {
+        try (AsynchronousServerSocketChannel server = server(); Pair a = pair(server); Pair b = pair(server)) {
+            java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            a.accepted().read(ByteBuffer.allocate(8), null, new CompletionHandler<Integer, Void>() {
+                @Override
+                public void completed(Integer n, Void unused) {
+                    blocked.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+
+                @Override
+                public void failed(Throwable exc, Void unused) {
+                    blocked.countDown();
+                }
+            });
+            get(a.client().write(ByteBuffer.wrap(new byte[] {1})));
+            assertThat(blocked.await(AsyncKit.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            try {
+                Recorder<Integer> other = new Recorder<>();
+                b.accepted().read(ByteBuffer.allocate(8), 0, TimeUnit.SECONDS, "other", other);
+                get(b.client().write(ByteBuffer.wrap(new byte[] {2, 3})));
+                assertThat(other.get()).as("the other channel's read, while the first handler blocks").isEqualTo(2);
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    /** A handler may wait on a future of the group's: the operation completes although it waits on a group thread. */
+    @Test
+    void aHandlerMayWaitForAFutureOfItsGroup() throws Exception {
+        try (AsynchronousServerSocketChannel server = server(); Pair p = pair(server)) {
+            CompletableFuture<Integer> waited = new CompletableFuture<>();
+            java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+            p.accepted().read(ByteBuffer.allocate(8), null, new CompletionHandler<Integer, Void>() {
+                @Override
+                public void completed(Integer n, Void unused) {
+                    try {
+                        Future<Integer> next = p.accepted().read(ByteBuffer.allocate(8));
+                        reading.countDown();
+                        waited.complete(get(next));
+                    } catch (Exception e) {
+                        waited.completeExceptionally(e);
+                    }
+                }
+
+                @Override
+                public void failed(Throwable exc, Void unused) {
+                    waited.completeExceptionally(exc);
+                }
+            });
+            get(p.client().write(ByteBuffer.wrap(new byte[] {1})));
+            assertThat(reading.await(AsyncKit.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            get(p.client().write(ByteBuffer.wrap(new byte[] {2, 3, 4})));
+            assertThat(get(waited)).isEqualTo(3);
+        }
+    }
+
     /** Runs {@code action} on one of the test group's threads: in the handler of an outcome known at once. */
     private void onGroupThread(Runnable action) throws IOException {
         AsynchronousSocketChannel closed = client();
