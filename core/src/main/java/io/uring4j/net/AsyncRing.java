@@ -65,13 +65,14 @@ final class AsyncRing {
         int cqesLeft;
         int result;
         boolean timedOut;
-        /** The timespec of its link timeout: kept with the request until the final CQE. */
-        MemorySegment timespec;
+        /** Where its link timeout's timespec is written (Timespec.SIZE bytes, the op's): untouched until the final CQE. */
+        final MemorySegment timespec;
 
-        Request(Op op, FdGuard guard, long timeoutNanos, Completion completion) {
+        Request(Op op, FdGuard guard, long timeoutNanos, MemorySegment timespec, Completion completion) {
             this.op = op;
             this.guard = guard;
             this.timeoutNanos = timeoutNanos;
+            this.timespec = timespec;
             this.completion = completion;
         }
     }
@@ -180,7 +181,7 @@ final class AsyncRing {
      */
     void cancelAll(FdGuard guard) {
         Op cancel = (sqe, scratch) -> sqe.prepCancelFd(guard.fd(), OpFlags.Cancel.ALL);
-        submitOrHand(new Request(cancel, null, 0, (result, timedOut) -> guard.release()));
+        submitOrHand(new Request(cancel, null, 0, null, (result, timedOut) -> guard.release()));
     }
 
     private void submitOrHand(Object task) {
@@ -395,7 +396,7 @@ final class AsyncRing {
                 return;
             }
         }
-        int slot = allocate(r);
+        allocate(r);
         boolean timed = r.timeoutNanos > 0;
         if (timed && ring.sq().spaceLeft() < 2) {
             submitNow();
@@ -407,18 +408,14 @@ final class AsyncRing {
         r.timedOut = false;
         if (timed) {
             sqe.addFlags(SqeFlags.IO_LINK);
-            if (r.timespec == null) {
-                r.timespec = Arena.ofAuto().allocate(Timespec.SIZE, 8);
-            }
             Timespec.set(r.timespec, r.timeoutNanos);
             sqe().prepLinkTimeout(r.timespec, 0).userData(userData(r, TIMEOUT_BIT));
             r.cqesLeft = 2;
         }
         inFlight++;
-        assert slot == r.slot;
     }
 
-    private int allocate(Request r) {
+    private void allocate(Request r) {
         if (freeCount == 0) {
             int n = slots.length;
             slots = Arrays.copyOf(slots, n * 2);
@@ -432,7 +429,6 @@ final class AsyncRing {
         slots[slot] = r;
         r.slot = slot;
         r.generation = ++generations[slot];
-        return slot;
     }
 
     private static long userData(Request r, int bit) {

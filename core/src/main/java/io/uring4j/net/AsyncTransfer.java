@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.Timespec;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
@@ -42,6 +43,8 @@ final class AsyncTransfer implements Op {
     private final int fd;
     private final boolean read;
     private MemorySegment message = MemorySegment.NULL;
+    /** A request's link timeout, when it has one: one operation at a time, so one per direction. */
+    private MemorySegment timespec;
     private MemorySegment staging = MemorySegment.NULL;
     /** The caller's buffers while an operation is in flight (kept reachable until its final CQE). */
     private ByteBuffer[] buffers;
@@ -152,6 +155,14 @@ final class AsyncTransfer implements Op {
             guard.release();
         }
         return n == -Errno.EAGAIN ? WOULD_BLOCK : n;
+    }
+
+    /** The timespec memory for this direction's link timeouts, as long as the transfer lives. */
+    MemorySegment timespec() {
+        if (timespec == null) {
+            timespec = Arena.ofAuto().allocate(Timespec.SIZE, 8);
+        }
+        return timespec;
     }
 
     @Override

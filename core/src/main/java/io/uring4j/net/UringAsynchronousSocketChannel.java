@@ -355,7 +355,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         }
         group.operationStarted();
         RingTransfer<V, A> op = new RingTransfer<>(read, vectored, transfer, attachment, handler);
-        op.request = new AsyncRing.Request(transfer, guard, timeoutNanos, op);
+        op.request = new AsyncRing.Request(transfer, guard, timeoutNanos,
+                timeoutNanos > 0 ? transfer.timespec() : null, op);
         op.future = handler != null ? null
                 : new AsyncRequest.Pending<>(() -> kill(read), () -> ring.cancel(op.request), this, ring);
         ring.submit(op.request);
