@@ -231,6 +231,7 @@ final class AsyncRing {
         try {
             while (poller == me) {
                 if (!runAll(orphans, me)) {
+                    wakeSuccessor();
                     return;
                 }
                 lock.lock();
@@ -251,6 +252,7 @@ final class AsyncRing {
                 if (!runAll(batch, me)) {
                     orphans.addAll(batch);
                     batch.clear();
+                    wakeSuccessor();
                     return;
                 }
             }
@@ -270,7 +272,7 @@ final class AsyncRing {
         }
         sleeping = true;
         try {
-            if (incoming.isEmpty() && reaped.isEmpty() && cq.ready() == 0 && !stopping) {
+            if (incoming.isEmpty() && orphans.isEmpty() && reaped.isEmpty() && cq.ready() == 0 && !stopping) {
                 ring.submitAndWait(1);
             } else {
                 ring.submitAndGetEvents();
@@ -325,6 +327,13 @@ final class AsyncRing {
             }
         }
         return true;
+    }
+
+    /** A deposed poller left completions to its successor, which may be waiting in the kernel already. */
+    private void wakeSuccessor() {
+        if (sleeping) {
+            signal();
+        }
     }
 
     private void complete(Request r, Thread me) {

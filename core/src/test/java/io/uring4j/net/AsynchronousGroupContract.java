@@ -17,6 +17,8 @@ import java.nio.channels.CompletionHandler;
 import java.nio.channels.IllegalChannelGroupException;
 import java.nio.channels.ShutdownChannelGroupException;
 import java.nio.channels.spi.AsynchronousChannelProvider;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -319,6 +321,53 @@ abstract class AsynchronousGroupContract {
                 b.accepted().read(ByteBuffer.allocate(8), 0, TimeUnit.SECONDS, "other", other);
                 get(b.client().write(ByteBuffer.wrap(new byte[] {2, 3})));
                 assertThat(other.get()).as("the other channel's read, while the first handler blocks").isEqualTo(2);
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    /**
+     * Completions that arrive together with one whose handler blocks still run: on uring4j's provider they are
+     * often reaped in one batch by the thread that then blocks, and go to the poller that takes over.
+     */
+    @Test
+    void completionsArrivingWithABlockedHandlersStillRun() throws Exception {
+        try (AsynchronousServerSocketChannel server = server(); Pair a = pair(server); Pair b = pair(server);
+             Pair c = pair(server)) {
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            AtomicInteger blocked = new AtomicInteger();
+            List<Recorder<Integer>> reads = new ArrayList<>();
+            for (Pair p : List.of(a, b, c)) {
+                Recorder<Integer> read = new Recorder<>();
+                reads.add(read);
+                p.accepted().read(ByteBuffer.allocate(8), 0, TimeUnit.SECONDS, "read",
+                        new CompletionHandler<Integer, String>() {
+                            @Override
+                            public void completed(Integer n, String attachment) {
+                                read.completed(n, attachment);
+                                if (blocked.getAndIncrement() == 0) {       // the first handler blocks
+                                    try {
+                                        release.await();
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                }
+                            }
+
+                            @Override
+                            public void failed(Throwable exc, String attachment) {
+                                read.failed(exc, attachment);
+                            }
+                        });
+            }
+            try {
+                for (Pair p : List.of(a, b, c)) {
+                    p.client().write(ByteBuffer.wrap(new byte[] {1}));
+                }
+                for (Recorder<Integer> read : reads) {
+                    assertThat(read.get()).as("each read, while one handler blocks").isEqualTo(1);
+                }
             } finally {
                 release.countDown();
             }
