@@ -92,8 +92,11 @@ final class AsyncRing {
     private final ReentrantLock lock = new ReentrantLock();
     /** Requests and control tasks from threads that are not the poller, in order. */
     private final ConcurrentLinkedQueue<Object> incoming = new ConcurrentLinkedQueue<>();
-    /** Completions a deposed poller reaped but did not run: its successor runs them first. */
-    private final ConcurrentLinkedQueue<Request> orphans = new ConcurrentLinkedQueue<>();
+    /**
+     * Reaped completions not run yet: shared, so that when a handler blocks its poller, the successor runs the rest
+     * of the batch.
+     */
+    private final ConcurrentLinkedQueue<Request> ready = new ConcurrentLinkedQueue<>();
 
     // Under the lock.
     private Request[] slots = new Request[64];
@@ -227,11 +230,9 @@ final class AsyncRing {
         } finally {
             lock.unlock();
         }
-        ArrayDeque<Request> batch = new ArrayDeque<>();
         try {
             while (poller == me) {
-                if (!runAll(orphans, me)) {
-                    wakeSuccessor();
+                if (!runReady(me)) {
                     return;
                 }
                 lock.lock();
@@ -244,16 +245,10 @@ final class AsyncRing {
                         return;
                     }
                     waitAndReap();
-                    batch.addAll(reaped);
+                    ready.addAll(reaped);
                     reaped.clear();
                 } finally {
                     lock.unlock();
-                }
-                if (!runAll(batch, me)) {
-                    orphans.addAll(batch);
-                    batch.clear();
-                    wakeSuccessor();
-                    return;
                 }
             }
         } catch (Throwable t) {
@@ -272,7 +267,7 @@ final class AsyncRing {
         }
         sleeping = true;
         try {
-            if (incoming.isEmpty() && orphans.isEmpty() && reaped.isEmpty() && cq.ready() == 0 && !stopping) {
+            if (incoming.isEmpty() && ready.isEmpty() && reaped.isEmpty() && cq.ready() == 0 && !stopping) {
                 ring.submitAndWait(1);
             } else {
                 ring.submitAndGetEvents();
@@ -315,25 +310,15 @@ final class AsyncRing {
         }
     }
 
-    /**
-     * Runs completions, outside the lock, until {@code from} is empty; false once deposed (what is left then is the
-     * successor's).
-     */
-    private boolean runAll(java.util.Queue<Request> from, Thread me) {
-        for (Request r; (r = from.poll()) != null; ) {
+    /** Runs the ready completions, outside the lock; false once deposed (what is left is the successor's). */
+    private boolean runReady(Thread me) {
+        for (Request r; (r = ready.poll()) != null; ) {
             complete(r, me);
             if (poller != me) {
                 return false;
             }
         }
         return true;
-    }
-
-    /** A deposed poller left completions to its successor, which may be waiting in the kernel already. */
-    private void wakeSuccessor() {
-        if (sleeping) {
-            signal();
-        }
     }
 
     private void complete(Request r, Thread me) {

@@ -41,7 +41,7 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
     private final Object executorShutLock = new Object();
     /** The group's reads and writes, polled by its executor's threads; started with the first that needs it. */
-    private AsyncRing ring;
+    private volatile AsyncRing ring;
 
     UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
         super(provider);
@@ -59,8 +59,19 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
         return handlers;
     }
 
+    /** Whether the calling thread is polling the group's ring now. */
+    boolean onPoller() {
+        AsyncRing r = ring;
+        return r != null && r.onPoller();
+    }
+
     /** The group's ring, started on first use (by a channel's operation, so the group is not terminated). */
-    synchronized AsyncRing ring() throws IOException {
+    AsyncRing ring() throws IOException {
+        AsyncRing r = ring;
+        return r != null ? r : startRing();
+    }
+
+    private synchronized AsyncRing startRing() throws IOException {
         if (ring == null) {
             AsyncRing r = new AsyncRing(executor);
             try {

@@ -341,7 +341,9 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             return immediate(count(vectored, shut ? -1 : 0), null, attachment, handler);
         }
-        int now = transfer.attempt(guard);
+        // On the poller a read is queued, not tried: the poller's next enter submits it with the rest of the batch
+        // (the kernel tries it at once there), which costs no system call of its own whether data is there or not.
+        int now = read && group.onPoller() ? AsyncTransfer.WOULD_BLOCK : transfer.attempt(guard);
         if (now != AsyncTransfer.WOULD_BLOCK) {
             return completedInPlace(read, vectored, transfer, now, attachment, handler);
         }
