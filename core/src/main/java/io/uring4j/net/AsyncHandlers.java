@@ -7,8 +7,9 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Where an asynchronous channel's completion handler runs: the JDK's {@code sun.nio.ch.Invoker} rules, for one
- * group. A completion reaped by an event loop goes to the group's executor — user code never runs on a loop, where
- * a handler that blocks would stall every request of that loop. An outcome known when the operation is started (a
+ * group. A completion reaped by the group's poller runs there ({@link #runHere}); one reaped by an event loop (an
+ * accept, a connect) goes to the group's executor — user code never runs on a loop, where a handler that blocks
+ * would stall every request of that loop. An outcome known when the operation is started (a
  * closed channel, nothing to read, a read or write done in place) runs the handler on the initiating thread if that
  * is one of the group's and has not run {@link #MAX_DIRECT} handlers so since its last handler task began — the
  * JDK's bound on stack depth for handlers that start the next operation — and goes to the executor otherwise.

@@ -18,15 +18,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An {@link AsynchronousChannelGroup} whose channels' requests run on a uring4j runtime's event loops and whose
- * completion handlers run on the group's executor ({@link AsyncHandlers}): the executor given to
- * {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a {@code withFixedThreadPool} group
- * makes with its thread factory. The loops do what the JDK group's polling threads do, so a group needs no thread
- * of its own for I/O, and the {@code initialSize} of a cached pool has nothing to size.
+ * An {@link AsynchronousChannelGroup} whose channels' reads and writes run on a ring of the group's own
+ * ({@link AsyncRing}), polled by a task on the group's executor that runs their handlers itself, and whose accepts
+ * and connects run on a uring4j runtime's event loops, their handlers handed to the executor ({@link AsyncHandlers}).
+ * The executor is the one given to {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a
+ * {@code withFixedThreadPool} group makes with its thread factory; the poller takes one of its threads while the
+ * group lives, and the {@code initialSize} of a cached pool has nothing to size.
  *
  * <p>Lifecycle, as the JDK's: {@link #shutdown()} refuses new channels ({@link ShutdownChannelGroupException});
- * once every channel is closed and every handler of theirs handed to the executor, the executor is shut down, and
- * the group is terminated when the executor is. {@link #shutdownNow()} also closes every channel — their pending
+ * once every channel is closed and every handler of theirs run or handed to the executor, the ring's poller ends
+ * and the executor is shut down, and the group is terminated when the executor is. {@link #shutdownNow()} also closes every channel — their pending
  * operations fail with {@link java.nio.channels.AsynchronousCloseException}, delivered before the executor shuts.
  */
 public final class UringAsynchronousChannelGroup extends AsynchronousChannelGroup {

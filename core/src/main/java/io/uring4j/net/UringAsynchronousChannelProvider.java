@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * Asynchronous socket channels on io_uring for unmodified applications: select it with
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}
  * and {@code AsynchronousSocketChannel.open()}, {@code AsynchronousChannelGroup.withThreadPool(...)} and the rest
- * come from here. Every accept, connect, read and write is one request on an event loop of a uring4j runtime —
- * {@link Uring#shared()}, or the runtime given to {@link #UringAsynchronousChannelProvider(Uring)} — and completion
+ * come from here. Every read and write the socket is not ready for is one request on the group's own ring, polled
+ * by one of the group's threads; every accept and connect one request on an event loop of a uring4j runtime —
+ * {@link Uring#shared()}, or the runtime given to {@link #UringAsynchronousChannelProvider(Uring)}. Completion
  * handlers run on the group's threads, never on a loop (see {@link UringAsynchronousChannelGroup}).
  *
  * <p>Groups: {@code withFixedThreadPool(n, factory)} runs handlers on n threads of the factory, started at once as
@@ -43,9 +44,8 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
     }
 
     /**
-     * A provider whose groups run on {@code uring} (which must outlive them). Each connection waiting for data keeps a
-     * read in flight: build the runtime with a {@link io.uring4j.runtime.UringBuilder#maxInFlight} above the
-     * connections it is to hold, as {@link Uring#shared()} is.
+     * A provider whose groups accept and connect on {@code uring} (which must outlive them); their reads and writes
+     * run on each group's own ring.
      */
     public UringAsynchronousChannelProvider(Uring uring) {
         this.uring = Objects.requireNonNull(uring, "uring");

@@ -34,9 +34,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An {@link AsynchronousSocketChannel} whose connect, reads and writes are each one io_uring request on the
- * channel's event loop ({@link AsyncRequest}, {@link AsyncTransfer}); completion handlers run on the group's
- * executor ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
+ * An {@link AsynchronousSocketChannel} whose connect is one io_uring request on the channel's event loop
+ * ({@link AsyncRequest}), and whose reads and writes are tried in place and otherwise one request on the group's
+ * ring ({@link AsyncTransfer}, {@link AsyncRing}); completion handlers run on the group's threads
+ * ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
  * one read and one write pending at a time ({@link ReadPendingException}, {@link WritePendingException}); a timeout
  * fails the operation with {@link InterruptedByTimeoutException} and refuses further operations of its kind, as
  * does cancelling an operation's future; a failed connect closes the channel; a close fails pending operations
