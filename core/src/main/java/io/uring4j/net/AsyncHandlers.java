@@ -7,23 +7,30 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Where an asynchronous channel's completion handler runs: the JDK's {@code sun.nio.ch.Invoker} rules, for one
- * group. A completion reaped by an event loop goes to the group's executor — user code never runs on a loop, where
- * a handler that blocks would stall every request of that loop. An outcome known when the operation is started (a
- * closed channel, nothing to read) runs the handler on the initiating thread if that is one of the group's and has
- * not run {@link #MAX_DIRECT} handlers so in its current task — the JDK's bound on stack depth for handlers that
- * start the next operation — and goes to the executor otherwise.
+ * group. A completion reaped by the group's poller runs there ({@link #runHere}); one reaped by an event loop (an
+ * accept, a connect) goes to the group's executor — user code never runs on a loop, where a handler that blocks
+ * would stall every request of that loop. An outcome known when the operation is started (a
+ * closed channel, nothing to read, a read or write done in place) runs the handler on the initiating thread if that
+ * is one of the group's and has not run {@link #MAX_DIRECT} handlers so since its last handler task began — the
+ * JDK's bound on stack depth for handlers that start the next operation — and goes to the executor otherwise.
+ *
+ * <p>A thread is one of the group's once it has run one of the group's handler tasks, and stays so (until it runs
+ * another group's), as the JDK binds an executor's threads: an application's own tasks on the executor — Tomcat
+ * processes a connection so — then run the handlers of operations done in place directly, as with the JDK.
  */
 final class AsyncHandlers {
     /** The JDK's bound, under the JDK's property name. */
     static final int MAX_DIRECT = Integer.getInteger("sun.nio.ch.maxCompletionHandlersOnStack", 16);
     private static final System.Logger LOG = System.getLogger("io.uring4j.net");
 
-    /** The group whose handler task this thread is running, and how many handlers ran in it. */
+    /** The group this thread last ran a handler task of, and how many handlers it ran since that task began. */
     private static final ThreadLocal<Task> CURRENT = new ThreadLocal<>();
 
     private static final class Task {
         AsyncHandlers group;
         int handlers;
+        /** Whether a handler task is running on this thread now (a task run inside it restores its state). */
+        boolean nested;
     }
 
     private final Executor executor;
@@ -69,6 +76,11 @@ final class AsyncHandlers {
         }
     }
 
+    /** From one of the group's pollers: runs the handler here, as a handler task of the group's. */
+    <V, A> void runHere(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
+        runAsTask(handler, attachment, value, failure);
+    }
+
     private <V, A> void runAsTask(CompletionHandler<V, ? super A> handler, A attachment, V value, Throwable failure) {
         Task task = CURRENT.get();
         if (task == null) {
@@ -77,13 +89,18 @@ final class AsyncHandlers {
         }
         AsyncHandlers outer = task.group;
         int outerHandlers = task.handlers;
+        boolean nested = task.nested;
         task.group = this;
         task.handlers = 1;
+        task.nested = true;
         try {
             run(handler, attachment, value, failure);
         } finally {
-            task.group = outer;
-            task.handlers = outerHandlers;
+            if (nested) {               // an executor that runs tasks on the caller: the outer task resumes
+                task.group = outer;
+                task.handlers = outerHandlers;
+            }
+            task.nested = nested;
         }
     }
 

@@ -96,20 +96,24 @@ final class AsyncRequest {
 
     /**
      * The future a Future-style operation returns: cancelling it does what the JDK's does — the channel refuses
-     * further operations of that kind ({@code onCancel}), the request is cancelled, and with
+     * further operations of that kind ({@code onCancel}), the request is cancelled ({@code cancelRequest}), and with
      * {@code mayInterruptIfRunning} the channel is closed. A plain {@link Future}, not a {@link CompletableFuture}:
-     * it is completed on the loop, where code chained onto it must not run.
+     * it is completed on a loop or a group's poller, where code chained onto it must not run. A poller that waits
+     * for one steps down first ({@link AsyncRing#beforeBlocking}), so that another reaps what it waits for.
      */
     static final class Pending<V> implements Future<V> {
         private final CompletableFuture<V> result = new CompletableFuture<>();
         private final Runnable onCancel;
-        private final CompletableFuture<Integer> request;
+        private final Runnable cancelRequest;
         private final java.nio.channels.Channel channel;
+        private final AsyncRing ring;
 
-        Pending(Runnable onCancel, CompletableFuture<Integer> request, java.nio.channels.Channel channel) {
+        /** {@code ring}: the group's ring the operation is on, or null for one on a loop. */
+        Pending(Runnable onCancel, Runnable cancelRequest, java.nio.channels.Channel channel, AsyncRing ring) {
             this.onCancel = onCancel;
-            this.request = request;
+            this.cancelRequest = cancelRequest;
             this.channel = channel;
+            this.ring = ring;
         }
 
         void complete(V value) {
@@ -127,7 +131,7 @@ final class AsyncRequest {
             }
             onCancel.run();
             boolean cancelled = result.cancel(mayInterruptIfRunning);
-            request.cancel(false);
+            cancelRequest.run();
             if (cancelled && mayInterruptIfRunning) {
                 try {
                     channel.close();
@@ -150,11 +154,17 @@ final class AsyncRequest {
 
         @Override
         public V get() throws InterruptedException, ExecutionException {
+            if (ring != null && !result.isDone()) {
+                ring.beforeBlocking();
+            }
             return result.get();
         }
 
         @Override
         public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            if (ring != null && !result.isDone()) {
+                ring.beforeBlocking();
+            }
             return result.get(timeout, unit);
         }
     }

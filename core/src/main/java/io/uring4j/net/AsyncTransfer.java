@@ -1,12 +1,16 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.Timespec;
+import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -17,6 +21,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the start of a write and at the completion of a read. A channel has at most one operation per direction in
  * flight, so one transfer serves them all in turn; {@link #stage} may be called again only after the previous
  * request's final CQE.
+ *
+ * <p>Before it becomes a request, an operation on one buffer is tried in place ({@link #attempt}), as the JDK's
+ * channels try theirs: one non-blocking system call that, when the socket is ready, completes the operation on
+ * the calling thread — no request, no hand-over to the loop and back.
  *
  * <p>Memory: the msghdr, the iovecs and the staging belong to this op, which the runtime keeps referenced until
  * the request's final CQE — after a timeout, a cancel or a close too — and so do the caller's buffers (their
@@ -29,10 +37,14 @@ final class AsyncTransfer implements Op {
     static final int IOV_MAX = 1024;
     private static final long MSG_IOV = 16;
     private static final long MSG_IOVLEN = 24;
+    /** What {@link #attempt} returns when the operation must wait: it goes to the ring as a request. */
+    static final int WOULD_BLOCK = Integer.MIN_VALUE;
 
     private final int fd;
     private final boolean read;
     private MemorySegment message = MemorySegment.NULL;
+    /** A request's link timeout, when it has one: one operation at a time, so one per direction. */
+    private MemorySegment timespec;
     private MemorySegment staging = MemorySegment.NULL;
     /** The caller's buffers while an operation is in flight (kept reachable until its final CQE). */
     private ByteBuffer[] buffers;
@@ -41,6 +53,8 @@ final class AsyncTransfer implements Op {
     private int[] stagedAt = new int[1];
     private int[] lengths = new int[1];
     private int iovecs;
+    /** The memory of the first iovec: all of an operation on one buffer, for {@link #attempt}. */
+    private MemorySegment first;
 
     AsyncTransfer(int fd, boolean read) {
         this.fd = fd;
@@ -80,10 +94,10 @@ final class AsyncTransfer implements Op {
             if (rem == 0) {
                 continue;
             }
-            long address;
+            MemorySegment data;
             int len;
             if (b.isDirect()) {
-                address = MemorySegment.ofBuffer(b).address();
+                data = MemorySegment.ofBuffer(b);
                 len = rem;
                 stagedAt[iov] = -1;
             } else {
@@ -94,12 +108,15 @@ final class AsyncTransfer implements Op {
                 if (!read) {
                     MemorySegment.copy(MemorySegment.ofBuffer(b), 0, staging, staged, len);
                 }
-                address = staging.address() + staged;
+                data = staging.asSlice(staged, len);
                 stagedAt[iov] = staged;
                 staged += len;
             }
+            if (iov == 0) {
+                first = data;
+            }
             long at = Sockets.MSGHDR_SIZE + Sockets.IOVEC_SIZE * iov;
-            message.set(JAVA_LONG, at, address);
+            message.set(JAVA_LONG, at, data.address());
             message.set(JAVA_LONG, at + 8, len);
             bufferIndex[iov] = i;
             lengths[iov] = len;
@@ -112,6 +129,40 @@ final class AsyncTransfer implements Op {
         this.iovecs = iov;
         this.buffers = total == 0 ? null : buffers;
         return total;
+    }
+
+    /**
+     * Tries the staged operation now, on the calling thread, with one non-blocking recv or send: the bytes
+     * transferred (0: end of stream, for a read) or {@code -errno}; {@link #WOULD_BLOCK} when the socket is not
+     * ready, when the operation has several buffers (one request does those), or when the channel is closing (the
+     * request then fails as a close makes it fail). The fd is held for the call, so a concurrent close cannot
+     * hand its number to another socket under it.
+     */
+    int attempt(FdGuard guard) {
+        if (iovecs != 1) {
+            return WOULD_BLOCK;
+        }
+        try {
+            guard.acquire();
+        } catch (ClosedChannelException closing) {
+            return WOULD_BLOCK;
+        }
+        int n;
+        try {
+            n = read ? Sockets.recv(fd, first, Sockets.MSG_DONTWAIT)
+                    : Sockets.send(fd, first, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+        } finally {
+            guard.release();
+        }
+        return n == -Errno.EAGAIN ? WOULD_BLOCK : n;
+    }
+
+    /** The timespec memory for this direction's link timeouts, as long as the transfer lives. */
+    MemorySegment timespec() {
+        if (timespec == null) {
+            timespec = Arena.ofAuto().allocate(Timespec.SIZE, 8);
+        }
+        return timespec;
     }
 
     @Override
@@ -144,5 +195,6 @@ final class AsyncTransfer implements Op {
     /** The operation is over: the caller's buffers are no longer held. */
     void release() {
         buffers = null;
+        first = null;
     }
 }

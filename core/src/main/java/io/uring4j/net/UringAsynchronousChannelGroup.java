@@ -12,20 +12,22 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An {@link AsynchronousChannelGroup} whose channels' requests run on a uring4j runtime's event loops and whose
- * completion handlers run on the group's executor ({@link AsyncHandlers}): the executor given to
- * {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a {@code withFixedThreadPool} group
- * makes with its thread factory. The loops do what the JDK group's polling threads do, so a group needs no thread
- * of its own for I/O, and the {@code initialSize} of a cached pool has nothing to size.
+ * An {@link AsynchronousChannelGroup} whose channels' reads and writes run on a ring of the group's own
+ * ({@link AsyncRing}), polled by a task on the group's executor that runs their handlers itself, and whose accepts
+ * and connects run on a uring4j runtime's event loops, their handlers handed to the executor ({@link AsyncHandlers}).
+ * The executor is the one given to {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a
+ * {@code withFixedThreadPool} group makes with its thread factory; the poller takes one of its threads while the
+ * group lives, and the {@code initialSize} of a cached pool has nothing to size.
  *
  * <p>Lifecycle, as the JDK's: {@link #shutdown()} refuses new channels ({@link ShutdownChannelGroupException});
- * once every channel is closed and every handler of theirs handed to the executor, the executor is shut down, and
- * the group is terminated when the executor is. {@link #shutdownNow()} also closes every channel — their pending
+ * once every channel is closed and every handler of theirs run or handed to the executor, the ring's poller ends
+ * and the executor is shut down, and the group is terminated when the executor is. {@link #shutdownNow()} also closes every channel — their pending
  * operations fail with {@link java.nio.channels.AsynchronousCloseException}, delivered before the executor shuts.
  */
 public final class UringAsynchronousChannelGroup extends AsynchronousChannelGroup {
@@ -39,6 +41,8 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private final AtomicBoolean executorShut = new AtomicBoolean();
     /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
     private final Object executorShutLock = new Object();
+    /** The group's reads and writes, polled by its executor's threads; started with the first that needs it. */
+    private volatile AsyncRing ring;
 
     UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
         super(provider);
@@ -54,6 +58,31 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     AsyncHandlers handlers() {
         return handlers;
+    }
+
+    /** Whether the calling thread is polling the group's ring now. */
+    boolean onPoller() {
+        AsyncRing r = ring;
+        return r != null && r.onPoller();
+    }
+
+    /** The group's ring, started on first use (by a channel's operation, so the group is not terminated). */
+    AsyncRing ring() throws IOException {
+        AsyncRing r = ring;
+        return r != null ? r : startRing();
+    }
+
+    private synchronized AsyncRing startRing() throws IOException {
+        if (ring == null) {
+            AsyncRing r = new AsyncRing(executor);
+            try {
+                r.start();
+            } catch (RejectedExecutionException e) {
+                throw new IOException("the channel group's executor refused its poller", e);
+            }
+            ring = r;
+        }
+        return ring;
     }
 
     /** Admits a new channel, or refuses it once the group is shut down. */
@@ -91,6 +120,11 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     private void shutDownExecutor() {
         if (executorShut.compareAndSet(false, true)) {
+            synchronized (this) {
+                if (ring != null) {
+                    ring.stop();        // its poller ends once its last request has, and leaves the executor
+                }
+            }
             executor.shutdown();
             synchronized (executorShutLock) {
                 executorShutLock.notifyAll();

@@ -20,15 +20,15 @@ import java.util.concurrent.TimeUnit;
  * Asynchronous socket channels on io_uring for unmodified applications: select it with
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}
  * and {@code AsynchronousSocketChannel.open()}, {@code AsynchronousChannelGroup.withThreadPool(...)} and the rest
- * come from here. Every accept, connect, read and write is one request on an event loop of a uring4j runtime —
- * {@link Uring#shared()}, or the runtime given to {@link #UringAsynchronousChannelProvider(Uring)} — and completion
+ * come from here. Every read and write the socket is not ready for is one request on the group's own ring, polled
+ * by one of the group's threads; every accept and connect one request on an event loop of a uring4j runtime —
+ * {@link Uring#shared()}, or the runtime given to {@link #UringAsynchronousChannelProvider(Uring)}. Completion
  * handlers run on the group's threads, never on a loop (see {@link UringAsynchronousChannelGroup}).
  *
  * <p>Groups: {@code withFixedThreadPool(n, factory)} runs handlers on n threads of the factory, started at once as
  * the JDK's are; {@code withThreadPool} and {@code withCachedThreadPool} on the executor given. The default group
- * (channels opened without a group) runs each handler on a virtual thread of its own, so a handler may block —
- * or, with the JDK's {@code java.nio.channels.DefaultThreadPool.threadFactory} property, on a cached pool of that
- * factory's threads.
+ * (channels opened without a group) runs them on a cached pool of daemon threads, as the JDK's — of the factory
+ * the JDK's {@code java.nio.channels.DefaultThreadPool.threadFactory} property names, if it names one.
  * TCP only, IPv4 and IPv6 (dual-stack sockets, as the JDK's).
  */
 public final class UringAsynchronousChannelProvider extends AsynchronousChannelProvider {
@@ -44,9 +44,8 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
     }
 
     /**
-     * A provider whose groups run on {@code uring} (which must outlive them). Each connection waiting for data keeps a
-     * read in flight: build the runtime with a {@link io.uring4j.runtime.UringBuilder#maxInFlight} above the
-     * connections it is to hold, as {@link Uring#shared()} is.
+     * A provider whose groups accept and connect on {@code uring} (which must outlive them); their reads and writes
+     * run on each group's own ring.
      */
     public UringAsynchronousChannelProvider(Uring uring) {
         this.uring = Objects.requireNonNull(uring, "uring");
@@ -105,14 +104,16 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
     }
 
     /**
-     * The default group's handler threads: a virtual thread per handler — unless the JDK's property
-     * {@value #THREAD_FACTORY} names a {@link ThreadFactory}; then, as the JDK's default group, a cached pool of
-     * its threads.
+     * The default group's threads: a cached pool of daemon threads, as the JDK's default group — of the
+     * {@link ThreadFactory} the JDK's property {@value #THREAD_FACTORY} names, if it names one.
      */
     private static ExecutorService defaultExecutor() {
         String factory = System.getProperty(THREAD_FACTORY);
         if (factory == null) {
-            return Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-async-handler-", 0).factory());
+            // Platform threads, as the JDK's default group has: one of them polls the group's ring, and a virtual
+            // thread waiting in io_uring_enter would hold its carrier.
+            return Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true).name("uring4j-async-handler-", 0)
+                    .factory());
         }
         try {
             Class<?> c = Class.forName(factory, true, ClassLoader.getSystemClassLoader());

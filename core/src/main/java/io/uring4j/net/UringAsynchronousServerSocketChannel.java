@@ -126,7 +126,7 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
         // Cancelling the future leaves the accept in the kernel (until a connection comes, or the close): an
         // accept cancelled there may still have taken a connection, whose fd only the completion can close.
         AsyncRequest.Pending<AsynchronousSocketChannel> future = handler != null ? null
-                : new AsyncRequest.Pending<>(() -> acceptKilled = true, request.copy(), this);
+                : new AsyncRequest.Pending<>(() -> acceptKilled = true, () -> { }, this, null);
         request.whenComplete((accepted, failure) -> {
             AsynchronousSocketChannel channel = null;
             Throwable exc = null;

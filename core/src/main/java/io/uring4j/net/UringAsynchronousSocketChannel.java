@@ -34,9 +34,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An {@link AsynchronousSocketChannel} whose connect, reads and writes are each one io_uring request on the
- * channel's event loop ({@link AsyncRequest}, {@link AsyncTransfer}); completion handlers run on the group's
- * executor ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
+ * An {@link AsynchronousSocketChannel} whose connect is one io_uring request on the channel's event loop
+ * ({@link AsyncRequest}), and whose reads and writes are tried in place and otherwise one request on the group's
+ * ring ({@link AsyncTransfer}, {@link AsyncRing}); completion handlers run on the group's threads
+ * ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
  * one read and one write pending at a time ({@link ReadPendingException}, {@link WritePendingException}); a timeout
  * fails the operation with {@link InterruptedByTimeoutException} and refuses further operations of its kind, as
  * does cancelling an operation's future; a failed connect closes the channel; a close fails pending operations
@@ -187,7 +188,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         Op connect = (sqe, scratch) -> sqe.prepConnect(fd, scratch.asSlice(0, SocketAddresses.writeForV6Socket(peer, scratch)));
         group.operationStarted();
         CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, connect, 0, "connect");
-        AsyncRequest.Pending<Void> future = handler != null ? null : new AsyncRequest.Pending<>(() -> { }, request, this);
+        AsyncRequest.Pending<Void> future = handler != null ? null
+                : new AsyncRequest.Pending<>(() -> { }, () -> request.cancel(false), this, null);
         request.whenComplete((result, failure) -> {
             if (AsyncRequest.cancelled(failure)) {
                 group.operationEnded();
@@ -301,6 +303,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         long timeoutNanos = timeout > 0 ? unit.toNanos(timeout) : 0;
         boolean hasWork = vectored || buffers[offset].hasRemaining();
         boolean shut = !open;
+        boolean closedMeanwhile = false;
         synchronized (read ? readLock : writeLock) {
             if (open) {
                 if (read ? readKilled : writeKilled) {
@@ -311,10 +314,16 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
                     throw read ? new ReadPendingException() : new WritePendingException();
                 }
                 shut = read ? readShutdown : writeShutdown;
-                if (!shut && hasWork) {
+                // Checked again under the lock close takes to see what is pending: either close sees this
+                // operation, and cancels it, or it sees the close.
+                closedMeanwhile = !isOpen();
+                if (!shut && hasWork && !closedMeanwhile) {
                     setPending(read, true);
                 }
             }
+        }
+        if (closedMeanwhile) {
+            return immediate(null, new ClosedChannelException(), attachment, handler);
         }
         if (shut && !read) {
             return immediate(null, new ClosedChannelException(), attachment, handler);
@@ -333,34 +342,106 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             return immediate(count(vectored, shut ? -1 : 0), null, attachment, handler);
         }
+        // On the poller a read is queued, not tried: the poller's next enter submits it with the rest of the batch
+        // (the kernel tries it at once there), which costs no system call of its own whether data is there or not.
+        int now = read && group.onPoller() ? AsyncTransfer.WOULD_BLOCK : transfer.attempt(guard);
+        if (now != AsyncTransfer.WOULD_BLOCK) {
+            return completedInPlace(read, vectored, transfer, now, attachment, handler);
+        }
+        AsyncRing ring;
+        try {
+            ring = group.ring();
+        } catch (IOException e) {
+            transfer.release();
+            setPending(read, false);
+            return immediate(null, e, attachment, handler);
+        }
         group.operationStarted();
-        CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, transfer, timeoutNanos,
-                read ? "recvmsg" : "sendmsg");
-        AsyncRequest.Pending<V> future = handler != null ? null
-                : new AsyncRequest.Pending<>(() -> kill(read), request, this);
-        request.whenComplete((n, failure) -> {
-            if (AsyncRequest.cancelled(failure)) {
-                group.operationEnded();         // the future was cancelled: the transfer stays with the request
+        RingTransfer<V, A> op = new RingTransfer<>(read, vectored, transfer, attachment, handler);
+        op.request = new AsyncRing.Request(transfer, guard, timeoutNanos,
+                timeoutNanos > 0 ? transfer.timespec() : null, op);
+        op.future = handler != null ? null
+                : new AsyncRequest.Pending<>(() -> kill(read), () -> ring.cancel(op.request), this, ring);
+        ring.submit(op.request);
+        return op.future;
+    }
+
+    /** A read or write the socket was not ready for, as a request on the group's ring; completed by its poller. */
+    private final class RingTransfer<V extends Number, A> implements AsyncRing.Completion {
+        private final boolean read;
+        private final boolean vectored;
+        private final AsyncTransfer transfer;
+        private final A attachment;
+        private final CompletionHandler<V, ? super A> handler;
+        AsyncRing.Request request;
+        AsyncRequest.Pending<V> future;
+
+        RingTransfer(boolean read, boolean vectored, AsyncTransfer transfer, A attachment,
+                     CompletionHandler<V, ? super A> handler) {
+            this.read = read;
+            this.vectored = vectored;
+            this.transfer = transfer;
+            this.attachment = attachment;
+            this.handler = handler;
+        }
+
+        @Override
+        public void completed(int n, boolean timedOut) {
+            if (future != null && future.isCancelled()) {
+                transfer.release();
+                group.operationEnded();         // nothing to deliver: cancelled, and the channel refuses more
                 return;
             }
             V value = null;
             Throwable exc = null;
-            if (failure == null) {
+            if (timedOut) {
+                transfer.release();
+                exc = new InterruptedByTimeoutException();
+            } else if (n >= 0) {
                 transfer.finish(n);
                 value = count(vectored, read && n == 0 ? -1 : n);
             } else {
                 transfer.release();
-                exc = AsyncRequest.failure(failure, isOpen(), read);
+                exc = AsyncRequest.failure(new ErrnoException(read ? "recvmsg" : "sendmsg", n), isOpen(), read);
             }
             synchronized (read ? readLock : writeLock) {
                 setPending(read, false);
-                if (exc instanceof InterruptedByTimeoutException) {
+                if (timedOut) {
                     kill(read);
                 }
             }
-            deliver(future, attachment, handler, value, exc);
-        });
-        return future;
+            try {
+                if (handler != null) {
+                    group.handlers().runHere(handler, attachment, value, exc);
+                } else if (exc == null) {
+                    future.complete(value);
+                } else {
+                    future.completeExceptionally(exc);
+                }
+            } finally {
+                group.operationEnded();
+            }
+        }
+    }
+
+    /**
+     * An operation the socket was ready for ({@link AsyncTransfer#attempt}): over before it is returned, so the
+     * handler runs as for any outcome known at the start — here if this thread may, else on the executor.
+     */
+    private <V extends Number, A> Future<V> completedInPlace(boolean read, boolean vectored, AsyncTransfer transfer,
+                                                            int n, A attachment,
+                                                            CompletionHandler<V, ? super A> handler) {
+        V value = null;
+        Throwable exc = null;
+        if (n >= 0) {
+            transfer.finish(n);
+            value = count(vectored, read && n == 0 ? -1 : n);
+        } else {
+            transfer.release();
+            exc = AsyncRequest.failure(new ErrnoException(read ? "recv" : "send", n), isOpen(), read);
+        }
+        setPending(read, false);
+        return immediate(value, exc, attachment, handler);
     }
 
     private void setPending(boolean read, boolean pending) {
@@ -478,7 +559,30 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             return;
         }
         try {
-            ChannelSockets.close(guard, loop);
+            boolean pending;
+            synchronized (readLock) {
+                synchronized (writeLock) {
+                    pending = reading || writing;
+                }
+            }
+            // A read or write on the group's ring is cancelled there; the cancel names the fd, so it holds a use
+            // of it, taken before the guard closes.
+            AsyncRing ring = pending ? group.ring() : null;
+            if (ring != null) {
+                try {
+                    guard.acquire();
+                } catch (ClosedChannelException alreadyClosing) {
+                    ring = null;
+                }
+            }
+            CompletableFuture<Void> closed = guard.close();
+            if (ring != null) {
+                ring.cancelAll(guard);
+            }
+            // Not on the threads that reap the cancelled requests: they would wait for themselves.
+            if (!loop.inLoop() && (ring == null || !ring.onPoller())) {
+                ChannelSockets.await(closed, loop);
+            }
         } finally {
             group.unregister(this);
         }

@@ -120,25 +120,37 @@
  * puts {@code AsynchronousSocketChannel}, {@code AsynchronousServerSocketChannel} and
  * {@code AsynchronousChannelGroup} on io_uring for unmodified code — the completion model io_uring was made for.
  * <ul>
- *   <li>One request per operation: an accept, connect, read or write is one ACCEPT, CONNECT, RECVMSG or SENDMSG on
- *       the channel's loop (scattering and gathering included, up to IOV_MAX buffers), a user of the fd until its
- *       final CQE; close cancels them by fd and they fail with {@code AsynchronousCloseException}.</li>
+ *   <li>One request per operation: an accept or connect is one ACCEPT or CONNECT on a runtime loop, a read or write
+ *       one RECVMSG or SENDMSG (scattering and gathering included, up to IOV_MAX buffers) on the group's own ring,
+ *       each a user of the fd until its final CQE; close cancels them by fd and they fail with
+ *       {@code AsynchronousCloseException}. A read or write of one buffer is first tried in place, as the JDK's
+ *       are — one non-blocking recv or send on the calling thread, and only a socket that is not ready makes it a
+ *       request — except a read started on the group's poller, which is queued: the poller's next enter submits it
+ *       with the rest of its batch, and the kernel tries it there without a system call of its own.</li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
  *       operations of that kind.</li>
- *   <li>Where handlers run: never on a loop, where a handler that blocks would stall every request of the loop.
- *       A reaped completion goes to the group's executor — the pool a {@code withThreadPool} group was given, the
- *       factory's threads of a {@code withFixedThreadPool} group, a virtual thread per handler in the default
- *       group. An outcome known at the start (a closed channel, no room) runs the handler on the initiating thread
- *       if it is one of the group's, up to the JDK's bound of 16 handlers per task, as the JDK's
- *       {@code Invoker} does ({@code AsyncHandlers}). The futures returned are plain {@code Future}s, completed
- *       on the loop: nothing can be chained onto them to run there.</li>
+ *   <li>Where handlers run: on the group's threads, as the JDK's group threads run them. One task on the group's
+ *       executor (the poller, {@code AsyncRing}) submits the group's reads and writes, waits in
+ *       {@code io_uring_enter} and runs the handlers of what it reaps itself: no hand-off per completion, and a
+ *       handler's next operation is submitted with the batch. A handler that blocks does not stall the other
+ *       channels: a poller found in one handler at two looks of {@code AsyncWatchdog} (10 ms apart,
+ *       {@code uring4j.async.handlerStallMillis}) is deposed and another executor task takes the ring over, and a
+ *       poller about to wait on one of the group's futures steps down first. Accepts and connects complete on a
+ *       loop and go to the executor, never run on a loop. An outcome known at the start (a closed channel, no
+ *       room, a read or write done in place) runs the handler on the initiating thread if it is one of the
+ *       group's — an executor thread that has run one of its handlers stays so, as the JDK binds it — up to the
+ *       JDK's bound of 16 handlers per task, as the JDK's {@code Invoker} does ({@code AsyncHandlers}). The
+ *       futures returned are plain {@code Future}s: nothing can be chained onto them to run on a loop or poller.</li>
  *   <li>Buffers: direct buffers are used in place; heap buffers go through the channel's own native staging
  *       (up to 64 KiB an operation), copied at a write's start and a read's completion. The op holds the staging,
  *       the msghdr and the caller's buffers until the final CQE — after a timeout, cancel or close too — and all of
  *       it is GC-managed, so nothing is freed while the kernel may still use it ({@code AsyncTransfer}).</li>
- *   <li>The default group runs on {@link io.uring4j.runtime.Uring#shared()}, the file-system provider's runtime;
- *       a group needs no threads of its own for I/O, so a cached pool's {@code initialSize} is not used.</li>
+ *   <li>The default group runs on a cached pool of daemon platform threads, as the JDK's (a virtual thread waiting
+ *       in {@code io_uring_enter} would hold its carrier); its accepts and connects on
+ *       {@link io.uring4j.runtime.Uring#shared()}, the file-system provider's runtime. A group's poller takes one
+ *       of its executor's threads for as long as the group lives; a cached pool's {@code initialSize} is not
+ *       used.</li>
  * </ul>
  *
  * <h2>Errors</h2>

@@ -121,11 +121,15 @@ class UringAsynchronousChannelProviderTest {
     }
 
     /**
-     * The default group runs handlers on virtual threads, or on the threads of the factory the JDK's property names.
+     * The default group runs handlers on a cached pool of daemon platform threads, as the JDK's (one of them polls
+     * the group's ring), or on the threads of the factory the JDK's property names.
      */
     @Test
     void theDefaultGroupsThreads() throws Exception {
-        assertThat(defaultGroupHandlerThread(new UringAsynchronousChannelProvider(uring)).isVirtual()).isTrue();
+        Thread handler = defaultGroupHandlerThread(new UringAsynchronousChannelProvider(uring));
+        assertThat(handler.isVirtual()).isFalse();
+        assertThat(handler.isDaemon()).isTrue();
+        assertThat(handler.getName()).startsWith("uring4j-async-handler-");
         System.setProperty("java.nio.channels.DefaultThreadPool.threadFactory", NamedFactory.class.getName());
         try {
             assertThat(defaultGroupHandlerThread(new UringAsynchronousChannelProvider(uring)).getName())
