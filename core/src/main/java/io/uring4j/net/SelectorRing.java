@@ -37,8 +37,8 @@ final class SelectorRing implements AutoCloseable {
     /** Room for a burst of readiness over many keys; a multishot poll whose CQE finds no room ends (and is re-armed). */
     private static final int CQ_ENTRIES = 8192;
     /** The receives' provided buffers: allocated with the first receive, shared by every channel of the selector. */
-    private static final int BUFFERS = 1024;
-    private static final int BUFFER_SIZE = 4096;
+    static final int BUFFERS = 1024;
+    static final int BUFFER_SIZE = 4096;
     private static final int BUFFER_GROUP = 0;
 
     private final IoUring ring;
