@@ -41,10 +41,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * ({@link UringSelectorTest}) with the same code: where ours differs from the JDK, exactly one of the pair fails.
  * Waits are bounded by generous timeouts only; nothing depends on the machine's speed.
  */
-abstract class SelectorContract {
+abstract class SelectorContract extends ClosesAfterEach {
     private static final long WAIT = 10_000;
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-    private final List<AutoCloseable> open = new ArrayList<>();
 
     /** The provider under test. */
     abstract SelectorProvider provider();
@@ -52,17 +51,6 @@ abstract class SelectorContract {
     /** Another provider, whose channels the tested provider's selectors must refuse. */
     abstract SelectorProvider otherProvider();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
-    }
 
     Selector selector() throws IOException {
         return closing(provider().openSelector());

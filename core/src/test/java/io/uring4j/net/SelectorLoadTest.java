@@ -36,25 +36,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * bounded by a generous timeout instead; a spurious one only costs a read of 0.
  */
 @BothEngines
-class SelectorLoadTest {
+class SelectorLoadTest extends ClosesAfterEach {
     private static final int CONNECTIONS = 16;
     private static final int MESSAGES = 300;
     private static final int SIZE = 700;
 
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-    private final List<AutoCloseable> open = new ArrayList<>();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
-    }
 
     private static SelectorProvider provider(String impl) {
         return impl.equals("jdk") ? SelectorProvider.provider() : new UringSelectorProvider();

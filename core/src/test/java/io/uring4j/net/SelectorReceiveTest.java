@@ -31,23 +31,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * received before a cancel read first in blocking mode, and nothing left behind by many connections.
  */
 @BothEngines
-class SelectorReceiveTest {
+class SelectorReceiveTest extends ClosesAfterEach {
     private static final long WAIT = 30_000;
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static final UringSelectorProvider PROVIDER = new UringSelectorProvider();
-    private final List<AutoCloseable> open = new ArrayList<>();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
-    }
 
     /** [blocking client, non-blocking accepted], both uring4j's. */
     private SocketChannel[] pair(ServerSocketChannel server) throws IOException {

@@ -13,8 +13,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static java.nio.channels.SelectionKey.OP_READ;
@@ -29,23 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * takes nothing and is writable again once its send has completed.
  */
 @BothEngines
-class SelectorSendTest {
+class SelectorSendTest extends ClosesAfterEach {
     private static final long WAIT = 30_000;
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static final UringSelectorProvider PROVIDER = new UringSelectorProvider();
-    private final List<AutoCloseable> open = new ArrayList<>();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
-    }
 
     /** [blocking client, non-blocking accepted and registered for OP_READ, its receive armed]. */
     private SocketChannel[] pair(ServerSocketChannel server, Selector selector) throws IOException {
