@@ -1,6 +1,6 @@
 package io.uring4j.net;
 
-import org.junit.jupiter.api.AfterEach;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -444,11 +444,11 @@ abstract class SelectorContract extends ClosesAfterEach {
         SocketChannel[] warm = pair(server);
         warm[1].register(selector, OP_READ);
         selector.selectNow();
-        long before = openFds();
+        OpenFds before = OpenFds.snapshot();
         SocketChannel[] p = pair(server);
         SelectionKey key = p[1].register(selector, OP_READ);
         selector.selectNow();
-        assertThat(openFds()).isGreaterThanOrEqualTo(before + 2);
+        assertThat(before.openedSince()).hasSizeGreaterThanOrEqualTo(2);
         p[1].close();
         assertThat(key.isValid()).isFalse();
         ByteBuffer b = bytes(1);
@@ -456,22 +456,7 @@ abstract class SelectorContract extends ClosesAfterEach {
         selector.selectNow();
         assertThat(selector.keys()).doesNotContain(key);
         p[0].close();
-        awaitFds(before);
-    }
-
-    static long openFds() throws IOException {
-        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
-    /** Waits (boundedly) for the process to hold {@code expected} fds: a close may finish on another thread. */
-    static void awaitFds(long expected) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
-        while (openFds() != expected && System.nanoTime() - deadline < 0) {
-            Thread.sleep(10);
-        }
-        assertThat(openFds()).as("open fds").isEqualTo(expected);
+        before.awaitNoneOpenedSince();
     }
 
     @Test

@@ -2,7 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.NativeMemory;
 import io.uring4j.testkit.BothEngines;
-import org.junit.jupiter.api.AfterEach;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -211,7 +211,7 @@ class SelectorReceiveTest extends ClosesAfterEach {
         writeAll(warm[1], new byte[] {2});                  // and the outboxes' chunks
         selector.selectNow();
         assertThat(warm[0].read(ByteBuffer.allocate(1))).isEqualTo(1);
-        long fds = SelectorContract.openFds();
+        OpenFds fds = OpenFds.snapshot();
         long memory = NativeMemory.inUse();
         ByteBuffer one = ByteBuffer.allocate(1);
         for (int i = 0; i < 10_000; i++) {
@@ -235,7 +235,7 @@ class SelectorReceiveTest extends ClosesAfterEach {
             }
         }
         selector.selectNow();
-        SelectorContract.awaitFds(fds);
+        fds.awaitNoneOpenedSince();
         assertThat(NativeMemory.inUse()).isEqualTo(memory);
     }
 }

@@ -8,6 +8,7 @@ import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -440,7 +441,7 @@ class TcpLoopTest {
 
     @Test
     void closingTheRuntimeWithIdleReceivesClosesEverySocketPromptly() throws Exception {
-        long fdsBefore = openFds();
+        OpenFds fds = OpenFds.snapshot();
         Uring uring = Uring.builder().loops(2).build();
         Tcp tcp = Tcp.open(uring);
         List<EchoHandler> handlers = new CopyOnWriteArrayList<>();
@@ -468,7 +469,7 @@ class TcpLoopTest {
             assertThat(ch.read(ByteBuffer.allocate(1))).as("the server closed its side").isEqualTo(-1);
             ch.close();
         }
-        assertThat(openFds()).isEqualTo(fdsBefore);
+        fds.assertNoneOpenedSince();
     }
 
     @Test
@@ -518,12 +519,6 @@ class TcpLoopTest {
         }
     }
 
-    private static long openFds() throws IOException {
-        try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
     @Test
     void twoThousandConcurrentConnections() throws Exception {
         // Every connection holds a request slot for its receive: the default (the CQ size, 1,024 per loop) is
@@ -552,7 +547,7 @@ class TcpLoopTest {
                     echoed.get(60, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.TimeoutException e) {
                     throw new AssertionError("stalled: loop 0 " + tcp.stats(0) + "; loop 1 " + tcp.stats(1)
-                            + "; open fds " + openFds(), e);
+                            + "; open fds " + OpenFds.snapshot().count(), e);
                 }
             } finally {
                 for (SocketChannel ch : clients) {

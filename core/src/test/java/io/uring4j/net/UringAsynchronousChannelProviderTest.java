@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.OpenFds;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 
@@ -48,11 +49,11 @@ class UringAsynchronousChannelProviderTest {
     void twoThousandChannelsLeaveFdsAndMemoryAsTheyWere() throws Exception {
         AsynchronousChannelProvider provider = new UringAsynchronousChannelProvider(uring);
         cycle(provider, 1);         // warm-up: classes, pools, what an engine sets up on first use
-        long fds = openFds();
+        OpenFds fds = OpenFds.snapshot();
         long nativeBytes = Uring.nativeBytesInUse();
         long direct = directBytes();
         cycle(provider, 20);
-        assertThat(openFds()).isEqualTo(fds);
+        fds.assertNoneOpenedSince();
         assertThat(Uring.nativeBytesInUse()).isEqualTo(nativeBytes);
         awaitCondition(() -> {
             System.gc();
@@ -177,14 +178,6 @@ class UringAsynchronousChannelProviderTest {
                 timed.failure();
                 channels.get(i).close();
             }
-        }
-    }
-
-    private static long openFds() {
-        try (var list = Files.list(Path.of("/proc/self/fd"))) {
-            return list.count();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
         }
     }
 

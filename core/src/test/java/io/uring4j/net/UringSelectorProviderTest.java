@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.NativeMemory;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -33,7 +34,7 @@ class UringSelectorProviderTest {
     void twoThousandChannelsOpenedRegisteredAndClosedLeaveNoFdsNorNativeMemoryBehind() throws Exception {
         try (ServerSocketChannel server = provider.openServerSocketChannel().bind(LOOPBACK)) {
             warmUp(server);
-            long fds = SelectorContract.openFds();
+            OpenFds fds = OpenFds.snapshot();
             long memory = NativeMemory.inUse();
             try (Selector selector = provider.openSelector()) {
                 for (int batch = 0; batch < 10; batch++) {
@@ -61,7 +62,7 @@ class UringSelectorProviderTest {
                     assertThat(selector.keys()).isEmpty();
                 }
             }
-            SelectorContract.awaitFds(fds);
+            fds.awaitNoneOpenedSince();
             assertThat(NativeMemory.inUse()).isEqualTo(memory);
         }
     }

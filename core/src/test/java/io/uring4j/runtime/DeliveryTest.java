@@ -4,6 +4,7 @@ import io.uring4j.ring.Pipe;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -119,7 +120,7 @@ class DeliveryTest {
 
     @Test
     void closingWithTenThousandPendingReadsLeaksNoFdAndFailsEveryFuture() throws Exception {
-        long fdsBefore = openFds();
+        OpenFds fds = OpenFds.snapshot();
         long nativeBefore = Uring.nativeBytesInUse();
         CompletableFuture<?>[] reads = new CompletableFuture<?>[10_000];
         try (Pipe pipe = Pipe.open()) {
@@ -138,7 +139,7 @@ class DeliveryTest {
         for (CompletableFuture<?> read : reads) {
             assertThat(read).isCompletedExceptionally();
         }
-        assertThat(openFds()).isEqualTo(fdsBefore);
+        fds.assertNoneOpenedSince();
         assertThat(Uring.nativeBytesInUse()).isEqualTo(nativeBefore);
     }
 
@@ -230,12 +231,6 @@ class DeliveryTest {
             });
             assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("event loop");
-        }
-    }
-
-    private static long openFds() throws IOException {
-        try (var list = Files.list(Path.of("/proc/self/fd"))) {
-            return list.count();
         }
     }
 

@@ -9,6 +9,7 @@ import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -485,7 +486,7 @@ class FaultInjectionTest {
      * no fd, native byte or late write is left.
      */
     private static void checked(FaultyEngine faulty, int loops, int cqEntries, Workload workload) throws Exception {
-        Set<String> fds = openFds();
+        OpenFds fds = OpenFds.snapshot();
         long nativeBytes = Uring.nativeBytesInUse();
         Canaries canaries = new Canaries(Arena.ofShared());
         Uring uring = Uring.builder().engine(faulty).loops(loops).entries(4).cqEntries(cqEntries)
@@ -508,7 +509,7 @@ class FaultInjectionTest {
         }
         canaries.check(faulty);
         System.out.println("FaultInjectionTest: " + faulty);
-        assertThat(openFds()).as("open fds after close, %s", faulty).isEqualTo(fds);
+        assertThat(fds.openedSince()).as("fds left open after close, %s", faulty).isEmpty();
         assertThat(Uring.nativeBytesInUse()).as("native bytes after close, %s", faulty).isEqualTo(nativeBytes);
     }
 
@@ -646,20 +647,5 @@ class FaultInjectionTest {
         byte[] content = new byte[size];
         new SplittableRandom(SEED).nextBytes(content);
         return Files.write(dir.resolve("content"), content);
-    }
-
-    /** The process's open fds and what each names (the listing's own directory fd aside). */
-    private static Set<String> openFds() throws IOException {
-        Set<String> fds = new java.util.TreeSet<>();
-        try (var list = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path fd : (Iterable<Path>) list::iterator) {
-                try {
-                    fds.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
-                } catch (IOException gone) {
-                    // the listing's own fd, closed by now
-                }
-            }
-        }
-        return fds;
     }
 }
