@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public final class OpenFds {
     private static final long WAIT_SECONDS = 10;
+    private static final Path LISTING = Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "fd");
 
     private final Set<String> fds;
 
@@ -28,12 +29,15 @@ public final class OpenFds {
     /** The fds open now. */
     public static OpenFds snapshot() throws IOException {
         Set<String> fds = new TreeSet<>();
-        try (var list = Files.list(Path.of("/proc/self/fd"))) {
+        try (var list = Files.list(LISTING)) {
             for (Path fd : (Iterable<Path>) list::iterator) {
                 try {
-                    fds.add(fd.getFileName() + " -> " + Files.readSymbolicLink(fd));
+                    Path target = Files.readSymbolicLink(fd);
+                    if (!target.equals(LISTING)) {                      // the listing's own fd
+                        fds.add(fd.getFileName() + " -> " + target);
+                    }
                 } catch (IOException gone) {
-                    // the listing's own fd, or one closed while listing
+                    // closed while listing
                 }
             }
         }
