@@ -18,7 +18,7 @@ import java.net.InetSocketAddress;
  *
  * <h2>Reading</h2>
  * One multishot RECV stays armed with the loop's provided-buffer group; each CQE is handed to
- * {@link ConnectionHandler#onData} and its buffer recycled when the handler returns. When the request ends
+ * {@link ConnectionHandler#onData} and its buffer released when the handler returns ({@link RecvBuffers}). When the request ends
  * without being asked to (ENOBUFS, or a final data CQE without F_MORE) it is re-armed; the data it did not
  * take is still in the socket, so nothing is lost.
  *
@@ -209,17 +209,17 @@ public final class Connection {
         callbackDepth++;
         try {
             if (result > 0) {
-                int bid = CqeFlags.bufferId(flags);
+                RecvBuffers buffers = net.buffers();
                 try {
                     if (closed || closeRequested) {
                         // dropped: the connection is going away
                     } else if (paused || backlog != null) {
-                        keepForLater(net.buffers().buffer(bid), result);
+                        keepForLater(buffers.buffer(flags), buffers.offset(flags), result);
                     } else {
-                        handler.onData(this, net.buffers().buffer(bid), result);
+                        handler.onData(this, buffers.buffer(flags), buffers.offset(flags), result);
                     }
                 } finally {
-                    net.buffers().recycle(bid);
+                    buffers.release(flags, result);
                 }
             } else if (result == 0) {
                 if (!inputClosed && !closed) {
@@ -274,11 +274,11 @@ public final class Connection {
         afterCallback();
     }
 
-    private void keepForLater(MemorySegment data, int length) {
+    private void keepForLater(MemorySegment data, long offset, int length) {
         if (backlog == null) {
             backlog = new InputBacklog(net.config().recvBufferSize());
         }
-        backlog.append(data, length);
+        backlog.append(data, offset, length);
     }
 
     /** Hands the kept input on, a receive buffer's worth at a time, until it is gone or output piles up again. */
@@ -292,7 +292,7 @@ public final class Connection {
             MemorySegment chunk = backlog.front(net.config().recvBufferSize());
             callbackDepth++;
             try {
-                handler.onData(this, chunk, (int) chunk.byteSize());
+                handler.onData(this, chunk, 0, (int) chunk.byteSize());
             } catch (Throwable t) {
                 abort(failure("onData", t));
             } finally {

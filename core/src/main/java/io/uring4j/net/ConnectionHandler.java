@@ -17,11 +17,12 @@ public interface ConnectionHandler {
     }
 
     /**
-     * Bytes arrived: {@code data[0, length)}. {@code data} is a provided buffer of the loop's buffer ring and is
-     * handed back to the kernel when this returns: copy what must outlive the call. It is the whole buffer, not
-     * a slice, so delivering it allocates nothing.
+     * Bytes arrived: {@code data[offset, offset + length)}. {@code data} is a provided buffer of the loop's buffer
+     * ring, whole, not a slice, so delivering it allocates nothing. The kernel may already be receiving other
+     * connections' bytes behind these (rings consumed incrementally), and the buffer is handed back to it when this
+     * returns: copy what must outlive the call, and read nothing outside the range.
      */
-    void onData(Connection connection, MemorySegment data, int length);
+    void onData(Connection connection, MemorySegment data, long offset, int length);
 
     /** The peer shut down its output (EOF). By default the connection closes once pending writes are sent. */
     default void onInputClosed(Connection connection) {

@@ -55,8 +55,8 @@ final class Inbox {
         return true;
     }
 
-    /** Selecting thread: {@code length} bytes received into {@code buffer}; true if the inbox is now full. */
-    synchronized boolean append(MemorySegment buffer, int length) {
+    /** Selecting thread: {@code buffer[offset, offset + length)} received; true if the inbox is now full. */
+    synchronized boolean append(MemorySegment buffer, long offset, int length) {
         if (data == null) {
             data = new byte[Math.max(length, MIN_ARRAY)];
         } else if (end + length > data.length) {
@@ -67,7 +67,7 @@ final class Inbox {
             start = 0;
             end = pending;
         }
-        MemorySegment.copy(buffer, JAVA_BYTE, 0, data, end, length);
+        MemorySegment.copy(buffer, JAVA_BYTE, offset, data, end, length);
         end += length;
         readiness.report(OpFlags.Poll.POLLIN);
         notifyAll();

@@ -21,7 +21,8 @@ final class InputBacklog {
         segment = arena.allocate(initialCapacity, 64);
     }
 
-    void append(MemorySegment data, int length) {
+    /** Keeps {@code data[offset, offset + length)}. */
+    void append(MemorySegment data, long offset, int length) {
         if (end + length > segment.byteSize()) {
             long pending = end - start;
             long capacity = segment.byteSize();
@@ -34,7 +35,7 @@ final class InputBacklog {
             start = 0;
             end = pending;
         }
-        MemorySegment.copy(data, 0, segment, end, length);
+        MemorySegment.copy(data, offset, segment, end, length);
         end += length;
     }
 

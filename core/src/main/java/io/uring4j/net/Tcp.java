@@ -211,12 +211,19 @@ public final class Tcp implements AutoCloseable {
 
     /**
      * Counters of loop {@code index}: ENOBUFS re-arms, back-pressure pauses, accepted connections, accept pauses
-     * for lack of descriptors or memory, connections refused for lack of request slots, open connections.
+     * for lack of descriptors or memory, connections refused for lack of request slots, whether receive buffers are
+     * consumed incrementally, open connections.
      */
     public String stats(int index) {
         LoopNet n = loops[index];
         return "enobufs=" + n.enobufs + " pauses=" + n.backPressurePauses + " accepted=" + n.accepted
-                + " acceptPauses=" + n.acceptPauses + " refused=" + n.acceptRefusals + " open=" + n.openConnections();
+                + " acceptPauses=" + n.acceptPauses + " refused=" + n.acceptRefusals
+                + " incremental=" + n.buffers().incremental() + " open=" + n.openConnections();
+    }
+
+    /** Whether the loops' receive buffers are consumed incrementally (6.12; not on the portable engine). */
+    boolean incrementalReceives() {
+        return loops[0].buffers().incremental();
     }
 
     long enobufs() {

@@ -318,12 +318,13 @@ final class UringSelector extends AbstractSelector {
         Inbox inbox = key.link.inbox;
         int res = cqe.res();
         if (res > 0 && cqe.hasBuffer()) {
-            int bid = cqe.bufferId();
+            RecvBuffers buffers = ring.buffers();
+            int flags = cqe.flags();
             boolean full;
             try {
-                full = inbox.append(ring.buffers().buffer(bid), res);
+                full = inbox.append(buffers.buffer(flags), buffers.offset(flags), res);
             } finally {
-                ring.buffers().recycle(bid);
+                buffers.release(flags, res);
             }
             if (full && cqe.hasMore() && !key.recvCancelling) {
                 queueUpdate(key);                       // whose update cancels the receive

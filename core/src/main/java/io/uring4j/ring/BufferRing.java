@@ -28,16 +28,18 @@ public final class BufferRing implements AutoCloseable {
     private final int groupId;
     private final int entries;
     private final int mask;
+    private final int flags;
     private int tail;
     private boolean closed;
 
-    BufferRing(IoUring ring, Arena arena, MemorySegment bufs, int groupId, int entries) {
+    BufferRing(IoUring ring, Arena arena, MemorySegment bufs, int groupId, int entries, int flags) {
         this.ring = ring;
         this.arena = arena;
         this.bufs = bufs;
         this.groupId = groupId;
         this.entries = entries;
         this.mask = entries - 1;
+        this.flags = flags;
     }
 
     /**
@@ -84,6 +86,14 @@ public final class BufferRing implements AutoCloseable {
 
     public int entries() {
         return entries;
+    }
+
+    /**
+     * Whether buffers are consumed incrementally ({@link BufRingLayout#PBUF_RING_INC}): a CQE with
+     * {@code F_BUF_MORE} leaves its buffer in the ring, and the next one continues behind its bytes.
+     */
+    public boolean incremental() {
+        return (flags & BufRingLayout.PBUF_RING_INC) != 0;
     }
 
     /** Unregisters the group and frees the ring memory. The buffers themselves stay the caller's. */

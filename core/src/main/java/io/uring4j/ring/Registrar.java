@@ -359,7 +359,7 @@ public final class Registrar {
                     throw e;
                 }
             }
-            return new BufferRing(ring, ringArena, bufs, groupId, entries);
+            return new BufferRing(ring, ringArena, bufs, groupId, entries, flags);
         } catch (Throwable t) {
             ringArena.close();
             throw t;

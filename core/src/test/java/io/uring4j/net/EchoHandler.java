@@ -13,9 +13,9 @@ class EchoHandler implements ConnectionHandler {
     volatile Connection last;
 
     @Override
-    public void onData(Connection connection, MemorySegment data, int length) {
+    public void onData(Connection connection, MemorySegment data, long offset, int length) {
         last = connection;
-        connection.write(data, 0, length);
+        connection.write(data, offset, length);
         long pending = connection.pendingBytes();
         if (pending > maxPending.get()) {
             maxPending.set(pending);

@@ -67,7 +67,7 @@ class TcpLoopTest {
         AtomicLong mostPending = new AtomicLong();
         MemorySegment answer = MemorySegment.ofArray(new byte[answerPerByte * bufferSize]);
         try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring, config)) {
-            TcpServer server = tcp.listen(ANY_PORT, () -> (connection, data, length) -> {
+            TcpServer server = tcp.listen(ANY_PORT, () -> (connection, data, offset, length) -> {
                 connection.write(answer, 0, (long) answerPerByte * length);
                 mostPending.accumulateAndGet(connection.pendingBytes(), Math::max);
             });
@@ -229,8 +229,8 @@ class TcpLoopTest {
         };
         CompletionHandler ignore = (result, flags) -> { };
         // 'H' takes every slot but the kept eighth; 'R' ends them; anything else echoes.
-        Supplier<ConnectionHandler> handlers = () -> (connection, data, length) -> {
-            byte b = data.get(ValueLayout.JAVA_BYTE, 0);
+        Supplier<ConnectionHandler> handlers = () -> (connection, data, offset, length) -> {
+            byte b = data.get(ValueLayout.JAVA_BYTE, offset);
             if (b == 'H') {
                 for (int i = 0; i < maxInFlight - maxInFlight / 8; i++) {
                     connection.loop().submit(hold, ignore);
@@ -239,7 +239,7 @@ class TcpLoopTest {
                 held.forEach(connection.loop()::cancel);
                 held.clear();
             }
-            connection.write(data, 0, length);
+            connection.write(data, offset, length);
         };
         try (Uring uring = Uring.builder().loops(1).maxInFlight(maxInFlight).build(); Tcp tcp = Tcp.open(uring);
              Socket holder = connectTimed(tcp.listen(ANY_PORT, handlers).localAddress())) {
@@ -372,7 +372,7 @@ class TcpLoopTest {
             long received;
 
             @Override
-            public void onData(Connection c, MemorySegment data, int length) {
+            public void onData(Connection c, MemorySegment data, long offset, int length) {
                 received += length;
             }
 
@@ -426,8 +426,8 @@ class TcpLoopTest {
                 }
 
                 @Override
-                public void onData(Connection c, MemorySegment data, int length) {
-                    reply.complete(new String(data.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                public void onData(Connection c, MemorySegment data, long offset, int length) {
+                    reply.complete(new String(data.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                             StandardCharsets.US_ASCII));
                     c.close();
                 }

@@ -71,12 +71,16 @@ final class HttpRequests {
         this.responder = responder;
     }
 
-    /** Reads {@code data[0, length)}; returns whether the connection goes on (false: it has had its last response). */
-    boolean feed(MemorySegment data, int length) throws IOException {
-        int i = 0;
-        while (i < length && state != ENDED) {
+    /**
+     * Reads {@code data[offset, offset + length)}; returns whether the connection goes on (false: it has had its
+     * last response).
+     */
+    boolean feed(MemorySegment data, long offset, int length) throws IOException {
+        long i = offset;
+        long end = offset + length;
+        while (i < end && state != ENDED) {
             if (state == BODY) {
-                int skip = (int) Math.min(bodyLeft, length - i);
+                long skip = Math.min(bodyLeft, end - i);
                 i += skip;
                 bodyLeft -= skip;
                 if (bodyLeft == 0) {

@@ -53,7 +53,8 @@ final class LoopStyle implements Server {
     }
 
     /** Stateless, so one instance serves every connection. */
-    private static final ConnectionHandler ECHO = (connection, data, length) -> connection.write(data, 0, length);
+    private static final ConnectionHandler ECHO =
+            (connection, data, offset, length) -> connection.write(data, offset, length);
 
     /** One per connection: the request framing carries a partial request across reads. */
     private static final class Http implements ConnectionHandler, HttpRequests.Responder {
@@ -80,9 +81,9 @@ final class LoopStyle implements Server {
         }
 
         @Override
-        public void onData(Connection c, MemorySegment data, int length) {
+        public void onData(Connection c, MemorySegment data, long offset, int length) {
             try {
-                boolean open = requests.feed(data, length);
+                boolean open = requests.feed(data, offset, length);
                 if (answered) {
                     answered = false;
                     idleSince = System.nanoTime();      // once per read, however many requests it held

@@ -157,7 +157,7 @@ final class ThreadStyle implements Server {
             HttpRequests requests = new HttpRequests(this);
             try {
                 for (int n; (n = socket.read(in)) > 0; ) {
-                    boolean open = requests.feed(in, n);
+                    boolean open = requests.feed(in, 0, n);
                     if (used > 0) {
                         sending = writeAll(socket, out.asSlice(0, used));
                         used = 0;
