@@ -13,8 +13,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One loop's provided-buffer ring for multishot receives: {@code count} buffers of {@code size} bytes in one
- * page-aligned slab, registered as buffer group {@code group} on the loop's ring. Every connection of the loop
- * receives into it, so memory scales with the loop, not with the number of connections.
+ * slab of anonymous pages, registered as buffer group {@code group} on the loop's ring. Every connection of the
+ * loop receives into it, so memory scales with the loop, not with the number of connections; and a page takes
+ * RAM only once a receive has written to it.
  *
  * <p>Where the kernel has them (6.12, {@code IOU_PBUF_RING_INC}) the buffers are consumed incrementally: a
  * receive takes only the bytes it got, and the next receive, of any connection, lands right behind them in the
@@ -29,7 +30,7 @@ import java.lang.foreign.MemorySegment;
  * socket, and the connection re-arms it. Loop thread only.
  */
 final class RecvBuffers {
-    private final Arena arena = NativeMemory.sharedArena();
+    private final Arena arena = Arena.ofShared();
     private final BufferRing ring;
     private final MemorySegment[] buffers;
     /** Bytes of each buffer the kernel has filled since it was last added; only with incremental consumption. */
@@ -41,7 +42,7 @@ final class RecvBuffers {
             throw new IllegalArgumentException("buffer count must be a power of two up to 32768: " + count);
         }
         this.group = group;
-        MemorySegment slab = arena.allocate((long) count * size, 4096);
+        MemorySegment slab = NativeMemory.mapPages((long) count * size, arena);
         buffers = new MemorySegment[count];
         try {
             ring = register(uring, count, group);

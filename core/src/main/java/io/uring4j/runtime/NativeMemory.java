@@ -1,6 +1,10 @@
 package io.uring4j.runtime;
 
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
+
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -43,6 +47,27 @@ public final class NativeMemory {
     /** An arena any thread may use, likewise counted. */
     public static Arena sharedArena() {
         return new TrackedArena(Arena.ofShared());
+    }
+
+    /**
+     * {@code size} bytes (rounded up to whole pages) of zero-filled anonymous memory that takes RAM only as its pages
+     * are first touched, counted like an allocation and unmapped when {@code arena} closes. For large buffers a
+     * workload may use only the start of, such as a receive buffer ring consumed incrementally.
+     */
+    public static MemorySegment mapPages(long size, Arena arena) {
+        long length = (size + LibC.PAGE_SIZE - 1) & -LibC.PAGE_SIZE;
+        reserve(length);
+        long address = LibC.mmap(0, length, LibC.PROT_READ | LibC.PROT_WRITE,
+                LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS, -1, 0);
+        if (address < 0) {
+            unreserve(length);
+            throw new OutOfMemoryError("uring4j native memory: mmap of " + length + " bytes: "
+                    + Errno.name((int) -address));
+        }
+        return MemorySegment.ofAddress(address).reinterpret(length, arena, unused -> {
+            LibC.munmap(address, length);
+            unreserve(length);
+        });
     }
 
     static void reserve(long bytes) {

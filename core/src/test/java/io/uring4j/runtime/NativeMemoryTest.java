@@ -6,9 +6,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,6 +49,39 @@ class NativeMemoryTest {
         assertThat(NativeMemory.inUse()).isEqualTo(before + 1000);
         NativeMemory.unreserve(1000);
         assertThat(NativeMemory.inUse()).isEqualTo(before);
+    }
+
+    @Test
+    void mappedPagesCountInFullButTakeRamOnlyOnceTouched() throws Throwable {
+        long before = NativeMemory.inUse();
+        long size = 64L << 20;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment pages = NativeMemory.mapPages(size - 1, arena);
+            assertThat(pages.byteSize()).as("whole pages").isEqualTo(size);
+            assertThat(pages.address() % 4096).isZero();
+            assertThat(NativeMemory.inUse()).isEqualTo(before + size);
+            assertThat(residentKib(pages)).as("nothing touched yet").isZero();
+            pages.set(JAVA_BYTE, size / 2, (byte) 1);
+            assertThat(residentKib(pages)).as("the page touched (or its huge page)").isBetween(4L, 2048L);
+            assertThat(pages.get(JAVA_BYTE, 0)).as("zero-filled").isZero();
+        }
+        assertThat(NativeMemory.inUse()).as("unmapped and uncounted at close").isEqualTo(before);
+    }
+
+    /** The resident KiB of {@code pages}, page by page ({@code mincore}). */
+    private static long residentKib(MemorySegment pages) throws Throwable {
+        MethodHandle mincore = Linker.nativeLinker().downcallHandle(Linker.nativeLinker().defaultLookup()
+                .findOrThrow("mincore"), FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+        long count = pages.byteSize() / 4096;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment vector = arena.allocate(count);
+            assertThat((int) mincore.invokeExact(pages.address(), pages.byteSize(), vector)).isZero();
+            long resident = 0;
+            for (long i = 0; i < count; i++) {
+                resident += vector.get(JAVA_BYTE, i) & 1;
+            }
+            return resident * 4;
+        }
     }
 
     @Test
