@@ -67,7 +67,7 @@ public final class Connection {
     private int callbackDepth;
 
     private final Op recvOp = (sqe, scratch) -> {
-        net().buffers().prepReceive(sqe, fd());
+        sqe.prepRecvMultishot(fd(), 0).bufferSelect(net().buffers().group());
         recvUserData = sqe.userData();
     };
     private final Op sendOp = (sqe, scratch) ->
@@ -211,10 +211,12 @@ public final class Connection {
             if (result > 0) {
                 RecvBuffers buffers = net.buffers();
                 try {
-                    int first = buffers.firstPart(flags, result);
-                    received(buffers.slab(), buffers.offset(flags), first);
-                    if (first < result) {
-                        received(buffers.slab(), 0, result - first);     // wrapped round the slab's end
+                    if (closed || closeRequested) {
+                        // dropped: the connection is going away
+                    } else if (paused || backlog != null) {
+                        keepForLater(buffers.buffer(flags), buffers.offset(flags), result);
+                    } else {
+                        handler.onData(this, buffers.buffer(flags), buffers.offset(flags), result);
                     }
                 } finally {
                     buffers.release(flags, result);
@@ -272,26 +274,6 @@ public final class Connection {
         afterCallback();
     }
 
-    /**
-     * Bytes received: to the handler at most a receive buffer's worth at a time (a bundle may span several), or
-     * kept while reading is paused, or dropped once closing.
-     */
-    private void received(MemorySegment data, long offset, int length) {
-        int most = net.config().recvBufferSize();
-        for (int done = 0; done < length; ) {
-            if (closed || closeRequested) {
-                return;                              // dropped: the connection is going away
-            }
-            int n = Math.min(most, length - done);
-            if (pauseIfOutputPiledUp() || backlog != null) {
-                keepForLater(data, offset + done, n);
-            } else {
-                handler.onData(this, data, offset + done, n);
-            }
-            done += n;
-        }
-    }
-
     private void keepForLater(MemorySegment data, long offset, int length) {
         if (backlog == null) {
             backlog = new InputBacklog(net.config().recvBufferSize());
@@ -302,7 +284,9 @@ public final class Connection {
     /** Hands the kept input on, a receive buffer's worth at a time, until it is gone or output piles up again. */
     private void replayBacklog() {
         while (backlog != null && !closed && !closeRequested) {
-            if (pauseIfOutputPiledUp()) {       // no receive is armed while a backlog is left: nothing to cancel
+            if (out.pending() > net.config().writeHighWater()) {
+                paused = true;                  // no receive is armed while a backlog is left: nothing to cancel
+                net.backPressurePauses++;
                 return;
             }
             MemorySegment chunk = backlog.front(net.config().recvBufferSize());
@@ -375,17 +359,11 @@ public final class Connection {
         if (!out.sending() && out.pending() > 0) {
             net.loop().submit(sendOp, sendHandler);
         }
-        pauseIfOutputPiledUp();
-    }
-
-    /** Above the high-water mark of pending output, stops reading until it has drained; true while paused. */
-    private boolean pauseIfOutputPiledUp() {
         if (!paused && out.pending() > net.config().writeHighWater()) {
             paused = true;
             net.backPressurePauses++;
             cancelRecv();
         }
-        return paused;
     }
 
     private void flushIfIdle() {

@@ -17,9 +17,9 @@ public interface ConnectionHandler {
     }
 
     /**
-     * Bytes arrived: {@code data[offset, offset + length)}, at most {@link Tcp.Config#recvBufferSize()} of them.
-     * {@code data} is the loop's whole receive slab, not a slice, so delivering it allocates nothing. The kernel
-     * may already be receiving other connections' bytes right behind these, and takes their buffer back when this
+     * Bytes arrived: {@code data[offset, offset + length)}. {@code data} is a provided buffer of the loop's buffer
+     * ring, whole, not a slice, so delivering it allocates nothing. The kernel may already be receiving other
+     * connections' bytes behind these (rings consumed incrementally), and the buffer is handed back to it when this
      * returns: copy what must outlive the call, and read nothing outside the range.
      */
     void onData(Connection connection, MemorySegment data, long offset, int length);

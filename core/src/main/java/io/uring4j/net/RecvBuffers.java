@@ -2,7 +2,6 @@ package io.uring4j.net;
 
 import io.uring4j.ring.BufferRing;
 import io.uring4j.ring.IoUring;
-import io.uring4j.ring.Sqe;
 import io.uring4j.ring.abi.BufRingLayout;
 import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.runtime.NativeMemory;
@@ -13,53 +12,48 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One loop's (or selector's) provided-buffer ring for multishot receives: {@code count} buffers of {@code size}
- * bytes, buffer {@code i} at {@code i × size} in one slab of anonymous pages, registered as buffer group
- * {@code group}. Every connection of the loop receives into it, so memory scales with the loop, not with the
- * number of connections, and a page takes RAM only once a receive has written to it.
+ * One loop's provided-buffer ring for multishot receives: {@code count} buffers of {@code size} bytes in one
+ * slab of anonymous pages, registered as buffer group {@code group} on the loop's ring. Every connection of the
+ * loop receives into it, so memory scales with the loop, not with the number of connections; and a page takes
+ * RAM only once a receive has written to it.
  *
- * <h2>Incremental consumption and bundles (6.12)</h2>
- * Where the kernel has {@code IOU_PBUF_RING_INC}, a receive takes only the bytes it got and the next one, of any
- * connection, lands right behind them; each receive is a bundle ({@code IORING_RECVSEND_BUNDLE}), which may run
- * on into the following buffers. The kernel then takes buffers strictly in ring order and gives one back to us
- * only once it is full, and we add each back at the tail in the order it was used up, so ring position {@code p}
- * always holds buffer {@code p mod count}: a CQE's bytes are contiguous in the slab from {@link #offset}, wrapping
- * at most once from its end to its start ({@link #firstPart}). Only the buffer at the head can be part-used; a CQE
- * whose last buffer has room carries {@code F_BUF_MORE}. The ring runs dry only when more bytes than the slab
- * arrive within one reap batch, not more receives than it has buffers.
+ * <p>Where the kernel has them (6.12, {@code IOU_PBUF_RING_INC}) the buffers are consumed incrementally: a
+ * receive takes only the bytes it got, and the next receive, of any connection, lands right behind them in the
+ * same buffer. A small request then costs its length, not a whole buffer, so the ring runs dry only when more
+ * bytes than the whole slab arrive within one reap batch, not more receives than it has buffers. A CQE whose
+ * buffer has room left carries {@code F_BUF_MORE}; the buffer goes back to the ring once a CQE without it says
+ * the kernel is done with it. {@link #offset} is where a CQE's bytes start.
  *
- * <p>Without it (older kernels, the portable engine) each receive takes one whole buffer, which goes back to the
- * ring as soon as its CQE has been handled, in any order. Either way, a ring that runs dry ends a multishot
- * receive with ENOBUFS and leaves the data in the socket; the connection re-arms it. Loop thread only, and CQEs
- * must be handed to {@link #release} in the order they were posted.
+ * <p>Without incremental consumption (older kernels, the portable engine) each receive takes a whole buffer, which
+ * goes back to the ring as soon as the handler that was given it returns ({@link #release}). Either way the ring
+ * can run out only within one reap batch; a multishot receive then ends with ENOBUFS and leaves the data in the
+ * socket, and the connection re-arms it. Loop thread only.
  */
 final class RecvBuffers {
     private final Arena arena = Arena.ofShared();
     private final BufferRing ring;
-    private final MemorySegment slab;
-    private final int size;
-    private final int mask;
-    private final boolean incremental;
-    /** Incremental: the ring position the kernel takes from next, and how much of that buffer it has filled. */
-    private int head;
-    private int headUsed;
+    private final MemorySegment[] buffers;
+    /** Bytes of each buffer the kernel has filled since it was last added; only with incremental consumption. */
+    private final int[] used;
+    private final int group;
 
     RecvBuffers(IoUring uring, int group, int count, int size) throws ErrnoException {
         if (Integer.bitCount(count) != 1 || count > 32768) {
             throw new IllegalArgumentException("buffer count must be a power of two up to 32768: " + count);
         }
-        this.size = size;
-        this.mask = count - 1;
-        slab = NativeMemory.mapPages((long) count * size, arena);
+        this.group = group;
+        MemorySegment slab = NativeMemory.mapPages((long) count * size, arena);
+        buffers = new MemorySegment[count];
         try {
             ring = register(uring, count, group);
         } catch (ErrnoException | RuntimeException e) {
             arena.close();
             throw e;
         }
-        incremental = ring.incremental();
+        used = ring.incremental() ? new int[count] : null;
         for (int bid = 0; bid < count; bid++) {
-            add(bid, bid);
+            buffers[bid] = slab.asSlice((long) bid * size, size);
+            ring.add(buffers[bid], bid, bid);
         }
         ring.advance(count);
     }
@@ -76,75 +70,46 @@ final class RecvBuffers {
         }
     }
 
-    /** Preps a multishot receive from {@code fd} into these buffers: bundles where they are consumed incrementally. */
-    Sqe prepReceive(Sqe sqe, int fd) {
-        Sqe prepped = incremental ? sqe.prepRecvMultishotBundle(fd, 0) : sqe.prepRecvMultishot(fd, 0);
-        return prepped.bufferSelect(ring.groupId());
+    int group() {
+        return group;
     }
 
     boolean incremental() {
-        return incremental;
+        return used != null;
     }
 
-    /** The slab every data CQE's bytes are in. */
-    MemorySegment slab() {
-        return slab;
+    /** The buffer a data CQE's F_BUFFER id names. */
+    MemorySegment buffer(int flags) {
+        return buffers[CqeFlags.bufferId(flags)];
     }
 
-    /** Where in the {@link #slab} the bytes of a data CQE with {@code flags} start. */
-    long offset(int flags) {
-        int bid = CqeFlags.bufferId(flags);
-        if (!incremental) {
-            return (long) bid * size;
-        }
-        checkInStep(bid);
-        return (long) bid * size + headUsed;
-    }
-
-    /** How many of a data CQE's {@code length} bytes lie before the end of the slab; the rest start at 0. */
-    int firstPart(int flags, int length) {
-        return (int) Math.min(length, slab.byteSize() - offset(flags));
+    /** Where in {@link #buffer} the bytes of a data CQE with {@code flags} start. */
+    int offset(int flags) {
+        return used == null ? 0 : used[CqeFlags.bufferId(flags)];
     }
 
     /**
-     * A data CQE's {@code length} bytes have been handled: hands back to the kernel the buffers it is done with —
-     * the one buffer named (whole buffers), or every buffer the bytes filled (incremental), the last one included
-     * unless {@code F_BUF_MORE} says it still has room.
+     * The handler is done with a data CQE's {@code length} bytes: hands the buffer back to the kernel, unless it is
+     * consumed incrementally and has room left ({@code F_BUF_MORE}), in which case the kernel still holds it.
      */
     void release(int flags, int length) {
-        if (!incremental) {
-            add(CqeFlags.bufferId(flags), 0);
-            ring.advance(1);
-            return;
+        int bid = CqeFlags.bufferId(flags);
+        if (used != null) {
+            if ((flags & CqeFlags.F_BUF_MORE) != 0) {
+                used[bid] += length;
+                return;
+            }
+            used[bid] = 0;
         }
-        checkInStep(CqeFlags.bufferId(flags));
-        long used = (long) headUsed + length;
-        long full = (flags & CqeFlags.F_BUF_MORE) != 0 ? used / size : (used + size - 1) / size;
-        for (long i = 0; i < full; i++) {
-            add(head & mask, (int) i);
-            head++;
-        }
-        ring.advance((int) full);
-        headUsed = (flags & CqeFlags.F_BUF_MORE) != 0 ? (int) (used - full * size) : 0;
+        ring.add(buffers[bid], bid, 0);
+        ring.advance(1);
     }
 
-    /**
-     * A data CQE must name the buffer at the head: if one was never handed to {@link #release} (a bug), where the
-     * next bytes start is unknown, and failing loudly beats delivering the wrong bytes.
-     */
-    private void checkInStep(int bid) {
-        if (bid != (head & mask)) {
-            throw new IllegalStateException("receive buffers out of step: a CQE names buffer " + bid
-                    + ", the ring's head is buffer " + (head & mask));
-        }
+    long bytes() {
+        return (long) buffers.length * buffers[0].byteSize();
     }
 
-    /** Writes buffer {@code bid} into the ring slot {@code offset} past the tail, without a slice. */
-    private void add(int bid, int offset) {
-        ring.add(slab.address() + (long) bid * size, size, bid, offset);
-    }
-
-    /** Unregisters the group and unmaps the slab; only once no receive can pick from it. */
+    /** Unregisters the group and frees the slab; only once no receive can pick from it. */
     void close() {
         try {
             ring.close();

@@ -99,7 +99,7 @@ final class SelectorRing implements AutoCloseable {
         if (buffers == null) {
             buffers = new RecvBuffers(ring, BUFFER_GROUP, BUFFERS, BUFFER_SIZE);
         }
-        buffers.prepReceive(sqe(), fd).userData(userData);
+        sqe().prepRecvMultishot(fd, 0).bufferSelect(BUFFER_GROUP).userData(userData);
     }
 
     /** Queues a send of {@code bytes} (MSG_NOSIGNAL), which must stay untouched until its CQE. */

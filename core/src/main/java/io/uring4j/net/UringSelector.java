@@ -322,11 +322,7 @@ final class UringSelector extends AbstractSelector {
             int flags = cqe.flags();
             boolean full;
             try {
-                int first = buffers.firstPart(flags, res);
-                full = inbox.append(buffers.slab(), buffers.offset(flags), first);
-                if (first < res) {
-                    full = inbox.append(buffers.slab(), 0, res - first);     // wrapped round the slab's end
-                }
+                full = inbox.append(buffers.buffer(flags), buffers.offset(flags), res);
             } finally {
                 buffers.release(flags, res);
             }

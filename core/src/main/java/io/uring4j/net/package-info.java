@@ -34,12 +34,11 @@
  *       {@link io.uring4j.runtime.UringBuilder#maxInFlight}, so idle connections take none of the slots sends
  *       need.</li>
  *   <li>Receive: one multishot RECV per connection, picking buffers from its loop's provided-buffer ring
- *       (memory per loop, not per connection; RAM only for the pages written). Where the kernel consumes
- *       buffers incrementally (6.12) a receive takes only its bytes, may run on into the next buffers (a bundle),
- *       and the next receive, of any connection, lands behind it; else it takes one whole buffer. A buffer goes
- *       back to the ring as soon as the handler that saw it returns (incrementally: once the kernel has filled
- *       it). If the ring runs dry inside one reap batch the receive ends with ENOBUFS, the data stays queued in
- *       the socket, and the connection re-arms: nothing is lost, nothing is delivered twice.</li>
+ *       (memory per loop, not per connection). Where the kernel consumes buffers incrementally (6.12) a receive
+ *       takes only its bytes and the next, of any connection, lands behind them; else it takes a whole buffer. A
+ *       buffer goes back to the ring as soon as the handler that saw it returns (incrementally: once the kernel
+ *       has filled it). If the ring runs dry inside one reap batch the receive ends with ENOBUFS, the data stays
+ *       queued in the socket, and the connection re-arms: nothing is lost, nothing is delivered twice.</li>
  *   <li>Send: handlers write into a per-connection output buffer; after the callback everything pending goes out
  *       in one SEND, and at most one SEND per connection is in flight, so writes made meanwhile batch into the
  *       next. Pipelined requests in one read cost one write.</li>
@@ -47,7 +46,7 @@
  *       cancels its receive, so the peer's data waits in the kernel (and TCP flow control slows the peer) until
  *       the output has drained. Memory per connection is bounded by the high-water mark plus one ring's worth.</li>
  *   <li>Allocation: a connection's ops and completion handlers are allocated once, when it opens; data is
- *       handed to {@code onData} as the whole receive slab, an offset and a length, not as a fresh slice. The steady
+ *       handed to {@code onData} as the whole provided buffer, an offset and a length, not as a fresh slice. The steady
  *       state allocates nothing in this package (the loop test measures it with ThreadMXBean; what remains is the
  *       JDK slicing its errno-capture segment once per {@code io_uring_enter}).</li>
  *   <li>Close: a connection shuts its socket down (which ends a SEND stuck on a full buffer and the RECV), cancels
