@@ -377,15 +377,11 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * The file's size in bytes. A platform thread asks in place, as the JDK's fstat: a statx of an open file does
-     * not wait for the device, and a hand-over to an event loop and back would cost more than the call.
+     * The file's size in bytes, asked in place from any thread, as the JDK's fstat: a statx of an open file does not
+     * wait for the device, so it holds a virtual thread's carrier for no longer than a hand-over to an event loop
+     * and back would cost.
      */
     public long size() throws IOException {
-        if (Thread.currentThread().isVirtual()) {
-            StatxOp op = FileOps.statx(fd(), Statx.SIZE);
-            call(op);
-            return op.statx().size();
-        }
         int fd = guard.acquire();
         try {
             long size = LibC.fileSize(fd);

@@ -2,11 +2,13 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -103,12 +105,13 @@ public final class UringFiles {
 
     /**
      * Opens {@code path} with {@link OpenFlags} (O_CLOEXEC is always added); new files get {@code mode} & ~umask.
-     * A platform thread opens a buffered file in place, as the JDK does: it waits either way, and a hand-over to an
-     * event loop and back costs more than the open. A virtual thread's open goes through the ring, where no carrier
-     * waits for it.
+     * A buffered regular file or directory is opened in place, as the JDK does: an open of a cached path takes
+     * microseconds, and a hand-over to an event loop and back costs several times that. A virtual thread asks the
+     * path's type first: a FIFO's or a device's open may wait for a peer, which must not hold the carrier, so it
+     * goes through the ring, as does an O_DIRECT open, which also learns the file's alignment.
      */
     public AsyncFile open(Path path, int flags, int mode) throws IOException {
-        if (Thread.currentThread().isVirtual() || (flags & OpenFlags.O_DIRECT) != 0) {
+        if ((flags & OpenFlags.O_DIRECT) != 0) {
             return Await.uninterruptibly(openAsync(path, flags, mode));
         }
         if (uring.isClosed()) {
@@ -116,12 +119,22 @@ public final class UringFiles {
         }
         int fd;
         try (Arena arena = Arena.ofConfined()) {
-            fd = LibC.open(NativePath.of(path, arena), flags | OpenFlags.O_CLOEXEC, mode);
+            MemorySegment name = NativePath.of(path, arena);
+            if (Thread.currentThread().isVirtual() && !opensAtOnce(LibC.pathType(name), flags)) {
+                return Await.uninterruptibly(openAsync(path, flags, mode));
+            }
+            fd = LibC.open(name, flags | OpenFlags.O_CLOEXEC, mode);
         }
         if (fd < 0) {
             throw FileErrors.translate(new ErrnoException("OPENAT", fd), path, null);
         }
         return new AsyncFile(uring, fd, path, flags, LibC.fileType(fd), 0, 0);
+    }
+
+    /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */
+    private static boolean opensAtOnce(int type, int flags) {
+        return type == LibC.S_IFREG || type == LibC.S_IFDIR
+                || type == -Errno.ENOENT && (flags & OpenFlags.O_CREAT) != 0;      // it creates a regular file
     }
 
     /** Opens {@code path}; a file it creates gets {@link OpenFlags#DEFAULT_FILE_MODE} & ~umask. */

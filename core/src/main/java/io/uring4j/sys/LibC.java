@@ -295,11 +295,24 @@ public final class LibC {
 
     /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */
     public static int fileType(int fd) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment stx = arena.allocate(STATX_SIZE, 8);
-            int ret = (int) Native.result((int) STATX.invokeExact(state, fd, arena.allocateFrom(""),
-                    AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, stx), state);
+            return type(fd, arena.allocateFrom(""), AT_EMPTY_PATH, arena);
+        }
+    }
+
+    /** The type of the file the NUL-terminated {@code path} names, its links followed, or {@code -errno}. */
+    public static int pathType(MemorySegment path) {
+        try (Arena arena = Arena.ofConfined()) {
+            return type(AT_FDCWD, path, 0, arena);
+        }
+    }
+
+    private static int type(int dirfd, MemorySegment path, int flags, Arena arena) {
+        MemorySegment state = Native.callState();
+        MemorySegment stx = arena.allocate(STATX_SIZE, 8);
+        try {
+            int ret = (int) Native.result((int) STATX.invokeExact(state, dirfd, path, flags | AT_STATX_DONT_SYNC,
+                    STATX_TYPE, stx), state);
             return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -15,6 +15,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static java.nio.file.StandardOpenOption.CREATE;
@@ -26,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A platform thread's open, size, truncate, force (of a directory too) and close are made in place, as the JDK's channel makes them: an
  * application that opens files and asks their sizes (a database at start-up) must not pay a hand-over to an event
- * loop and back for each. A virtual thread's still go through the ring, where no carrier waits.
+ * loop and back for each. A virtual thread's open and size too (an O_DIRECT open still goes through the ring).
  */
 @BothEngines
 class InPlaceMetadataTest {
@@ -60,8 +63,9 @@ class InPlaceMetadataTest {
         assertThat(Files.size(path)).isEqualTo(4_000);
     }
 
+    /** A virtual thread's too, as the JDK's holds the carrier for them: a hand-over and back costs several times more. */
     @Test
-    void aVirtualThreadsOpenAndSizeGoThroughTheRing() throws Exception {
+    void aVirtualThreadsOpenSizeAndCloseMakeNoRequestEither() throws Exception {
         Path path = dir.resolve("virtual");
         Files.write(path, new byte[123]);
         long before = submitted();
@@ -71,7 +75,37 @@ class InPlaceMetadataTest {
             }
         }).get(30, TimeUnit.SECONDS);
         assertThat(size).isEqualTo(123);
-        assertThat(submitted() - before).as("the open and the size").isGreaterThanOrEqualTo(2);
+        assertThat(submitted()).as("requests for a virtual thread's open, size and close").isEqualTo(before);
+    }
+
+    /**
+     * A FIFO's open waits for its peer: from virtual threads, more than there are carriers, it must go through the
+     * ring, or the waiting opens would hold every carrier and the writer that ends their wait could never run.
+     */
+    @Test
+    void virtualThreadsWaitingToOpenAFifoHoldNoCarrier() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        int readers = Runtime.getRuntime().availableProcessors() + 2;
+        List<CompletableFuture<Integer>> reads = new ArrayList<>();
+        for (int i = 0; i < readers; i++) {
+            reads.add(OnVirtualThread.supply(() -> {
+                try (FileChannel ch = UringFileChannel.open(uring, fifo, READ)) {
+                    return ch.read(ByteBuffer.allocate(1));
+                }
+            }));
+        }
+        CompletableFuture<Integer> writer = OnVirtualThread.supply(() -> {
+            try (FileChannel ch = UringFileChannel.open(uring, fifo, WRITE)) {
+                int written = ch.write(ByteBuffer.wrap(new byte[readers]));       // a byte for each reader
+                CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                return written;                                                 // open until all have read
+            }
+        });
+        assertThat(writer.get(30, TimeUnit.SECONDS)).isEqualTo(readers);
+        for (CompletableFuture<Integer> read : reads) {
+            assertThat(read.get()).isOne();
+        }
     }
 
     @Test
