@@ -2,7 +2,8 @@ package io.uring4j.runtime;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Library-owned I/O buffers: one page-aligned slab (so every buffer suits O_DIRECT when its size is a multiple of
@@ -13,6 +14,10 @@ import java.util.concurrent.ArrayBlockingQueue;
  * <p>The memory-safety rule: a buffer is released only when no request may still touch it — after the final
  * CQE of every request that used it. The blocking and future styles of the file and socket layers do this for
  * you; with callbacks, release in the handler. The pool frees its slab only when every buffer is back.
+ *
+ * <p>Leasing takes no lock: a permit of a {@link Semaphore} (a CAS, parking only when none is left) and then a bit of
+ * a bitmap of free buffers. Many platform threads reading through a shared pool (a heap buffer's stand-in) would
+ * otherwise queue on one lock, and a holder descheduled by the kernel would stall them all.
  */
 public final class BufferPool implements AutoCloseable {
     /** Fixed-buffer index of the pool's slab in each ring it is registered with. */
@@ -23,18 +28,21 @@ public final class BufferPool implements AutoCloseable {
     private final MemorySegment slab;
     private final int bufferSize;
     private final Buffer[] buffers;
-    private final ArrayBlockingQueue<Buffer> free;
+    /** Bit {@code i} set: buffer {@code i} is free. Set before its permit is given back, cleared after one is taken. */
+    private final AtomicLongArray freeBits;
+    private final Semaphore permits;
     private boolean closed;
 
     private BufferPool(int bufferSize, int count) {
         this.bufferSize = bufferSize;
         this.slab = arena.allocate((long) bufferSize * count, ALIGNMENT);
         this.buffers = new Buffer[count];
-        this.free = new ArrayBlockingQueue<>(count);
+        this.freeBits = new AtomicLongArray((count + 63) / 64);
         for (int i = 0; i < count; i++) {
             buffers[i] = new Buffer(this, i, slab.asSlice((long) i * bufferSize, bufferSize));
-            free.add(buffers[i]);
+            freeBits.set(i >>> 6, freeBits.get(i >>> 6) | 1L << (i & 63));
         }
+        this.permits = new Semaphore(count);
     }
 
     /** {@code count} buffers of {@code bufferSize} bytes (at most 1 GiB in all, the fixed-buffer limit). */
@@ -50,12 +58,43 @@ public final class BufferPool implements AutoCloseable {
 
     /** A free buffer, or {@code null} if all are leased. */
     public Buffer tryAcquire() {
-        return free.poll();
+        return permits.tryAcquire() ? take() : null;
     }
 
     /** A free buffer, waiting for one to be released if necessary (virtual threads park). */
     public Buffer acquire() throws InterruptedException {
-        return free.take();
+        permits.acquire();
+        return take();
+    }
+
+    /** Clears a free buffer's bit: the permit just taken guarantees one is set, if perhaps after a racing taker's. */
+    private Buffer take() {
+        while (true) {
+            for (int word = 0; word < freeBits.length(); word++) {
+                for (long bits = freeBits.get(word); bits != 0; bits = freeBits.get(word)) {
+                    long lowest = bits & -bits;
+                    if (freeBits.compareAndSet(word, bits, bits & ~lowest)) {
+                        return buffers[word * 64 + Long.numberOfTrailingZeros(lowest)];
+                    }
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private void giveBack(Buffer buffer) {
+        int word = buffer.id >>> 6;
+        long bit = 1L << (buffer.id & 63);
+        while (true) {
+            long bits = freeBits.get(word);
+            if ((bits & bit) != 0) {
+                throw new IllegalStateException("buffer " + buffer.id + " released twice");
+            }
+            if (freeBits.compareAndSet(word, bits, bits | bit)) {
+                permits.release();
+                return;
+            }
+        }
     }
 
     public int bufferSize() {
@@ -63,7 +102,7 @@ public final class BufferPool implements AutoCloseable {
     }
 
     public int available() {
-        return free.size();
+        return permits.availablePermits();
     }
 
     /** The whole slab, for registration as one fixed buffer. */
@@ -81,8 +120,9 @@ public final class BufferPool implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (free.size() != buffers.length) {
-            throw new IllegalStateException((buffers.length - free.size())
+        int available = available();
+        if (available != buffers.length) {
+            throw new IllegalStateException((buffers.length - available)
                     + " buffer(s) still leased: release them after their requests complete, then close the pool");
         }
         closed = true;
@@ -116,9 +156,7 @@ public final class BufferPool implements AutoCloseable {
 
         /** Returns the buffer; it must not be used, nor be in any request's hands, afterwards. */
         public void release() {
-            if (!pool.free.offer(this)) {
-                throw new IllegalStateException("buffer " + id + " released twice");
-            }
+            pool.giveBack(this);
         }
     }
 }
