@@ -18,7 +18,8 @@ import java.nio.channels.WritableByteChannel;
 
 /**
  * {@link UringFileChannel#transferTo} and {@link UringFileChannel#transferFrom}: file to file by splice(2) through a
- * pipe where both ends allow it, else a copy through one native buffer — with {@code FileChannelImpl}'s argument
+ * pipe where both ends allow it; to a channel of the JDK's own (a socket, say) through the JDK's channel on the same
+ * file, which sends in the kernel; else a copy through one native buffer — with {@code FileChannelImpl}'s argument
  * checks and its rule that an interrupt closes both channels.
  */
 final class ChannelTransfers {
@@ -46,6 +47,9 @@ final class ChannelTransfers {
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
         }
+        if (ofTheJdk(target) && !self.file.isUninterruptible()) {
+            return self.transferToViaJdk(position, count, target);
+        }
         try {
             long size = self.size();
             if (position > size) {
@@ -63,6 +67,14 @@ final class ChannelTransfers {
         } catch (ClosedChannelException e) {
             throw transferFailed(self, e, target);
         }
+    }
+
+    /**
+     * A channel of the JDK's own (its socket, pipe or file channels): the JDK's FileChannel moves bytes to these in
+     * the kernel ({@code sendfile}, {@code copy_file_range}), with no copy through user memory.
+     */
+    private static boolean ofTheJdk(WritableByteChannel target) {
+        return target.getClass().getName().startsWith("sun.nio.ch.");
     }
 
     /** {@link UringFileChannel#transferFrom} of {@code self}. */

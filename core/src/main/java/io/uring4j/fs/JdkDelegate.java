@@ -8,9 +8,9 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The JDK channel that uring4j's file channels hand {@code map} and {@code lock} to: opened on first use on
- * the same open file ({@code /proc/self/fd/N}), so locks are this file's locks and the JDK's JVM-wide lock
- * table sees overlaps with every other channel; closed together with the uring4j file.
+ * The JDK channel that uring4j's file channels hand {@code map}, {@code lock} and transfers to the JDK's own
+ * channels to: opened on first use on the same open file ({@code /proc/self/fd/N}), so locks are this file's locks
+ * and the JDK's JVM-wide lock table sees overlaps with every other channel; closed together with the uring4j file.
  */
 final class JdkDelegate<C extends Channel> {
     /** Opens the JDK channel with the access modes of the uring4j one. */

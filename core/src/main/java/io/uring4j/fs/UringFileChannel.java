@@ -494,7 +494,20 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /**
-     * The JDK channel for map and lock, opened on first use on the same open file: {@code /proc/self/fd/N} reaches
+     * transferTo through the {@link #delegate}, for a target of the JDK's own that it sends to in the kernel. An
+     * interrupt closes the delegate, as the JDK's channel closes itself; this channel goes with it.
+     */
+    long transferToViaJdk(long position, long count, WritableByteChannel target) throws IOException {
+        try {
+            return delegate().transferTo(position, count, target);
+        } catch (ClosedByInterruptException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * The JDK channel for map, lock and transfers to the JDK's channels, opened on first use on the same open file: {@code /proc/self/fd/N} reaches
      * it even when the path was renamed or deleted (DELETE_ON_CLOSE). POSIX record locks belong to the process
      * and the inode, so locks taken through it are this file's locks, and the JDK's lock table sees overlaps with
      * every other channel of the JVM.

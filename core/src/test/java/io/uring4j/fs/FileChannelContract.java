@@ -8,6 +8,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
@@ -18,6 +20,8 @@ import java.nio.channels.FileLock;
 import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -413,6 +417,49 @@ abstract class FileChannelContract {
         byte[] appended = Files.readAllBytes(log);
         assertThat(appended).hasSize(70_100);
         assertThat(Arrays.copyOfRange(appended, 100, 70_100)).isEqualTo(pattern(29, 0, 70_000));
+    }
+
+    /** To a socket, the JDK's: as a web server sends a file. */
+    @Test
+    void transferToASocket() throws Exception {
+        Path src = file("sent", pattern(37, 300_000));
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(loopback);
+             SocketChannel sender = SocketChannel.open(server.getLocalAddress());
+             SocketChannel receiver = server.accept();
+             FileChannel in = open(src, READ)) {
+            in.position(9);
+            long sent = 0;
+            while (sent < 250_000) {
+                sent += in.transferTo(100 + sent, 250_000 - sent, sender);
+            }
+            assertThat(in.position()).as("transferTo leaves this position").isEqualTo(9);
+            assertThat(in.transferTo(300_000, 10, sender)).as("nothing past the end").isZero();
+            sender.shutdownOutput();
+            ByteBuffer got = ByteBuffer.allocate(250_001);
+            while (receiver.read(got) >= 0) {
+                assertThat(got.position()).isLessThanOrEqualTo(250_000);
+            }
+            assertThat(Arrays.copyOf(got.array(), got.position())).isEqualTo(pattern(37, 100, 250_000));
+        }
+    }
+
+    @Test
+    void anInterruptedTransferToASocketClosesTheChannel() throws Exception {
+        Path src = file("interrupted", pattern(41, 10_000));
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(loopback);
+             SocketChannel sender = SocketChannel.open(server.getLocalAddress());
+             SocketChannel receiver = server.accept();
+             FileChannel in = open(src, READ)) {
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> in.transferTo(0, 10_000, sender)).isInstanceOf(ClosedByInterruptException.class);
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(in.isOpen()).isFalse();
+        }
     }
 
     @Test
