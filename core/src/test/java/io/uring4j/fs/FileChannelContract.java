@@ -423,11 +423,8 @@ abstract class FileChannelContract {
     @Test
     void transferToASocket() throws Exception {
         Path src = file("sent", pattern(37, 300_000));
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(loopback);
-             SocketChannel sender = SocketChannel.open(server.getLocalAddress());
-             SocketChannel receiver = server.accept();
-             FileChannel in = open(src, READ)) {
+        SocketChannel[] pair = loopbackPair();
+        try (SocketChannel sender = pair[0]; SocketChannel receiver = pair[1]; FileChannel in = open(src, READ)) {
             in.position(9);
             long sent = 0;
             while (sent < 250_000) {
@@ -447,11 +444,8 @@ abstract class FileChannelContract {
     @Test
     void anInterruptedTransferToASocketClosesTheChannel() throws Exception {
         Path src = file("interrupted", pattern(41, 10_000));
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(loopback);
-             SocketChannel sender = SocketChannel.open(server.getLocalAddress());
-             SocketChannel receiver = server.accept();
-             FileChannel in = open(src, READ)) {
+        SocketChannel[] pair = loopbackPair();
+        try (SocketChannel sender = pair[0]; SocketChannel receiver = pair[1]; FileChannel in = open(src, READ)) {
             Thread.currentThread().interrupt();
             try {
                 assertThatThrownBy(() -> in.transferTo(0, 10_000, sender)).isInstanceOf(ClosedByInterruptException.class);
@@ -459,6 +453,15 @@ abstract class FileChannelContract {
                 Thread.interrupted();
             }
             assertThat(in.isOpen()).isFalse();
+        }
+    }
+
+    /** A connected pair of the JDK's socket channels over loopback: {sender, receiver}. */
+    private static SocketChannel[] loopbackPair() throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(loopback)) {
+            SocketChannel sender = SocketChannel.open(server.getLocalAddress());
+            return new SocketChannel[] {sender, server.accept()};
         }
     }
 
