@@ -19,7 +19,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -62,8 +61,6 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
-    /** Virtual threads in a sync of this file: one alone syncs in place ({@link #sync}). */
-    private final AtomicInteger virtualSyncs = new AtomicInteger();
     /** Blocking single-buffer reads: where each goes. */
     private final BlockingReads reads;
     /**
@@ -275,9 +272,11 @@ public final class AsyncFile implements AutoCloseable {
     /**
      * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place, as the JDK's — of any file, a
      * directory too (a database's commit syncs its directory after a rename), which a sync never waits for input on;
-     * a virtual thread's in place too while it is the only one syncing the file and its writes are made in place
-     * ({@link #inPlace}) — io_uring hands every sync to an io-wq worker, whose wake-ups cost more than a lone sync's
-     * wait on the carrier; several at once go through the ring, where they wait together without holding carriers.
+     * a virtual thread's in place too while it is the only virtual thread syncing, of any file, and its writes are
+     * made in place ({@link #inPlace}) — io_uring hands every sync to an io-wq worker, whose wake-ups cost more than
+     * a lone sync's wait on the carrier; several at once go through the ring, where they wait together without
+     * holding carriers (held carriers would let only as many syncs run at once as there are carriers, where the
+     * JDK's, which add carriers while they wait, let every one of them run and share the journal's commits).
      */
     void sync(boolean dataOnly) throws IOException {
         if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !inPlace()) {
@@ -285,7 +284,7 @@ public final class AsyncFile implements AutoCloseable {
             return;
         }
         if (Thread.currentThread().isVirtual()) {
-            boolean alone = virtualSyncs.getAndIncrement() == 0;
+            boolean alone = VirtualSyncs.begin();
             try {
                 if (alone) {
                     syncHere(dataOnly);
@@ -293,7 +292,7 @@ public final class AsyncFile implements AutoCloseable {
                     call(FileOps.fsync(fd(), dataOnly));
                 }
             } finally {
-                virtualSyncs.decrementAndGet();
+                VirtualSyncs.end();
             }
             return;
         }

@@ -444,6 +444,36 @@ class AsyncFileTest {
         }
     }
 
+    /**
+     * While another virtual thread is syncing, of another file too, a sync goes through the ring: held carriers would
+     * let only as many syncs run at once as there are carriers.
+     */
+    @Test
+    void aVirtualThreadsSyncWhileAnotherIsSyncingGoesThroughTheRing() throws Exception {
+        Path path = dir.resolve("synced-virtual");
+        Files.write(path, pattern(11, 4096));
+        try (AsyncFile f = files.open(path, O_RDWR)) {
+            assertThat(VirtualSyncs.begin()).as("nobody else syncing").isTrue();     // another file's sync
+            long before;
+            try {
+                before = submitted();
+                OnVirtualThread.supply(() -> {
+                    f.fsync();
+                    return null;
+                }).get(60, TimeUnit.SECONDS);
+                assertThat(submitted() - before).as("requests for a sync beside another").isOne();
+            } finally {
+                VirtualSyncs.end();
+            }
+            before = submitted();
+            OnVirtualThread.supply(() -> {
+                f.fsync();
+                return null;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(submitted()).as("requests for a lone sync").isEqualTo(before);
+        }
+    }
+
     private void cachedAndPartlyCachedReads(String name, boolean missesThroughTheRing) throws Exception {
         Path path = dir.resolve(name);
         byte[] data = pattern(7, 512 * 1024);
