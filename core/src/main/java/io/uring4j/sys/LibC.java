@@ -80,9 +80,7 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
     private static final MethodHandle LSEEK = Native.libcWithErrno("lseek",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle STATX = Native.libcWithErrno("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    /** statx with the path and buffer as addresses: a size asked often passes no segment through the linker. */
+    /** statx with the path and buffer as addresses: a size or type asked often passes no segment through the linker. */
     private static final MethodHandle STATX_AT = Native.libcWithErrno("statx",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
@@ -276,14 +274,14 @@ public final class LibC {
 
     private static final long STX_SIZE = 0x28;
     private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
-    /** The calling thread's {@code struct statx} for {@link #fileSize}: a size costs no allocation. */
-    private static final ThreadLocal<MemorySegment> SIZE_STATX =
+    /** The calling thread's {@code struct statx} for {@link #fileSize} and the types: asking costs no allocation. */
+    private static final ThreadLocal<MemorySegment> STATX_BUFFER =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATX_SIZE, 8));
 
     /** The size of {@code fd}'s file (statx of the fd, as fstat's {@code st_size}), or {@code -errno}. */
     public static long fileSize(int fd) {
         MemorySegment state = Native.callState();
-        MemorySegment stx = SIZE_STATX.get();
+        MemorySegment stx = STATX_BUFFER.get();
         try {
             int ret = (int) Native.result((int) STATX_AT.invokeExact(state, fd, EMPTY_PATH.address(), AT_EMPTY_PATH,
                     STATX_SIZE_MASK, stx.address()), state);
@@ -295,24 +293,20 @@ public final class LibC {
 
     /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */
     public static int fileType(int fd) {
-        try (Arena arena = Arena.ofConfined()) {
-            return type(fd, arena.allocateFrom(""), AT_EMPTY_PATH, arena);
-        }
+        return type(fd, EMPTY_PATH.address(), AT_EMPTY_PATH);
     }
 
     /** The type of the file the NUL-terminated {@code path} names, its links followed, or {@code -errno}. */
     public static int pathType(MemorySegment path) {
-        try (Arena arena = Arena.ofConfined()) {
-            return type(AT_FDCWD, path, 0, arena);
-        }
+        return type(AT_FDCWD, path.address(), 0);
     }
 
-    private static int type(int dirfd, MemorySegment path, int flags, Arena arena) {
+    private static int type(int dirfd, long path, int flags) {
         MemorySegment state = Native.callState();
-        MemorySegment stx = arena.allocate(STATX_SIZE, 8);
+        MemorySegment stx = STATX_BUFFER.get();
         try {
-            int ret = (int) Native.result((int) STATX.invokeExact(state, dirfd, path, flags | AT_STATX_DONT_SYNC,
-                    STATX_TYPE, stx), state);
+            int ret = (int) Native.result((int) STATX_AT.invokeExact(state, dirfd, path, flags | AT_STATX_DONT_SYNC,
+                    STATX_TYPE, stx.address()), state);
             return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
         } catch (Throwable t) {
             throw Native.rethrow(t);
