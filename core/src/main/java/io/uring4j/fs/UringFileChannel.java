@@ -507,10 +507,10 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /**
-     * The JDK channel for map, lock and transfers to the JDK's channels, opened on first use on the same open file: {@code /proc/self/fd/N} reaches
-     * it even when the path was renamed or deleted (DELETE_ON_CLOSE). POSIX record locks belong to the process
-     * and the inode, so locks taken through it are this file's locks, and the JDK's lock table sees overlaps with
-     * every other channel of the JVM.
+     * The JDK channel for map, lock and transfers to the JDK's channels, opened on first use on the same open file:
+     * {@code /proc/self/fd/N} reaches it even when the path was renamed or deleted (DELETE_ON_CLOSE). POSIX record
+     * locks belong to the process and the inode, so locks taken through it are this file's locks, and the JDK's lock
+     * table sees overlaps with every other channel of the JVM.
      */
     private FileChannel delegate() throws IOException {
         ensureOpen();

@@ -18,9 +18,9 @@ import java.net.InetSocketAddress;
  *
  * <h2>Reading</h2>
  * One multishot RECV stays armed with the loop's provided-buffer group; each CQE is handed to
- * {@link ConnectionHandler#onData} and its buffer released when the handler returns ({@link RecvBuffers}). When the request ends
- * without being asked to (ENOBUFS, or a final data CQE without F_MORE) it is re-armed; the data it did not
- * take is still in the socket, so nothing is lost.
+ * {@link ConnectionHandler#onData} and its buffer released when the handler returns ({@link RecvBuffers}). When
+ * the request ends without being asked to (ENOBUFS, or a final data CQE without F_MORE) it is re-armed; the data
+ * it did not take is still in the socket, so nothing is lost.
  *
  * <h2>Writing</h2>
  * {@link #write} copies into the connection's {@link OutboundBuffer}; after each callback the pending bytes go

@@ -448,7 +448,8 @@ abstract class FileChannelContract {
         try (SocketChannel sender = pair[0]; SocketChannel receiver = pair[1]; FileChannel in = open(src, READ)) {
             Thread.currentThread().interrupt();
             try {
-                assertThatThrownBy(() -> in.transferTo(0, 10_000, sender)).isInstanceOf(ClosedByInterruptException.class);
+                assertThatThrownBy(() -> in.transferTo(0, 10_000, sender))
+                        .isInstanceOf(ClosedByInterruptException.class);
             } finally {
                 Thread.interrupted();
             }

@@ -63,7 +63,7 @@ class InPlaceMetadataTest {
         assertThat(Files.size(path)).isEqualTo(4_000);
     }
 
-    /** A virtual thread's too, as the JDK's holds the carrier for them: a hand-over and back costs several times more. */
+    /** A virtual thread's too, as the JDK's hold the carrier: a hand-over and back costs several times more. */
     @Test
     void aVirtualThreadsOpenSizeAndCloseMakeNoRequestEither() throws Exception {
         Path path = dir.resolve("virtual");

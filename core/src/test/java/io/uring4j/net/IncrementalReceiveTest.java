@@ -130,7 +130,8 @@ class IncrementalReceiveTest {
         }
     }
 
-    private static Delivery echo(SocketChannel client, String text, BlockingQueue<Delivery> deliveries) throws Exception {
+    private static Delivery echo(SocketChannel client, String text, BlockingQueue<Delivery> deliveries)
+            throws Exception {
         assertThat(echo(client, text)).isEqualTo(text);
         Delivery d = deliveries.poll(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(d).isNotNull();

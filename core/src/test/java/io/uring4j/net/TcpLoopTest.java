@@ -427,7 +427,7 @@ class TcpLoopTest {
 
                 @Override
                 public void onData(Connection c, MemorySegment data, long offset, int length) {
-                    reply.complete(new String(data.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    reply.complete(new String(data.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE),
                             StandardCharsets.US_ASCII));
                     c.close();
                 }
