@@ -35,13 +35,11 @@ final class RecvBuffers {
     private final MemorySegment[] buffers;
     /** Bytes of each buffer the kernel has filled since it was last added; only with incremental consumption. */
     private final int[] used;
-    private final int group;
 
     RecvBuffers(IoUring uring, int group, int count, int size) throws ErrnoException {
         if (Integer.bitCount(count) != 1 || count > 32768) {
             throw new IllegalArgumentException("buffer count must be a power of two up to 32768: " + count);
         }
-        this.group = group;
         MemorySegment slab = NativeMemory.mapPages((long) count * size, arena);
         buffers = new MemorySegment[count];
         try {
@@ -71,7 +69,7 @@ final class RecvBuffers {
     }
 
     int group() {
-        return group;
+        return ring.groupId();
     }
 
     boolean incremental() {
@@ -103,10 +101,6 @@ final class RecvBuffers {
         }
         ring.add(buffers[bid], bid, 0);
         ring.advance(1);
-    }
-
-    long bytes() {
-        return (long) buffers.length * buffers[0].byteSize();
     }
 
     /** Unregisters the group and frees the slab; only once no receive can pick from it. */
