@@ -23,6 +23,11 @@ class UringFileChannelTest extends FileChannelContract {
     }
 
     @Override
+    boolean transfersWholeCounts() {
+        return true;
+    }
+
+    @Override
     FileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
         return UringFileChannel.open(uring, path, options, attrs);
     }
