@@ -2,6 +2,8 @@ package io.uring4j.serve;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -39,6 +41,12 @@ final class HttpRequests {
     private static final int BODY = 2;
     private static final int ENDED = 3;
 
+    /** Eight bytes as read from the stream, the first lowest, for the eight-at-a-time LF search. */
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    private static final long HIGHS = 0x8080_8080_8080_8080L;
+    private static final long LFS = '\n' * ONES;
+
     private static final long HTTP_1_1 = ascii("HTTP/1.1");
     private static final long HTTP_1_0 = ascii("HTTP/1.0");
     private static final byte[] CONTENT_LENGTH = bytes("content-length");
@@ -73,7 +81,7 @@ final class HttpRequests {
 
     /**
      * Reads {@code data[offset, offset + length)}; returns whether the connection goes on (false: it has had its
-     * last response).
+     * last response). A line is taken whole up to its LF, found eight bytes at a time, not byte by byte.
      */
     boolean feed(MemorySegment data, long offset, int length) throws IOException {
         long i = offset;
@@ -88,25 +96,68 @@ final class HttpRequests {
                 }
                 continue;
             }
-            byte b = data.get(JAVA_BYTE, i++);
-            if (++headerBytes > MAX_HEADER_BYTES) {
+            long lf = indexOfLf(data, i, end);
+            long stop = lf < 0 ? end : lf;
+            if (headerBytes + (stop - i) + (lf < 0 ? 0 : 1) > MAX_HEADER_BYTES) {
                 refuse(431);
-            } else if (b == '\n') {
-                cr = false;
-                endOfLine();
-            } else {
-                if (cr) {
-                    append((byte) '\r');        // a CR inside a line: kept as it is (it is in no field read here)
-                    cr = false;
-                }
-                if (b == '\r') {
-                    cr = true;
-                } else {
-                    append(b);
-                }
+                break;
             }
+            headerBytes += (int) (stop - i);
+            take(data, i, stop);
+            if (lf < 0) {
+                break;
+            }
+            headerBytes++;
+            cr = false;                         // a CR right before the LF is the line's end, not its content
+            endOfLine();
+            i = lf + 1;
         }
         return state != ENDED;
+    }
+
+    /** The index of the first LF in {@code data[from, to)}, or -1. */
+    private static long indexOfLf(MemorySegment data, long from, long to) {
+        long i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long x = data.get(WORD, i) ^ LFS;
+            long found = (x - ONES) & ~x & HIGHS;   // the lowest set high bit marks the first LF byte exactly
+            if (found != 0) {
+                return i + (Long.numberOfTrailingZeros(found) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
+            if (data.get(JAVA_BYTE, i) == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Bytes {@code data[from, to)} of the current line, none of them a LF. A CR is kept back until the next byte
+     * shows it is not the line's end.
+     */
+    private void take(MemorySegment data, long from, long to) {
+        if (from == to) {
+            return;
+        }
+        if (cr) {
+            append((byte) '\r');                // a CR inside a line: kept as it is (it is in no field read here)
+            cr = false;
+        }
+        long last = to;
+        if (data.get(JAVA_BYTE, to - 1) == '\r') {
+            cr = true;
+            last--;
+        }
+        int n = (int) (last - from);
+        if (lineLength < KEPT) {
+            MemorySegment.copy(data, JAVA_BYTE, from, line, lineLength, Math.min(n, KEPT - lineLength));
+        }
+        lineLength += n;
+        for (long j = Math.max(from, last - Long.BYTES); j < last; j++) {
+            tail = tail << 8 | (data.get(JAVA_BYTE, j) & 0xff);
+        }
     }
 
     private void append(byte b) {

@@ -84,6 +84,16 @@ class HttpRequestsTest {
         assertThat(answers(stream + (answer.endsWith("close") ? Servers.GET : ""))).containsExactly(answer);
     }
 
+    /** A CR not before a LF is part of its line; a long target leaves the version at the line's end readable. */
+    @Test
+    void linesAreTakenWholeWithTheirInnerCarriageReturnsAndTheirLastEightBytes() throws IOException {
+        assertThat(answers("GET / HTTP/1.1\r\nX: a\rb\r\r\n\r\n" + Servers.GET)).containsExactly("200", "200");
+        assertThat(answers("GET /" + "t".repeat(300) + " HTTP/1.0\r\n\r\n")).containsExactly("200 close");
+        assertThat(answers("GET /" + "t".repeat(300) + " HTTP/1.1\r\r\n\r\n")).containsExactly("400 close");
+        assertThat(answers("GET /" + "t".repeat(300) + " HTTP/1.1\n\nGET / HTTP/1.0\n\n"))
+                .containsExactly("200", "200 close");
+    }
+
     @Test
     void theHeaderSectionMayBeEightKibibytesAndNoMore() throws IOException {
         String start = "GET / HTTP/1.1\r\nX: ";
