@@ -185,7 +185,7 @@ public final class AsyncFile implements AutoCloseable {
      * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes, and files that are not regular, go through the
      * ring.
      */
-    private boolean inPlace() {
+    boolean inPlace() {
         return WRITES_IN_PLACE && bounded && (!isDirect() || !Thread.currentThread().isVirtual());
     }
 

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An {@link AsynchronousFileChannel} whose reads and writes are io_uring requests in flight — not tasks blocking
@@ -36,6 +37,13 @@ import java.util.concurrent.RejectedExecutionException;
  *   <li>The returned futures complete on an event loop thread; cancelling one cancels the request.</li>
  *   <li>{@link CompletionHandler}s run on the executor given at open, by default on a new virtual thread each —
  *       never on the event loop, so a handler may block.</li>
+ *   <li>A read started by a handler while nothing else of the channel is in flight is made on the handler's
+ *       thread, with {@link UringFileChannel}'s routes (a page-cache read without blocking, say), and so is a
+ *       write the channel would make in place (not a virtual thread's O_DIRECT write, which goes to the ring
+ *       either way); its own handler is then called there, up to {@value #MAX_HANDLERS_ON_STACK} deep, as the JDK
+ *       invokes a handler directly on a pool thread that started the operation. A chain of operations one at a
+ *       time then costs no hand-over to an event loop and back per step; operations in flight together still go to
+ *       the ring side by side.</li>
  *   <li>Heap buffers are read into and written from native memory (pooled up to 64 KiB), copied at
  *       completion; direct buffers go to the kernel as they are. Either must not be touched until the
  *       operation completes, as with the JDK.</li>
@@ -46,6 +54,10 @@ import java.util.concurrent.RejectedExecutionException;
 public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
     private static final ExecutorService DEFAULT_HANDLERS =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("uring4j-file-handler-", 0).factory());
+    /** The JDK's default bound on handlers called directly, one inside the other (maxCompletionHandlersOnStack). */
+    private static final int MAX_HANDLERS_ON_STACK = 16;
+    /** Bound while a handler of these channels runs: how many are on the thread's stack. */
+    private static final ScopedValue<Integer> HANDLERS_ON_STACK = ScopedValue.newInstance();
 
     private final AsyncFile file;
     private final boolean readable;
@@ -53,6 +65,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     /** The executor given at open, or null: handlers then run on virtual threads, the lock delegate on the JDK's pool. */
     private final ExecutorService executor;
     private final JdkDelegate<AsynchronousFileChannel> delegate;
+    /** Reads and writes started and not yet completed. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, ExecutorService executor) {
         this.file = file;
@@ -106,7 +120,20 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null");
-        deliver(startRead(dst, position), attachment, handler);
+        if (!checkRead(dst, position) || !hereAlone()) {
+            deliver(startRead(dst, position), attachment, handler);
+            return;
+        }
+        Integer n = null;
+        Throwable failure = null;
+        try {
+            n = readHere(dst, position);
+        } catch (IOException | RuntimeException e) {
+            failure = ioError(e);
+        } finally {
+            inFlight.decrementAndGet();     // before the handler, which may start the next one
+        }
+        callHere(n, failure, attachment, handler);
     }
 
     @Override
@@ -117,10 +144,27 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null");
-        deliver(startWrite(src, position), attachment, handler);
+        if (!checkWrite(src, position) || !file.inPlace() || !hereAlone()) {
+            deliver(startWrite(src, position), attachment, handler);
+            return;
+        }
+        Integer n = null;
+        Throwable failure = null;
+        try {
+            n = writeHere(src, position);
+        } catch (IOException | RuntimeException e) {
+            failure = ioError(e);
+        } finally {
+            inFlight.decrementAndGet();     // before the handler, which may start the next one
+        }
+        callHere(n, failure, attachment, handler);
     }
 
-    private CompletableFuture<Integer> startRead(ByteBuffer dst, long position) {
+    /**
+     * The JDK's argument checks of a read, thrown; then whether the read goes to the file at all (false: it
+     * completes at once, {@link #startRead} says how).
+     */
+    private boolean checkRead(ByteBuffer dst, long position) {
         if (position < 0) {
             throw new IllegalArgumentException("Negative position");
         }
@@ -130,56 +174,120 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("Read-only buffer");
         }
-        if (!isOpen()) {
-            return CompletableFuture.failedFuture(new ClosedChannelException());
-        }
-        int rem = dst.remaining();
-        if (rem == 0) {
-            return CompletableFuture.completedFuture(0);
-        }
-        if (!file.isSeekable()) {
-            return CompletableFuture.failedFuture(illegalSeek());
-        }
-        if (dst.isDirect()) {
-            return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
-                    new BufferOutcome(dst, null, true));
-        }
-        TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
-        return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(dst, lease, true));
+        return isOpen() && dst.hasRemaining() && file.isSeekable();
     }
 
-    private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
+    /** As {@link #checkRead}, for a write. */
+    private boolean checkWrite(ByteBuffer src, long position) {
         if (position < 0) {
             throw new IllegalArgumentException("Negative position");
         }
         if (!writable) {
             throw new NonWritableChannelException();
         }
+        return isOpen() && src.hasRemaining() && file.isSeekable();
+    }
+
+    /** What a read or write that does not go to the file completes with. */
+    private CompletableFuture<Integer> withoutIo(ByteBuffer buffer) {
         if (!isOpen()) {
             return CompletableFuture.failedFuture(new ClosedChannelException());
         }
-        int rem = src.remaining();
-        if (rem == 0) {
+        if (!buffer.hasRemaining()) {
             return CompletableFuture.completedFuture(0);
         }
-        if (!file.isSeekable()) {
-            return CompletableFuture.failedFuture(illegalSeek());
+        return CompletableFuture.failedFuture(illegalSeek());
+    }
+
+    private CompletableFuture<Integer> startRead(ByteBuffer dst, long position) {
+        if (!checkRead(dst, position)) {
+            return withoutIo(dst);
         }
+        inFlight.incrementAndGet();
+        if (dst.isDirect()) {
+            return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
+                    new BufferOutcome(this, dst, null, true));
+        }
+        TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), 8);
+        return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(this, dst, lease, true));
+    }
+
+    private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
+        if (!checkWrite(src, position)) {
+            return withoutIo(src);
+        }
+        inFlight.incrementAndGet();
         if (src.isDirect()) {
             return file.submit(Op.write(file.fd(), MemorySegment.ofBuffer(src), position),
-                    new BufferOutcome(src, null, false));
+                    new BufferOutcome(this, src, null, false));
         }
-        TempBuffers.Lease lease = TempBuffers.lease(rem, 8);
+        TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), 8);
         lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-        return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(src, lease, false));
+        return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(this, src, lease, false));
+    }
+
+    /**
+     * Whether a read or write goes on here, on the thread of a handler not too deep in others, as the only one of
+     * the channel in flight; if so it is counted in flight until the caller's {@code finally}.
+     */
+    private boolean hereAlone() {
+        return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
+                && inFlight.compareAndSet(0, 1);
+    }
+
+    /** A read on this thread, with the channel's blocking routes: -1 at end of file, as the asynchronous read. */
+    private int readHere(ByteBuffer dst, long position) throws IOException {
+        int n;
+        if (dst.isDirect()) {
+            n = file.read(MemorySegment.ofBuffer(dst), position);
+        } else {
+            TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), 8);
+            Throwable failure = null;
+            try {
+                n = file.read(lease.segment(), position);
+                MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
+            } catch (Throwable t) {
+                failure = t;
+                throw t;
+            } finally {
+                lease.releaseAfter(failure);    // kept for good only if a closed runtime abandoned the request
+            }
+        }
+        if (n == 0) {
+            return -1;
+        }
+        dst.position(dst.position() + n);
+        return n;
+    }
+
+    /** A write on this thread, with the channel's blocking routes. */
+    private int writeHere(ByteBuffer src, long position) throws IOException {
+        int n;
+        if (src.isDirect()) {
+            n = file.write(MemorySegment.ofBuffer(src), position);
+        } else {
+            TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), 8);
+            Throwable failure = null;
+            try {
+                lease.segment().copyFrom(MemorySegment.ofBuffer(src));
+                n = file.write(lease.segment(), position);
+            } catch (Throwable t) {
+                failure = t;
+                throw t;
+            } finally {
+                lease.releaseAfter(failure);
+            }
+        }
+        src.position(src.position() + n);
+        return n;
     }
 
     /**
      * The completion of one read or write, on the loop thread: moves the buffer's position (copying a read into a
      * heap buffer first), reports end of file as -1, and gives the native stand-in back once the kernel is done.
      */
-    private record BufferOutcome(ByteBuffer buffer, TempBuffers.Lease lease, boolean read)
-            implements FileRequest.Outcome<Integer> {
+    private record BufferOutcome(UringAsynchronousFileChannel channel, ByteBuffer buffer, TempBuffers.Lease lease,
+                                 boolean read) implements FileRequest.Outcome<Integer> {
         @Override
         public Integer value(int n) {
             if (read && n == 0) {
@@ -199,6 +307,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         @Override
         public void done(Throwable failure) {
+            channel.inFlight.decrementAndGet();
             if (lease != null) {
                 lease.releaseAfter(failure);
             }
@@ -219,14 +328,32 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private <V, A> void deliver(CompletableFuture<V> f, A attachment, CompletionHandler<V, ? super A> handler) {
         ExecutorService handlers = executor != null ? executor : DEFAULT_HANDLERS;
         f.whenComplete((value, failure) -> {
-            Runnable call = failure == null ? () -> handler.completed(value, attachment)
-                    : () -> handler.failed(FileErrors.unwrap(failure), attachment);
+            Runnable call = () -> ScopedValue.where(HANDLERS_ON_STACK, 1).run(failure == null
+                    ? () -> handler.completed(value, attachment)
+                    : () -> handler.failed(FileErrors.unwrap(failure), attachment));
             try {
                 handlers.execute(call);
             } catch (RejectedExecutionException shutDown) {
                 call.run();
             }
         });
+    }
+
+    /**
+     * Calls the handler of an operation made on this (a handler's) thread, one deeper. What it throws goes where
+     * it would from the executor's thread, to the thread's uncaught-exception handler, not into the handler that
+     * started the operation.
+     */
+    private static <V, A> void callHere(V value, Throwable failure, A attachment,
+                                        CompletionHandler<V, ? super A> handler) {
+        try {
+            ScopedValue.where(HANDLERS_ON_STACK, HANDLERS_ON_STACK.get() + 1).run(failure == null
+                    ? () -> handler.completed(value, attachment)
+                    : () -> handler.failed(failure, attachment));
+        } catch (Throwable t) {
+            Thread current = Thread.currentThread();
+            current.getUncaughtExceptionHandler().uncaughtException(current, t);
+        }
     }
 
     // ---- size, truncate, force -----------------------------------------------------------------------------------

@@ -3,21 +3,130 @@ package io.uring4j.fs;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.UringRuntime;
+import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.CompletionHandler;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
-/** The asynchronous contract against UringAsynchronousFileChannel. */
+import static io.uring4j.testkit.Patterns.pattern;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The asynchronous contract against UringAsynchronousFileChannel, and its handlers' own thread rule. */
 @BothEngines
 class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
+    private static final int STEPS = 40;
+
     @UringRuntime(loops = 2)
     private static Uring uring;
 
     @Override
     AsynchronousFileChannel open(Path path, Set<? extends OpenOption> options) throws IOException {
         return UringAsynchronousFileChannel.open(uring, path, options, null);
+    }
+
+    /** One step of a chain: which thread started it, which ran its handler, and what it got. */
+    private record Step(Thread started, Thread handled, int result) {
+    }
+
+    /**
+     * Each handler starts the next operation, one at a time: after the first, an operation is made on its
+     * starter's thread and its handler called there, at most 16 deep, then one goes through the executor and
+     * the count starts again. Every read still gets its own bytes, heap buffer or direct.
+     */
+    @Test
+    void aChainOneAtATimeRunsOnTheHandlersThreadSixteenDeep() throws Exception {
+        byte[] data = pattern(41, STEPS * 100);
+        Path path = Files.write(dir.resolve("chain"), data);
+        for (boolean direct : new boolean[]{false, true}) {
+            try (AsynchronousFileChannel ch = open(path, Set.of(READ, WRITE))) {
+                List<Step> steps = new ArrayList<>();
+                List<byte[]> read = new ArrayList<>();
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                new Object() {
+                    void next(int i) {
+                        ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100);
+                        Thread starter = Thread.currentThread();
+                        ch.read(buffer, i * 100L, null, new CompletionHandler<Integer, Void>() {
+                            @Override
+                            public void completed(Integer n, Void unused) {
+                                steps.add(new Step(starter, Thread.currentThread(), n));
+                                byte[] got = new byte[n];
+                                buffer.flip().get(got);
+                                read.add(got);
+                                if (i + 1 < STEPS) {
+                                    next(i + 1);
+                                } else {
+                                    done.complete(null);
+                                }
+                            }
+
+                            @Override
+                            public void failed(Throwable t, Void unused) {
+                                done.completeExceptionally(t);
+                            }
+                        });
+                    }
+                }.next(0);
+                done.get(30, TimeUnit.SECONDS);
+                assertThat(steps).extracting(Step::result).containsOnly(100);
+                for (int i = 0; i < STEPS; i++) {
+                    assertThat(read.get(i)).isEqualTo(Arrays.copyOfRange(data, i * 100, i * 100 + 100));
+                }
+                assertThat(steps.getFirst().handled()).as("the caller's thread calls no handler")
+                        .isNotSameAs(steps.getFirst().started());
+                for (int i = 1; i < STEPS; i++) {
+                    boolean here = steps.get(i).handled() == steps.get(i).started();
+                    assertThat(here).as("step %d on its starter's thread", i).isEqualTo(i % 16 != 0);
+                }
+            }
+        }
+    }
+
+    /** A handler called on the starting handler's thread throws: the exception does not come out of the start. */
+    @Test
+    void whatAHandlerCalledInPlaceThrowsStaysWithIt() throws Exception {
+        Path path = Files.write(dir.resolve("throws"), pattern(42, 64));
+        try (AsynchronousFileChannel ch = open(path, Set.of(READ))) {
+            CompletableFuture<Throwable> startOutcome = new CompletableFuture<>();
+            ch.read(ByteBuffer.allocate(8), 0, null, new CompletionHandler<Integer, Void>() {
+                @Override
+                public void completed(Integer n, Void unused) {
+                    try {
+                        ch.read(ByteBuffer.allocate(8), 8, null, new CompletionHandler<Integer, Void>() {
+                            @Override
+                            public void completed(Integer m, Void unused) {
+                                throw new IllegalStateException("a handler's own failure");
+                            }
+
+                            @Override
+                            public void failed(Throwable t, Void unused) {
+                            }
+                        });
+                        startOutcome.complete(null);
+                    } catch (Throwable t) {
+                        startOutcome.complete(t);
+                    }
+                }
+
+                @Override
+                public void failed(Throwable t, Void unused) {
+                    startOutcome.complete(t);
+                }
+            });
+            assertThat(startOutcome.get(30, TimeUnit.SECONDS)).isNull();
+        }
     }
 }
