@@ -328,15 +328,26 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private <V, A> void deliver(CompletableFuture<V> f, A attachment, CompletionHandler<V, ? super A> handler) {
         ExecutorService handlers = executor != null ? executor : DEFAULT_HANDLERS;
         f.whenComplete((value, failure) -> {
-            Runnable call = () -> ScopedValue.where(HANDLERS_ON_STACK, 1).run(failure == null
-                    ? () -> handler.completed(value, attachment)
-                    : () -> handler.failed(FileErrors.unwrap(failure), attachment));
+            Runnable call = failure == null ? () -> handler.completed(value, attachment)
+                    : () -> handler.failed(FileErrors.unwrap(failure), attachment);
             try {
-                handlers.execute(call);
+                handlers.execute(() -> callAsHandler(call));
             } catch (RejectedExecutionException shutDown) {
                 call.run();
             }
         });
+    }
+
+    /**
+     * Runs a handler as one of the channel's, whose operations may be made on its thread — unless that thread is
+     * an event loop's (an executor that runs tasks where they are given), which must never wait for a request.
+     */
+    private void callAsHandler(Runnable call) {
+        if (file.runtime().inLoop()) {
+            call.run();
+        } else {
+            ScopedValue.where(HANDLERS_ON_STACK, 1).run(call);
+        }
     }
 
     /**

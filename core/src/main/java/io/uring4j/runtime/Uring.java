@@ -109,17 +109,30 @@ public final class Uring implements AutoCloseable {
 
     /** The calling thread's loop if it is one, otherwise the next loop round-robin. */
     public EventLoop loop() {
-        Thread current = Thread.currentThread();
-        for (EventLoop loop : loops) {
-            if (loop != null && loop.thread() == current) {
-                return loop;
-            }
+        EventLoop own = callersLoop();
+        if (own != null) {
+            return own;
         }
         return loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
     }
 
     public EventLoop loop(int index) {
         return loops[index];
+    }
+
+    /** Whether the calling thread is one of this runtime's loops. */
+    public boolean inLoop() {
+        return callersLoop() != null;
+    }
+
+    private EventLoop callersLoop() {
+        Thread current = Thread.currentThread();
+        for (EventLoop loop : loops) {
+            if (loop != null && loop.thread() == current) {
+                return loop;
+            }
+        }
+        return null;
     }
 
     public int loopCount() {

@@ -16,7 +16,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static io.uring4j.testkit.Patterns.pattern;
@@ -92,6 +94,70 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                     assertThat(here).as("step %d on its starter's thread", i).isEqualTo(i % 16 != 0);
                 }
             }
+        }
+    }
+
+    /**
+     * With an executor that runs each handler where it is given — on the event loop that completed its operation,
+     * or on the thread that started it if the operation completed first — every step of a chain still completes.
+     */
+    @Test
+    void aChainOnAnExecutorThatRunsHandlersInPlaceCompletes() throws Exception {
+        Path path = Files.write(dir.resolve("same-thread"), pattern(43, 800));
+        ExecutorService sameThread = new AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                command.run();
+            }
+
+            @Override
+            public void shutdown() {
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return List.of();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return false;
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return false;
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) {
+                return true;
+            }
+        };
+        try (AsynchronousFileChannel ch = UringAsynchronousFileChannel.open(uring, path, Set.of(READ), sameThread)) {
+            CompletableFuture<List<String>> done = new CompletableFuture<>();
+            List<String> threads = new ArrayList<>();
+            new Object() {
+                void next(int i) {
+                    ch.read(ByteBuffer.allocate(100), i * 100L, null, new CompletionHandler<Integer, Void>() {
+                        @Override
+                        public void completed(Integer n, Void unused) {
+                            threads.add(Thread.currentThread().getName() + " " + n);
+                            if (i + 1 < 8) {
+                                next(i + 1);
+                            } else {
+                                done.complete(threads);
+                            }
+                        }
+
+                        @Override
+                        public void failed(Throwable t, Void unused) {
+                            done.completeExceptionally(t);
+                        }
+                    });
+                }
+            }.next(0);
+            assertThat(done.get(30, TimeUnit.SECONDS)).hasSize(8).allMatch(t -> t.endsWith(" 100"));
         }
     }
 

@@ -33,13 +33,14 @@ class UringTest {
             AtomicReference<String> thread = new AtomicReference<>();
             AtomicInteger result = new AtomicInteger(-1);
             uring.submit(Op.nop(7), (res, flags) -> {
-                thread.set(Thread.currentThread().getName());
+                thread.set(Thread.currentThread().getName() + (uring.inLoop() ? " in loop" : ""));
                 result.set(res);
                 done.countDown();
             });
             assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(result.get()).isEqualTo(7);
-            assertThat(thread.get()).isEqualTo("uring4j-loop-0");
+            assertThat(thread.get()).isEqualTo("uring4j-loop-0 in loop");
+            assertThat(uring.inLoop()).as("the test's own thread").isFalse();
         }
     }
 
