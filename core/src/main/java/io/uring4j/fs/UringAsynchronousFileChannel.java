@@ -232,7 +232,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
      */
     private boolean hereAlone() {
         return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
-                && inFlight.compareAndSet(0, 1);
+                && inFlight.get() == 0 && inFlight.compareAndSet(0, 1);    // no locked write while others are out
     }
 
     /** A read on this thread, with the channel's blocking routes: -1 at end of file, as the asynchronous read. */
