@@ -124,16 +124,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             deliver(startRead(dst, position), attachment, handler);
             return;
         }
-        Integer n = null;
-        Throwable failure = null;
-        try {
-            n = readHere(dst, position);
-        } catch (IOException | RuntimeException e) {
-            failure = ioError(e);
-        } finally {
-            inFlight.decrementAndGet();     // before the handler, which may start the next one
-        }
-        callHere(n, failure, attachment, handler);
+        runHere(() -> readHere(dst, position), attachment, handler);
     }
 
     @Override
@@ -148,16 +139,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             deliver(startWrite(src, position), attachment, handler);
             return;
         }
-        Integer n = null;
-        Throwable failure = null;
-        try {
-            n = writeHere(src, position);
-        } catch (IOException | RuntimeException e) {
-            failure = ioError(e);
-        } finally {
-            inFlight.decrementAndGet();     // before the handler, which may start the next one
-        }
-        callHere(n, failure, attachment, handler);
+        runHere(() -> writeHere(src, position), attachment, handler);
     }
 
     /**
@@ -233,6 +215,20 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private boolean hereAlone() {
         return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
                 && inFlight.get() == 0 && inFlight.compareAndSet(0, 1);    // no locked write while others are out
+    }
+
+    /** Makes a lone operation ({@link #hereAlone}) on this thread, then calls its handler here. */
+    private <A> void runHere(Io io, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        Integer n = null;
+        Throwable failure = null;
+        try {
+            n = (int) io.run();
+        } catch (IOException | RuntimeException e) {
+            failure = ioError(e);
+        } finally {
+            inFlight.decrementAndGet();     // before the handler, which may start the next one
+        }
+        callHere(n, failure, attachment, handler);
     }
 
     /** A read on this thread, with the channel's blocking routes: -1 at end of file, as the asynchronous read. */
