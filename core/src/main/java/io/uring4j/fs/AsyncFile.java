@@ -400,7 +400,7 @@ public final class AsyncFile implements AutoCloseable {
     @Override
     public void close() throws IOException {
         CompletableFuture<Void> closed = guard.close();
-        if (!onLoopThread()) {
+        if (!uring.inLoop()) {
             Await.uninterruptibly(closed);
         }
     }
@@ -500,15 +500,6 @@ public final class AsyncFile implements AutoCloseable {
     /** Future style; the outcome is a plain result mapping here, and more for the channels. */
     <T> CompletableFuture<T> submit(Op op, FileRequest.Outcome<T> outcome) {
         return FileRequest.submit(guard, uring.loop(), op, outcome);
-    }
-
-    private boolean onLoopThread() {
-        for (int i = 0; i < uring.loopCount(); i++) {
-            if (uring.loop(i).inLoop()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The part of {@code buffer} one request moves, after the O_DIRECT checks. */

@@ -124,7 +124,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             deliver(startRead(dst, position), attachment, handler);
             return;
         }
-        runHere(() -> readHere(dst, position), attachment, handler);
+        runHere(() -> BufferCalls.read(file, dst, position, shadowAlignment()), attachment, handler);
     }
 
     @Override
@@ -139,7 +139,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             deliver(startWrite(src, position), attachment, handler);
             return;
         }
-        runHere(() -> writeHere(src, position), attachment, handler);
+        runHere(() -> BufferCalls.write(file, src, position, shadowAlignment()), attachment, handler);
     }
 
     /**
@@ -190,7 +190,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
                     new BufferOutcome(this, dst, null, true));
         }
-        TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), 8);
+        TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), shadowAlignment());
         return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(this, dst, lease, true));
     }
 
@@ -203,7 +203,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return file.submit(Op.write(file.fd(), MemorySegment.ofBuffer(src), position),
                     new BufferOutcome(this, src, null, false));
         }
-        TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), 8);
+        TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), shadowAlignment());
         lease.segment().copyFrom(MemorySegment.ofBuffer(src));
         return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(this, src, lease, false));
     }
@@ -215,6 +215,11 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private boolean hereAlone() {
         return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
                 && inFlight.get() == 0 && inFlight.compareAndSet(0, 1);    // no locked write while others are out
+    }
+
+    /** The alignment of a heap buffer's native stand-in: what O_DIRECT asks of memory, else 8. */
+    private long shadowAlignment() {
+        return file.isDirect() ? Math.max(file.directAlignment(), file.directMemoryAlignment()) : 8;
     }
 
     /** Makes a lone operation ({@link #hereAlone}) on this thread, then calls its handler here. */
@@ -229,53 +234,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             inFlight.decrementAndGet();     // before the handler, which may start the next one
         }
         callHere(n, failure, attachment, handler);
-    }
-
-    /** A read on this thread, with the channel's blocking routes: -1 at end of file, as the asynchronous read. */
-    private int readHere(ByteBuffer dst, long position) throws IOException {
-        int n;
-        if (dst.isDirect()) {
-            n = file.read(MemorySegment.ofBuffer(dst), position);
-        } else {
-            TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), 8);
-            Throwable failure = null;
-            try {
-                n = file.read(lease.segment(), position);
-                MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
-            } catch (Throwable t) {
-                failure = t;
-                throw t;
-            } finally {
-                lease.releaseAfter(failure);    // kept for good only if a closed runtime abandoned the request
-            }
-        }
-        if (n == 0) {
-            return -1;
-        }
-        dst.position(dst.position() + n);
-        return n;
-    }
-
-    /** A write on this thread, with the channel's blocking routes. */
-    private int writeHere(ByteBuffer src, long position) throws IOException {
-        int n;
-        if (src.isDirect()) {
-            n = file.write(MemorySegment.ofBuffer(src), position);
-        } else {
-            TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), 8);
-            Throwable failure = null;
-            try {
-                lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-                n = file.write(lease.segment(), position);
-            } catch (Throwable t) {
-                failure = t;
-                throw t;
-            } finally {
-                lease.releaseAfter(failure);
-            }
-        }
-        src.position(src.position() + n);
-        return n;
     }
 
     /**

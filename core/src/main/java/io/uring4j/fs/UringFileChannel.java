@@ -10,7 +10,6 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
@@ -252,31 +251,7 @@ public final class UringFileChannel extends FileChannel {
         if (rem == 0) {
             return 0;
         }
-        int n;
-        if (dst.isDirect()) {
-            try {
-                n = file.readBlocking(unscoped(dst), at);
-            } finally {
-                Reference.reachabilityFence(dst);
-            }
-        } else {
-            TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
-            Throwable failure = null;
-            try {
-                n = file.readBlocking(lease.segment(), at);
-                MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
-            } catch (Throwable t) {
-                failure = t;
-                throw t;
-            } finally {
-                lease.releaseAfter(failure);
-            }
-        }
-        if (n == 0) {
-            return -1;
-        }
-        dst.position(dst.position() + n);
-        return n;
+        return BufferCalls.read(file, dst, at, shadowAlignment());
     }
 
     private long readAt(ByteBuffer[] dsts, int offset, int length, long at) throws IOException {
@@ -303,24 +278,7 @@ public final class UringFileChannel extends FileChannel {
         if (rem == 0) {
             return 0;
         }
-        int n;
-        if (src.isDirect()) {
-            n = file.write(MemorySegment.ofBuffer(src), at);
-        } else {
-            TempBuffers.Lease lease = TempBuffers.lease(rem, shadowAlignment());
-            Throwable failure = null;
-            try {
-                lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-                n = file.write(lease.segment(), at);
-            } catch (Throwable t) {
-                failure = t;
-                throw t;
-            } finally {
-                lease.releaseAfter(failure);
-            }
-        }
-        src.position(src.position() + n);
-        return n;
+        return BufferCalls.write(file, src, at, shadowAlignment());
     }
 
     private long writeAt(ByteBuffer[] srcs, int offset, int length, long at) throws IOException {
@@ -539,14 +497,6 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
-    /**
-     * {@code buffer}'s bytes from position to limit, for a call that returns only after the kernel is done with
-     * them, while the caller keeps the buffer reachable: {@code ofBuffer}'s own segment holds a session that
-     * keeps it alive, two objects per call that escape into the request.
-     */
-    private static MemorySegment unscoped(ByteBuffer buffer) {
-        return MemorySegment.ofAddress(MemorySegment.ofBuffer(buffer).address()).reinterpret(buffer.remaining());
-    }
 
     void ensureOpen() throws ClosedChannelException {
         if (!isOpen()) {

@@ -12,6 +12,8 @@ import java.nio.channels.CompletionHandler;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import com.sun.nio.file.ExtendedOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -159,6 +161,49 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
             }.next(0);
             assertThat(done.get(30, TimeUnit.SECONDS)).hasSize(8).allMatch(t -> t.endsWith(" 100"));
         }
+    }
+
+    /**
+     * O_DIRECT with heap buffers larger than the pooled stand-ins: the stand-in is aligned as O_DIRECT asks, both
+     * for operations through the ring (futures) and for those made on a handler's thread.
+     */
+    @Test
+    void directIoWithLargeHeapBuffers() throws Exception {
+        byte[] data = pattern(44, 256 * 1024);
+        Path path = dir.resolve("direct");
+        Set<OpenOption> options = Set.of(READ, WRITE, StandardOpenOption.CREATE, ExtendedOpenOption.DIRECT);
+        try (AsynchronousFileChannel ch = open(path, options)) {
+            assertThat(ch.write(ByteBuffer.wrap(data, 0, 128 * 1024), 0).get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
+            ByteBuffer back = ByteBuffer.allocate(128 * 1024);
+            assertThat(ch.read(back, 0).get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
+            assertThat(back.array()).isEqualTo(Arrays.copyOf(data, 128 * 1024));
+
+            CompletableFuture<Integer> chained = new CompletableFuture<>();
+            ByteBuffer second = ByteBuffer.wrap(data, 128 * 1024, 128 * 1024);
+            ch.write(ByteBuffer.allocate(4096), 128 * 1024, null, new CompletionHandler<Integer, Void>() {
+                @Override
+                public void completed(Integer n, Void unused) {
+                    ch.write(second, 128 * 1024, null, new CompletionHandler<Integer, Void>() {
+                        @Override
+                        public void completed(Integer m, Void unused) {
+                            chained.complete(m);
+                        }
+
+                        @Override
+                        public void failed(Throwable t, Void unused) {
+                            chained.completeExceptionally(t);
+                        }
+                    });
+                }
+
+                @Override
+                public void failed(Throwable t, Void unused) {
+                    chained.completeExceptionally(t);
+                }
+            });
+            assertThat(chained.get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
+        }
+        assertThat(Files.readAllBytes(path)).isEqualTo(data);
     }
 
     /** A handler called on the starting handler's thread throws: the exception does not come out of the start. */
