@@ -41,8 +41,42 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
         return UringAsynchronousFileChannel.open(uring, path, options, null);
     }
 
-    /** One step of a chain: which thread started it, which ran its handler, and what it got. */
-    private record Step(Thread started, Thread handled, int result) {
+    /** One step of a chain: which thread started it, which ran its handler, and the bytes it read. */
+    private record Step(Thread started, Thread handled, byte[] read) {
+    }
+
+    /**
+     * Reads {@code steps} blocks of 100 bytes, each started by the handler of the one before (the first by this
+     * thread), into new heap or direct buffers; the steps in order once all are done.
+     */
+    private static List<Step> readChain(AsynchronousFileChannel ch, int steps, boolean direct) throws Exception {
+        List<Step> done = new ArrayList<>();
+        CompletableFuture<List<Step>> all = new CompletableFuture<>();
+        new Object() {
+            void next(int i) {
+                ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100);
+                Thread starter = Thread.currentThread();
+                ch.read(buffer, i * 100L, null, new CompletionHandler<Integer, Void>() {
+                    @Override
+                    public void completed(Integer n, Void unused) {
+                        byte[] got = new byte[n];
+                        buffer.flip().get(got);
+                        done.add(new Step(starter, Thread.currentThread(), got));
+                        if (i + 1 < steps) {
+                            next(i + 1);
+                        } else {
+                            all.complete(done);
+                        }
+                    }
+
+                    @Override
+                    public void failed(Throwable t, Void unused) {
+                        all.completeExceptionally(t);
+                    }
+                });
+            }
+        }.next(0);
+        return all.get(30, TimeUnit.SECONDS);
     }
 
     /**
@@ -56,38 +90,9 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
         Path path = Files.write(dir.resolve("chain"), data);
         for (boolean direct : new boolean[]{false, true}) {
             try (AsynchronousFileChannel ch = open(path, Set.of(READ, WRITE))) {
-                List<Step> steps = new ArrayList<>();
-                List<byte[]> read = new ArrayList<>();
-                CompletableFuture<Void> done = new CompletableFuture<>();
-                new Object() {
-                    void next(int i) {
-                        ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100);
-                        Thread starter = Thread.currentThread();
-                        ch.read(buffer, i * 100L, null, new CompletionHandler<Integer, Void>() {
-                            @Override
-                            public void completed(Integer n, Void unused) {
-                                steps.add(new Step(starter, Thread.currentThread(), n));
-                                byte[] got = new byte[n];
-                                buffer.flip().get(got);
-                                read.add(got);
-                                if (i + 1 < STEPS) {
-                                    next(i + 1);
-                                } else {
-                                    done.complete(null);
-                                }
-                            }
-
-                            @Override
-                            public void failed(Throwable t, Void unused) {
-                                done.completeExceptionally(t);
-                            }
-                        });
-                    }
-                }.next(0);
-                done.get(30, TimeUnit.SECONDS);
-                assertThat(steps).extracting(Step::result).containsOnly(100);
+                List<Step> steps = readChain(ch, STEPS, direct);
                 for (int i = 0; i < STEPS; i++) {
-                    assertThat(read.get(i)).isEqualTo(Arrays.copyOfRange(data, i * 100, i * 100 + 100));
+                    assertThat(steps.get(i).read()).isEqualTo(Arrays.copyOfRange(data, i * 100, i * 100 + 100));
                 }
                 assertThat(steps.getFirst().handled()).as("the caller's thread calls no handler")
                         .isNotSameAs(steps.getFirst().started());
@@ -105,7 +110,8 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
      */
     @Test
     void aChainOnAnExecutorThatRunsHandlersInPlaceCompletes() throws Exception {
-        Path path = Files.write(dir.resolve("same-thread"), pattern(43, 800));
+        byte[] data = pattern(43, 800);
+        Path path = Files.write(dir.resolve("same-thread"), data);
         ExecutorService sameThread = new AbstractExecutorService() {
             @Override
             public void execute(Runnable command) {
@@ -137,29 +143,10 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
             }
         };
         try (AsynchronousFileChannel ch = UringAsynchronousFileChannel.open(uring, path, Set.of(READ), sameThread)) {
-            CompletableFuture<List<String>> done = new CompletableFuture<>();
-            List<String> threads = new ArrayList<>();
-            new Object() {
-                void next(int i) {
-                    ch.read(ByteBuffer.allocate(100), i * 100L, null, new CompletionHandler<Integer, Void>() {
-                        @Override
-                        public void completed(Integer n, Void unused) {
-                            threads.add(Thread.currentThread().getName() + " " + n);
-                            if (i + 1 < 8) {
-                                next(i + 1);
-                            } else {
-                                done.complete(threads);
-                            }
-                        }
-
-                        @Override
-                        public void failed(Throwable t, Void unused) {
-                            done.completeExceptionally(t);
-                        }
-                    });
-                }
-            }.next(0);
-            assertThat(done.get(30, TimeUnit.SECONDS)).hasSize(8).allMatch(t -> t.endsWith(" 100"));
+            List<Step> steps = readChain(ch, 8, false);
+            for (int i = 0; i < 8; i++) {
+                assertThat(steps.get(i).read()).isEqualTo(Arrays.copyOfRange(data, i * 100, i * 100 + 100));
+            }
         }
     }
 
