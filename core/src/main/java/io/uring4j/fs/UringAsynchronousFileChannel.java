@@ -210,7 +210,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     /**
      * Whether a read or write goes on here, on the thread of a handler not too deep in others, as the only one of
-     * the channel in flight; if so it is counted in flight until the caller's {@code finally}.
+     * the channel in flight; if so it is counted in flight until {@link #runHere} has made it.
      */
     private boolean hereAlone() {
         return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
