@@ -165,30 +165,20 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
             assertThat(ch.read(back, 0).get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
             assertThat(back.array()).isEqualTo(Arrays.copyOf(data, 128 * 1024));
 
-            CompletableFuture<Integer> chained = new CompletableFuture<>();
+            Recorder<Integer> chained = new Recorder<>();
             ByteBuffer second = ByteBuffer.wrap(data, 128 * 1024, 128 * 1024);
             ch.write(ByteBuffer.allocate(4096), 128 * 1024, null, new CompletionHandler<Integer, Void>() {
                 @Override
                 public void completed(Integer n, Void unused) {
-                    ch.write(second, 128 * 1024, null, new CompletionHandler<Integer, Void>() {
-                        @Override
-                        public void completed(Integer m, Void unused) {
-                            chained.complete(m);
-                        }
-
-                        @Override
-                        public void failed(Throwable t, Void unused) {
-                            chained.completeExceptionally(t);
-                        }
-                    });
+                    ch.write(second, 128 * 1024, "second", chained);
                 }
 
                 @Override
                 public void failed(Throwable t, Void unused) {
-                    chained.completeExceptionally(t);
+                    chained.failed(t, null);
                 }
             });
-            assertThat(chained.get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
+            assertThat(chained.outcome.get(30, TimeUnit.SECONDS)).isEqualTo(128 * 1024);
         }
         assertThat(Files.readAllBytes(path)).isEqualTo(data);
     }
