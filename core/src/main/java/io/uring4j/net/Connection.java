@@ -34,8 +34,10 @@ import java.net.InetSocketAddress;
  *
  * <h2>Closing</h2>
  * {@link #close()} sends what is pending, then shuts the socket down and closes it; errors close at once. The
- * descriptor is closed before {@link ConnectionHandler#onClose}; the memory the kernel may still touch (the
- * output buffer of a send in flight) is freed only after that request's final CQE.
+ * socket is shut down before {@link ConnectionHandler#onClose}; its descriptor is closed, and the memory the kernel
+ * may still touch (the output buffer of a send) freed, only once no request of the connection names it. A send
+ * prepared but not yet submitted names the descriptor by number: closed under it, the number could go to the next
+ * socket (an accept submitted just before it in the same enter) and the bytes with it.
  *
  * <p>Everything per connection — its ops and completion handlers — is allocated once, at open: the steady
  * state allocates nothing.
@@ -332,6 +334,7 @@ public final class Connection {
         }
         if (closed && !released && !recvArmed && !out.sending()) {
             released = true;
+            LibC.close(fd);
             out.free();
             if (backlog != null) {
                 backlog.free();
@@ -391,7 +394,6 @@ public final class Connection {
         // shutdown ends a send blocked on a full socket buffer (EPIPE) and a receive (EOF) at once; the
         // requests hold their own reference to the socket, so close alone would leave them running.
         Sockets.shutdown(fd, Sockets.SHUT_RDWR);
-        LibC.close(fd);
         net.closed(this);
         try {
             handler.onClose(this, cause);

@@ -12,6 +12,9 @@ import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -411,6 +414,58 @@ class TcpLoopTest {
                 Thread.sleep(5);
             }
             assertThat(echo.closeCause.get()).isInstanceOf(SocketException.class).hasMessage("Connection reset");
+        }
+    }
+
+    /**
+     * A peer that never reads resets while a send to it is in flight: at onClose the socket is shut down but its
+     * descriptor still open, so its number cannot go to another socket under the send; it is closed after.
+     */
+    @Test
+    void aResetUnderASendInFlightKeepsTheDescriptorUntilTheSendEnds() throws Exception {
+        CompletableFuture<Path> socketAtClose = new CompletableFuture<>();
+        AtomicInteger serverFd = new AtomicInteger(-1);
+        try (Uring uring = Uring.builder().loops(1).build(); Tcp tcp = Tcp.open(uring)) {
+            TcpServer server = tcp.listen(ANY_PORT, () -> new ConnectionHandler() {
+                @Override
+                public void onData(Connection c, MemorySegment data, long offset, int length) {
+                    serverFd.set(c.fd());
+                    c.write(new byte[32 << 20]);        // far more than the socket buffers: the send stays out
+                }
+
+                @Override
+                public void onClose(Connection c, IOException cause) {
+                    try {
+                        socketAtClose.complete(Files.readSymbolicLink(Path.of("/proc/self/fd/" + c.fd())));
+                    } catch (IOException closedAlready) {
+                        socketAtClose.completeExceptionally(closedAlready);
+                    }
+                }
+            });
+            SocketChannel ch = SocketChannel.open(server.localAddress());
+            ch.write(ByteBuffer.wrap(new byte[1]));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (serverFd.get() < 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            ch.setOption(StandardSocketOptions.SO_LINGER, 0);    // close sends RST
+            ch.close();
+            Path socket = socketAtClose.get(10, TimeUnit.SECONDS);     // fails if the fd was closed at onClose
+            assertThat(socket.toString()).startsWith("socket:");
+            Path fd = Path.of("/proc/self/fd/" + serverFd.get());
+            while (socket.equals(target(fd)) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(target(fd)).as("closed once the send has ended").isNotEqualTo(socket);
+        }
+    }
+
+    /** Where {@code /proc/self/fd/N} points, or null if N is not open. */
+    private static Path target(Path fd) {
+        try {
+            return Files.readSymbolicLink(fd);
+        } catch (IOException notOpen) {
+            return null;
         }
     }
 
