@@ -50,7 +50,9 @@
  *       state allocates nothing in this package (the loop test measures it with ThreadMXBean; what remains is the
  *       JDK slicing its errno-capture segment once per {@code io_uring_enter}).</li>
  *   <li>Close: a connection shuts its socket down (which ends a SEND stuck on a full buffer and the RECV), cancels
- *       the receive and closes the fd at once; the memory a request may still touch is freed at its final CQE.
+ *       the receive, and closes the fd and frees the memory a request may still touch once the connection's last
+ *       request has completed: a send prepared but not yet submitted names the fd by number, which must not
+ *       meanwhile go to another socket.
  *       Closing the runtime cancels every request; each connection then closes its socket, and a loop's buffer
  *       ring is released once its last request has completed.</li>
  * </ul>
