@@ -30,8 +30,8 @@ import java.util.concurrent.CompletionException;
  * the close that first cancels the requests in flight on the descriptor.
  */
 final class ChannelSockets {
-    private static final int IPPROTO_IPV6 = 41;
-    private static final int IPV6_V6ONLY = 26;
+    static final int IPPROTO_IPV6 = 41;
+    static final int IPV6_V6ONLY = 26;
 
     static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
             StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,

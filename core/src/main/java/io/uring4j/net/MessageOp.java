@@ -31,8 +31,10 @@ public final class MessageOp implements Op {
     private final int fd;
     private final MemorySegment buffer;
     private final MemorySegment memory;
+    /** The bytes of {@link #buffer} the message covers. */
+    private long length;
     /** The sockaddr's length: the destination's for a send (0: the connected peer), the room for a receive. */
-    private final int nameLength;
+    private int nameLength;
 
     /** See {@link NetOps#sendmsg} and {@link NetOps#recvmsg}. */
     MessageOp(boolean send, int fd, MemorySegment buffer, InetSocketAddress destination) {
@@ -41,6 +43,7 @@ public final class MessageOp implements Op {
         this.fd = fd;
         this.buffer = buffer;
         this.memory = Arena.ofAuto().allocate(NAME + SocketAddresses.SOCKADDR_IN6_SIZE, 8);
+        this.length = buffer.byteSize();
         if (!send) {
             nameLength = SocketAddresses.SOCKADDR_IN6_SIZE;
         } else if (destination == null) {
@@ -52,6 +55,31 @@ public final class MessageOp implements Op {
 
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
+        if (send) {
+            sqe.prepSendmsg(fd, header(), Sockets.MSG_NOSIGNAL);
+        } else {
+            sqe.prepRecvmsg(fd, header(), 0);
+        }
+    }
+
+    /**
+     * Aims the op's next message, for a channel that reuses one op per direction: the first {@code length} bytes
+     * of its buffer, to the sockaddr of {@code nameLength} bytes its owner wrote at {@link #name()} (0: the
+     * connected peer; a receive's room for the source).
+     */
+    MessageOp aim(long length, int nameLength) {
+        this.length = length;
+        this.nameLength = nameLength;
+        return this;
+    }
+
+    /** Where the message's sockaddr is: the destination of a send, the source of a received datagram. */
+    MemorySegment name() {
+        return memory.asSlice(NAME, SocketAddresses.SOCKADDR_IN6_SIZE);
+    }
+
+    /** The msghdr, written afresh: what a request's SQE names, or a recvmsg/sendmsg system call's argument. */
+    MemorySegment header() {
         memory.set(JAVA_LONG, 0, nameLength == 0 ? 0 : memory.address() + NAME);
         memory.set(JAVA_LONG, Sockets.MSGHDR_NAMELEN, nameLength);        // with the padding after it
         memory.set(JAVA_LONG, MSG_IOV, memory.address() + IOVEC);
@@ -60,12 +88,8 @@ public final class MessageOp implements Op {
         memory.set(JAVA_LONG, MSG_CONTROL + 8, 0);
         memory.set(JAVA_LONG, Sockets.MSGHDR_FLAGS, 0);                    // the kernel writes the receive's flags here
         memory.set(JAVA_LONG, IOVEC, buffer.address());
-        memory.set(JAVA_LONG, IOVEC + 8, buffer.byteSize());
-        if (send) {
-            sqe.prepSendmsg(fd, memory, Sockets.MSG_NOSIGNAL);
-        } else {
-            sqe.prepRecvmsg(fd, memory, 0);
-        }
+        memory.set(JAVA_LONG, IOVEC + 8, length);
+        return memory;
     }
 
     /** After a completed receive: who sent the datagram ({@code null} if the kernel gave no address). */

@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
@@ -10,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.ClosedChannelException;
 
 /**
- * The calls of the drop-in channels in non-blocking mode: plain non-blocking system calls on the socket (a ring
+ * The calls of the drop-in channels in non-blocking mode: plain non-blocking system calls on the socket or pipe (a ring
  * round trip would only add latency to a call that never waits). Each holds the fd for its duration (a close
  * meanwhile waits for it). One that finds the socket not ready says so to the channel's {@link Readiness} and
  * marks the reports its selector has not reaped yet as stale ({@link UringSelectionKey#stale}): both the
@@ -55,6 +56,29 @@ final class NonBlockingCalls {
         return attempt(link, CONNECT, sockaddr, Errno.EINPROGRESS, 0, OpFlags.Poll.POLLOUT);
     }
 
+    /** recvmsg of one datagram without waiting: its length, {@link #WOULD_BLOCK}, or {@code -errno}. */
+    static int recvmsg(SelectorLink link, MemorySegment msghdr) throws ClosedChannelException {
+        return attempt(link, RECVMSG, msghdr, Errno.EAGAIN, 0, OpFlags.Poll.POLLIN);
+    }
+
+    /** sendmsg of one datagram without waiting (nor SIGPIPE): its length, {@link #WOULD_BLOCK}, or {@code -errno}. */
+    static int sendmsg(SelectorLink link, MemorySegment msghdr) throws ClosedChannelException {
+        return attempt(link, SENDMSG, msghdr, Errno.EAGAIN, 0, OpFlags.Poll.POLLOUT);
+    }
+
+    /** read of a non-blocking pipe: bytes read (0: end of stream), {@link #WOULD_BLOCK}, or {@code -errno}. */
+    static int read(SelectorLink link, MemorySegment into) throws ClosedChannelException {
+        return attempt(link, READ, into, Errno.EAGAIN, 0, OpFlags.Poll.POLLIN);
+    }
+
+    /**
+     * write of a non-blocking pipe: bytes written (fewer than all: the pipe is full), {@link #WOULD_BLOCK}, or
+     * {@code -errno}.
+     */
+    static int write(SelectorLink link, MemorySegment from) throws ClosedChannelException {
+        return attempt(link, WRITE, from, Errno.EAGAIN, from.byteSize(), OpFlags.Poll.POLLOUT);
+    }
+
     /** A system call on a socket with one memory argument; none of them captures anything, so none allocates. */
     @FunctionalInterface
     private interface SocketCall {
@@ -66,6 +90,12 @@ final class NonBlockingCalls {
             (fd, from) -> Sockets.send(fd, from, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
     private static final SocketCall ACCEPT = (fd, unused) -> Sockets.accept4(fd, Sockets.SOCK_CLOEXEC);
     private static final SocketCall CONNECT = Sockets::connect;
+    private static final SocketCall RECVMSG = (fd, msghdr) -> Sockets.recvmsg(fd, msghdr, Sockets.MSG_DONTWAIT);
+    private static final SocketCall SENDMSG =
+            (fd, msghdr) -> Sockets.sendmsg(fd, msghdr, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+    // A pipe's O_NONBLOCK is set while its channel is in non-blocking mode: a pipe takes no MSG_DONTWAIT.
+    private static final SocketCall READ = (fd, into) -> (int) LibC.read(fd, into);
+    private static final SocketCall WRITE = (fd, from) -> (int) LibC.write(fd, from);
 
     /**
      * One call on the socket, holding its fd: its result — or, when it fails with {@code notReadyErrno} or moves

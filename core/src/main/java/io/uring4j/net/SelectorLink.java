@@ -8,6 +8,7 @@ import io.uring4j.sys.Sockets;
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,10 +56,14 @@ final class SelectorLink {
 
     /** The link of one of our channels, or null for anyone else's. */
     static SelectorLink of(SelectableChannel channel) {
-        if (channel instanceof UringSocketChannel s) {
-            return s.link();
-        }
-        return channel instanceof UringServerSocketChannel s ? s.link() : null;
+        return switch (channel) {
+            case UringSocketChannel s -> s.link();
+            case UringServerSocketChannel s -> s.link();
+            case UringDatagramChannel d -> d.link();
+            case UringPipe.Source p -> p.link();
+            case UringPipe.Sink p -> p.link();
+            default -> null;
+        };
     }
 
     /** A selector's registration holds the fd open; false if the channel is closing. */
@@ -154,7 +159,7 @@ final class SelectorLink {
         }
     }
 
-    /** Sets the socket's O_NONBLOCK for the channel's mode (blocking mode's calls are requests, which wait anyway). */
+    /** Sets the fd's O_NONBLOCK for the channel's mode (blocking mode's calls are requests, which wait anyway). */
     void blocking(boolean block) throws IOException {
         int fd = guard.acquire();
         try {
@@ -205,8 +210,17 @@ final class SelectorLink {
             if ((events & POLLOUT) != 0 && (ops & SelectionKey.OP_WRITE) != 0 && connected) {
                 ready |= SelectionKey.OP_WRITE;
             }
-        } else if ((events & POLLIN) != 0 && (ops & SelectionKey.OP_ACCEPT) != 0) {
-            ready |= SelectionKey.OP_ACCEPT;
+        } else if (channel instanceof ServerSocketChannel) {
+            if ((events & POLLIN) != 0 && (ops & SelectionKey.OP_ACCEPT) != 0) {
+                ready |= SelectionKey.OP_ACCEPT;
+            }
+        } else {                                // a datagram channel or a pipe's end
+            if ((events & POLLIN) != 0 && (ops & SelectionKey.OP_READ) != 0) {
+                ready |= SelectionKey.OP_READ;
+            }
+            if ((events & POLLOUT) != 0 && (ops & SelectionKey.OP_WRITE) != 0) {
+                ready |= SelectionKey.OP_WRITE;
+            }
         }
         return ready;
     }

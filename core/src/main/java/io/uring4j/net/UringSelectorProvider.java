@@ -15,12 +15,13 @@ import java.nio.channels.spi.SelectorProvider;
 /**
  * The JDK's selectors and socket channels on io_uring, for applications that do not know about uring4j: run them
  * with {@code -Djava.nio.channels.spi.SelectorProvider=io.uring4j.net.UringSelectorProvider}, and
- * {@code Selector.open()}, {@code SocketChannel.open()} and {@code ServerSocketChannel.open()} return
- * {@code UringSelector}, {@link UringSocketChannel} and {@link UringServerSocketChannel}. The channels run on the
+ * {@code Selector.open()}, {@code SocketChannel.open()}, {@code ServerSocketChannel.open()},
+ * {@code DatagramChannel.open()} and {@code Pipe.open()} return {@code UringSelector}, {@link UringSocketChannel},
+ * {@link UringServerSocketChannel}, {@code UringDatagramChannel} and {@code UringPipe}. The channels run on the
  * shared runtime ({@link Uring#shared()}).
  *
  * <p>Deliberately not a service ({@code provides} or {@code META-INF/services}): that would make it the default
- * of every application with uring4j on its path. Datagram channels and pipes are not offered yet.
+ * of every application with uring4j on its path.
  */
 public class UringSelectorProvider extends SelectorProvider {
     /** The provider of the channels opened on a runtime of the caller's ({@link UringSocketChannel#open}). */
@@ -56,19 +57,21 @@ public class UringSelectorProvider extends SelectorProvider {
         return UringServerSocketChannel.open(this, Uring.shared(), checked(family));
     }
 
+    /** A dual-stack UDP channel, as the JDK's. */
     @Override
-    public DatagramChannel openDatagramChannel() {
-        throw notYet("DatagramChannel");
+    public DatagramChannel openDatagramChannel() throws IOException {
+        return openDatagramChannel(StandardProtocolFamily.INET6);
+    }
+
+    /** INET6 (dual-stack) or INET; UNIX is UnsupportedOperationException, as with the JDK's. */
+    @Override
+    public DatagramChannel openDatagramChannel(ProtocolFamily family) throws IOException {
+        return UringDatagramChannel.open(this, Uring.shared(), family);
     }
 
     @Override
-    public DatagramChannel openDatagramChannel(ProtocolFamily family) {
-        throw notYet("DatagramChannel");
-    }
-
-    @Override
-    public Pipe openPipe() {
-        throw notYet("Pipe");
+    public Pipe openPipe() throws IOException {
+        return new UringPipe(this, Uring.shared());
     }
 
     /** As the JDK's: a null family is a NullPointerException, an unknown one UnsupportedOperationException. */
@@ -78,10 +81,5 @@ public class UringSelectorProvider extends SelectorProvider {
             throw new UnsupportedOperationException("Protocol family not supported: " + family.name());
         }
         return family;
-    }
-
-    private static UnsupportedOperationException notYet(String what) {
-        return new UnsupportedOperationException("uring4j's selector provider does not offer " + what + " yet"
-                + (what.equals("Pipe") ? "" : ": for UDP on io_uring use io.uring4j.net.UdpSocket"));
     }
 }

@@ -117,7 +117,12 @@
  *       that writes and then waits for something else), the {@code SendFlusher} thread submits a selector's
  *       queued sends after a millisecond; it sleeps while nothing is queued.</li>
  * </ul>
- * Datagram channels and pipes are not offered yet (UnsupportedOperationException, by name).
+ * Datagram channels and pipes ({@code UringDatagramChannel}, {@code UringPipe}) are selectable with plain
+ * multishot polls: in blocking mode their calls are RECVMSG/SENDMSG and READ/WRITE requests on a runtime loop, in
+ * non-blocking mode plain system calls that clear the cached readiness as the sockets' do. A datagram goes through
+ * the channel's own 64 KiB native chunk each way, reused one call at a time, so no caller's buffer is named by a
+ * request that a close or an interrupt could leave in flight. Not offered: a datagram channel's {@code socket()}
+ * adaptor and multicast group membership (UnsupportedOperationException).
  *
  * <h2>Asynchronous channels: {@link io.uring4j.net.UringAsynchronousChannelProvider}</h2>
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}

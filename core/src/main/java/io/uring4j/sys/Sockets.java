@@ -132,6 +132,10 @@ public final class Sockets {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle SEND = Native.libcWithErrno("send",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECVMSG = Native.libcWithErrno("recvmsg",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SENDMSG = Native.libcWithErrno("sendmsg",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle FCNTL = Native.libcWithErrno("fcntl",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), java.lang.foreign.Linker.Option.firstVariadicArg(2));
     private static final int F_GETFL = 3;
@@ -309,6 +313,29 @@ public final class Sockets {
         MemorySegment state = Native.callState();
         try {
             return (int) Native.result((long) SEND.invokeExact(state, fd, buf.address(), buf.byteSize(), flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code recvmsg(fd, msghdr, flags)}: bytes received, or {@code -errno}; the kernel writes the source's length
+     * and the message's flags into the msghdr ({@link #msgNameLength}, {@link #msgFlags}).
+     */
+    public static int recvmsg(int fd, MemorySegment msghdr, int flags) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((long) RECVMSG.invokeExact(state, fd, msghdr.address(), flags), state);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code sendmsg(fd, msghdr, flags)}: bytes sent, or {@code -errno}. */
+    public static int sendmsg(int fd, MemorySegment msghdr, int flags) {
+        MemorySegment state = Native.callState();
+        try {
+            return (int) Native.result((long) SENDMSG.invokeExact(state, fd, msghdr.address(), flags), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -80,16 +80,6 @@ class UringSelectorProviderTest {
         }
     }
 
-    @Test
-    void datagramChannelsAndPipesAreRefusedByName() {
-        assertThatThrownBy(provider::openDatagramChannel).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("does not offer DatagramChannel yet").hasMessageContaining("UdpSocket");
-        assertThatThrownBy(() -> provider.openDatagramChannel(StandardProtocolFamily.INET))
-                .isInstanceOf(UnsupportedOperationException.class);
-        assertThatThrownBy(provider::openPipe).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("does not offer Pipe yet");
-    }
-
     /** Under the flag (a child JVM) the JDK's factories return uring4j's selector and channels, and they echo. */
     @Test
     void theFlagInstallsTheProviderForUnmodifiedCode() throws Exception {

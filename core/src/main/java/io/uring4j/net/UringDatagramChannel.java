@@ -1,0 +1,506 @@
+package io.uring4j.net;
+
+import io.uring4j.runtime.EventLoop;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+import io.uring4j.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.PortUnreachableException;
+import java.net.ProtocolFamily;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.MembershipKey;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@code DatagramChannel.open()} under {@link UringSelectorProvider}: a UDP socket (dual-stack for INET6, as the
+ * JDK's; AF_INET for INET) whose blocking receives and sends are RECVMSG and SENDMSG requests on the runtime's
+ * loop (a virtual thread parks) and whose non-blocking ones are recvmsg and sendmsg system calls; it registers
+ * with a {@code UringSelector}.
+ *
+ * <p>As the JDK's: a receive into a buffer smaller than the datagram keeps what fits and drops the rest; a
+ * receive or send on an unbound channel binds it to an ephemeral port first; a connected channel receives only
+ * from its peer, an ICMP port-unreachable on it is a {@link PortUnreachableException} (and is ignored while not
+ * connected); a send to another address than the connected peer is an {@link AlreadyConnectedException}; a
+ * wildcard destination is the loopback address. Every datagram goes through the channel's own native memory (a
+ * 64 KiB chunk each way), which a request in flight keeps reachable until its final completion. Not offered:
+ * {@link #socket()} and multicast group membership ({@link UnsupportedOperationException}).
+ */
+final class UringDatagramChannel extends DatagramChannel implements InterruptibleIo.Interruptible {
+    private static final int CHUNK = HeapStaging.CHUNK;
+
+    private final EventLoop loop;
+    private final int fd;
+    private final boolean inet6;
+    private final FdGuard guard;
+    private final SelectorLink link;
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** The read side's msghdr over its own 64 KiB chunk, reused under readLock. */
+    private final MessageOp receiver;
+    private final MemorySegment received;
+    /** The write side's, under writeLock. */
+    private final MessageOp sender;
+    private final MemorySegment toSend;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+
+    private UringDatagramChannel(SelectorProvider provider, EventLoop loop, int fd, boolean inet6) {
+        super(provider);
+        this.loop = loop;
+        this.fd = fd;
+        this.inet6 = inet6;
+        this.guard = new FdGuard(loop, fd);
+        this.link = new SelectorLink(this, guard);
+        Arena arena = Arena.ofAuto();
+        this.received = arena.allocate(CHUNK, 8);
+        this.toSend = arena.allocate(CHUNK, 8);
+        this.receiver = NetOps.recvmsg(fd, received);
+        this.sender = NetOps.sendmsg(fd, toSend, null);
+    }
+
+    /** A datagram channel of {@code family}: INET6 (dual-stack) or INET; UNIX is not offered, as in the JDK. */
+    static UringDatagramChannel open(SelectorProvider provider, Uring uring, ProtocolFamily family)
+            throws IOException {
+        Objects.requireNonNull(family);
+        if (family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
+            throw new UnsupportedOperationException("Protocol family not supported");
+        }
+        boolean inet6 = family == StandardProtocolFamily.INET6;
+        int domain = inet6 ? Sockets.AF_INET6 : Sockets.AF_INET;
+        int fd = Sockets.socket(domain, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            throw NetErrors.of("socket", fd);
+        }
+        try {
+            if (inet6) {
+                SocketOptions.set(fd, ChannelSockets.IPPROTO_IPV6, ChannelSockets.IPV6_V6ONLY, 0, "IPV6_V6ONLY");
+            }
+        } catch (IOException e) {
+            LibC.close(fd);
+            throw e;
+        }
+        return new UringDatagramChannel(provider, uring.loop(), fd, inet6);
+    }
+
+    @Override
+    public DatagramChannel bind(SocketAddress address) throws IOException {
+        changeState(() -> {
+            ensureOpen();
+            if (local != null) {
+                throw new AlreadyBoundException();
+            }
+            bindTo(address == null ? new InetSocketAddress(0) : check(address));
+        });
+        return this;
+    }
+
+    private void bindTo(InetSocketAddress address) throws IOException {
+        int ret = withSockaddr(address, Sockets::bind);
+        if (ret < 0) {
+            throw NetErrors.of("bind " + address, ret);
+        }
+        local = (InetSocketAddress) ChannelSockets.name(fd, true);
+    }
+
+    /** {@code call} (bind or connect) with the sockaddr of {@code address}: 0 or {@code -errno}. */
+    private int withSockaddr(InetSocketAddress address, AddressCall call) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_IN6_SIZE, 8);
+            return call.on(fd, sa.asSlice(0, sockaddr(address, sa)));
+        }
+    }
+
+    @FunctionalInterface
+    private interface AddressCall {
+        int on(int fd, MemorySegment sockaddr);
+    }
+
+    /** As the JDK's: a receive or send on an unbound channel binds it first (the kernel would, unseen). */
+    private void ensureBound() throws IOException {
+        if (local == null) {
+            synchronized (this) {
+                if (local == null) {
+                    bindTo(new InetSocketAddress(0));
+                }
+            }
+        }
+    }
+
+    @Override
+    public DatagramChannel connect(SocketAddress address) throws IOException {
+        changeState(() -> {
+            ensureOpen();
+            if (remote != null) {
+                throw new AlreadyConnectedException();
+            }
+            InetSocketAddress peer = (InetSocketAddress) ChannelSockets.peer(check(address));
+            int ret = withSockaddr(peer, Sockets::connect);
+            if (ret < 0) {
+                throw NetErrors.of("connect " + peer, ret);
+            }
+            local = (InetSocketAddress) ChannelSockets.name(fd, true);
+            remote = peer;
+        });
+        return this;
+    }
+
+    /**
+     * connect(AF_UNSPEC) dissolves the association; the local address stays, as with the JDK's (which binds it
+     * again where the kernel let an ephemeral port go).
+     */
+    @Override
+    public DatagramChannel disconnect() throws IOException {
+        changeState(() -> {
+            if (!isOpen() || remote == null) {
+                return;
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment unspec = arena.allocate(SocketAddresses.SOCKADDR_IN6_SIZE, 8);
+                int ret = Sockets.connect(fd, unspec.asSlice(0, inet6 ? SocketAddresses.SOCKADDR_IN6_SIZE
+                        : Sockets.SOCKADDR_IN_SIZE));
+                if (ret < 0) {
+                    throw NetErrors.of("disconnect", ret);
+                }
+            }
+            remote = null;
+            InetSocketAddress before = local;
+            local = (InetSocketAddress) ChannelSockets.name(fd, true);
+            if (local.getPort() != before.getPort()) {
+                bindTo(before);     // Linux unbinds an ephemeral port on disconnect: take it back, as the JDK
+            }
+        });
+        return this;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return remote != null;
+    }
+
+    @Override
+    public SocketAddress receive(ByteBuffer dst) throws IOException {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        readLock.lock();
+        try {
+            ensureOpen();
+            ensureBound();
+            int n = receiveOne();
+            if (n == NonBlockingCalls.WOULD_BLOCK) {
+                return null;
+            }
+            dst.put(received.asSlice(0, Math.min(n, dst.remaining())).asByteBuffer());
+            InetSocketAddress from = receiver.sender();
+            return from != null ? from : remote;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        return (int) read(new ByteBuffer[] {Objects.requireNonNull(dst)}, 0, 1);
+    }
+
+    /** One datagram spread over the buffers in order, what does not fit dropped; 0 if none is there (non-blocking). */
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        long room = 0;
+        for (int i = offset; i < offset + length; i++) {
+            if (dsts[i].isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+            room += dsts[i].remaining();
+        }
+        readLock.lock();
+        try {
+            ensureOpen();
+            if (remote == null) {
+                throw new NotYetConnectedException();
+            }
+            int n = receiveOne();
+            if (n == NonBlockingCalls.WOULD_BLOCK) {
+                return 0;
+            }
+            int kept = (int) Math.min(n, room);
+            HeapStaging.scatter(received, kept, dsts, offset);
+            return kept;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /** Receives one datagram into {@link #received}: its length, or WOULD_BLOCK in non-blocking mode. */
+    private int receiveOne() throws IOException {
+        while (true) {
+            receiver.aim(CHUNK, SocketAddresses.SOCKADDR_IN6_SIZE);
+            int n;
+            if (isBlocking()) {
+                try {
+                    n = (int) InterruptibleIo.call(this, () -> loop.call(receiver, guard, false),
+                            e -> e.errno() == Errno.ECONNREFUSED ? unreachable(e) : failure("recvmsg", e));
+                } catch (PortUnreachableException e) {
+                    if (remote == null) {
+                        continue;                       // an earlier send's ICMP error: not this receive's
+                    }
+                    throw e;
+                }
+            } else {
+                n = NonBlockingCalls.recvmsg(link, receiver.header());
+                if (n == -Errno.ECONNREFUSED) {
+                    if (remote == null) {
+                        continue;
+                    }
+                    throw unreachable(new ErrnoException("recvmsg", n));
+                }
+                if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
+                    throw failure("recvmsg", new ErrnoException("recvmsg", n));
+                }
+            }
+            return n;
+        }
+    }
+
+    @Override
+    public int send(ByteBuffer src, SocketAddress target) throws IOException {
+        Objects.requireNonNull(src);
+        InetSocketAddress to = (InetSocketAddress) ChannelSockets.peer(check(target));
+        writeLock.lock();
+        try {
+            ensureOpen();
+            InetSocketAddress peer = remote;
+            if (peer != null) {
+                if (!peer.equals(to)) {
+                    throw new AlreadyConnectedException();
+                }
+                return sendOne(src, false);
+            }
+            ensureBound();
+            int nameLength = sockaddr(to, sender.name());
+            return sendOne(src, true, nameLength);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src);
+        writeLock.lock();
+        try {
+            ensureOpen();
+            if (remote == null) {
+                throw new NotYetConnectedException();
+            }
+            return sendOne(src, false);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** The buffers' bytes as one datagram. */
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            total += srcs[i].remaining();
+        }
+        if (total > CHUNK) {
+            throw tooLong();
+        }
+        ByteBuffer whole = ByteBuffer.allocate((int) total);
+        for (int i = offset; i < offset + length; i++) {
+            whole.put(srcs[i].duplicate());
+        }
+        int n = write(whole.flip());
+        for (int i = offset, left = n; left > 0; i++) {
+            int part = Math.min(srcs[i].remaining(), left);
+            srcs[i].position(srcs[i].position() + part);
+            left -= part;
+        }
+        return n;
+    }
+
+    private int sendOne(ByteBuffer src, boolean addressed) throws IOException {
+        return sendOne(src, addressed, 0);
+    }
+
+    /** Sends {@code src} as one datagram: its length, or 0 where a non-blocking socket has no room. */
+    private int sendOne(ByteBuffer src, boolean addressed, int nameLength) throws IOException {
+        int length = src.remaining();
+        if (length > CHUNK) {
+            throw tooLong();
+        }
+        MemorySegment.copy(MemorySegment.ofBuffer(src), 0, toSend, 0, length);
+        sender.aim(length, addressed ? nameLength : 0);
+        int n;
+        if (isBlocking()) {
+            n = (int) InterruptibleIo.call(this, () -> loop.call(sender, guard, false),
+                    e -> e.errno() == Errno.ECONNREFUSED && remote != null ? unreachable(e) : failure("sendmsg", e));
+        } else {
+            n = NonBlockingCalls.sendmsg(link, sender.header());
+            if (n == NonBlockingCalls.WOULD_BLOCK) {
+                return 0;
+            }
+            if (n < 0) {
+                ErrnoException e = new ErrnoException("sendmsg", n);
+                throw n == -Errno.ECONNREFUSED && remote != null ? unreachable(e) : failure("sendmsg", e);
+            }
+        }
+        src.position(src.position() + n);
+        return n;
+    }
+
+    /** The sockaddr for {@code address} on this channel's socket; returns its length. */
+    private int sockaddr(InetSocketAddress address, MemorySegment into) {
+        if (inet6) {
+            return SocketAddresses.writeForV6Socket(address, into);
+        }
+        if (!(address.getAddress() instanceof java.net.Inet4Address)) {
+            throw new UnsupportedAddressTypeException();        // an IPv6 address on an IPv4 socket
+        }
+        return SocketAddresses.write(address, into);
+    }
+
+    private static InetSocketAddress check(SocketAddress address) {
+        return ChannelSockets.check(Objects.requireNonNull(address));
+    }
+
+    private static IOException tooLong() {
+        return NetErrors.transfer("sendmsg", new ErrnoException("sendmsg", -Errno.EMSGSIZE));
+    }
+
+    private static IOException unreachable(ErrnoException e) {
+        return (IOException) new PortUnreachableException("ICMP Port Unreachable").initCause(e);
+    }
+
+    private static IOException failure(String what, ErrnoException e) {
+        return NetErrors.transfer(what, e);
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return local;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        ensureOpen();
+        return remote;
+    }
+
+    @Override
+    public <T> DatagramChannel setOption(SocketOption<T> name, T value) throws IOException {
+        DatagramOptions.set(this, fd, inet6, name, value);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        return DatagramOptions.get(this, fd, inet6, name);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return DatagramOptions.SUPPORTED;
+    }
+
+    /** Not offered: the JDK's adaptor is a DatagramSocket that this channel does not build. */
+    @Override
+    public DatagramSocket socket() {
+        throw new UnsupportedOperationException("uring4j's DatagramChannel has no DatagramSocket adaptor: use the"
+                + " channel's own methods");
+    }
+
+    @Override
+    public MembershipKey join(InetAddress group, NetworkInterface interf) {
+        throw noMulticast();
+    }
+
+    @Override
+    public MembershipKey join(InetAddress group, NetworkInterface interf, InetAddress source) {
+        throw noMulticast();
+    }
+
+    private static UnsupportedOperationException noMulticast() {
+        return new UnsupportedOperationException("uring4j's DatagramChannel does not join multicast groups");
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        link.close(loop, false);
+    }
+
+    /** Sets O_NONBLOCK (non-blocking mode's calls are system calls); waits for calls in progress first. */
+    @Override
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        changeState(() -> link.blocking(block));
+    }
+
+    /** A state change (binding, association, blocking mode) with no receive or send in progress, as the JDK's. */
+    private void changeState(StateChange change) throws IOException {
+        readLock.lock();
+        try {
+            writeLock.lock();
+            try {
+                synchronized (this) {
+                    change.run();
+                }
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface StateChange {
+        void run() throws IOException;
+    }
+
+    @Override
+    public void enter() {
+        begin();
+    }
+
+    @Override
+    public void exit(boolean completed) throws AsynchronousCloseException {
+        end(completed);
+    }
+
+    SelectorLink link() {
+        return link;
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        ChannelSockets.ensureOpen(this);
+    }
+}

@@ -1,0 +1,322 @@
+package io.uring4j.net;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.IllegalSelectorException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.uring4j.testkit.Await.awaitCondition;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The DatagramChannel contract, run against the JDK's provider ({@link JdkDatagramChannelTest}) and uring4j's
+ * ({@link UringDatagramChannelTest}) with the same code. Waits are bounded by generous timeouts only.
+ */
+abstract class DatagramChannelContract extends ClosesAfterEach {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    abstract SelectorProvider provider();
+
+    abstract SelectorProvider otherProvider();
+
+    DatagramChannel channel() throws IOException {
+        return closing(provider().openDatagramChannel());
+    }
+
+    DatagramChannel bound() throws IOException {
+        return channel().bind(LOOPBACK);
+    }
+
+    private static ByteBuffer text(String s, boolean direct) {
+        byte[] bytes = s.getBytes();
+        ByteBuffer b = direct ? ByteBuffer.allocateDirect(bytes.length) : ByteBuffer.allocate(bytes.length);
+        return b.put(bytes).flip();
+    }
+
+    private static String text(ByteBuffer b) {
+        b.flip();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return new String(bytes);
+    }
+
+    @Test
+    void aDatagramGoesFromOneChannelToAnotherWithItsSender() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        for (boolean direct : new boolean[] {false, true}) {
+            String message = "hello " + direct;
+            assertThat(b.send(text(message, direct), a.getLocalAddress())).isEqualTo(message.length());
+            ByteBuffer into = direct ? ByteBuffer.allocateDirect(64) : ByteBuffer.allocate(64);
+            SocketAddress sender = a.receive(into);
+            assertThat(sender).isEqualTo(b.getLocalAddress());
+            assertThat(text(into)).isEqualTo(message);
+        }
+    }
+
+    @Test
+    void aReceiveIntoASmallBufferKeepsWhatFitsAndDropsTheRest() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        b.send(text("0123456789abcdef", false), a.getLocalAddress());
+        b.send(text("second", false), a.getLocalAddress());
+        ByteBuffer small = ByteBuffer.allocate(4);
+        a.receive(small);
+        assertThat(text(small)).isEqualTo("0123");
+        ByteBuffer next = ByteBuffer.allocate(64);
+        a.receive(next);
+        assertThat(text(next)).isEqualTo("second");
+    }
+
+    @Test
+    void nonBlockingReceiveWithNothingThereIsNullAndAnUnboundChannelIsBoundByIt() throws Exception {
+        DatagramChannel c = channel();
+        c.configureBlocking(false);
+        assertThat(c.getLocalAddress()).isNull();
+        assertThat(c.receive(ByteBuffer.allocate(8))).isNull();
+        assertThat(((InetSocketAddress) c.getLocalAddress()).getPort()).isNotZero();
+    }
+
+    @Test
+    void aSendFromAnUnboundChannelBindsIt() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel c = channel();
+        c.send(text("x", false), a.getLocalAddress());
+        int port = ((InetSocketAddress) c.getLocalAddress()).getPort();
+        assertThat(port).isNotZero();
+        assertThat(((InetSocketAddress) a.receive(ByteBuffer.allocate(8))).getPort()).isEqualTo(port);
+    }
+
+    @Test
+    void aConnectedChannelReadsAndWritesItsPeerOnly() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel c = bound();
+        DatagramChannel stranger = bound();
+        assertThatThrownBy(() -> c.read(ByteBuffer.allocate(8))).isInstanceOf(NotYetConnectedException.class);
+        assertThatThrownBy(() -> c.write(text("x", false))).isInstanceOf(NotYetConnectedException.class);
+        c.connect(a.getLocalAddress());
+        assertThat(c.isConnected()).isTrue();
+        assertThat(c.getRemoteAddress()).isEqualTo(a.getLocalAddress());
+        stranger.send(text("not for you", false), c.getLocalAddress());
+        a.send(text("for you", true), c.getLocalAddress());
+        ByteBuffer into = ByteBuffer.allocate(64);
+        assertThat(c.read(into)).isEqualTo(7);
+        assertThat(text(into)).isEqualTo("for you");
+        assertThat(c.write(text("back", false))).isEqualTo(4);
+        ByteBuffer back = ByteBuffer.allocate(64);
+        assertThat(a.receive(back)).isEqualTo(c.getLocalAddress());
+        assertThat(text(back)).isEqualTo("back");
+    }
+
+    @Test
+    void aConnectedChannelSendsToItsPeerOnlyAndConnectsOnce() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel other = bound();
+        DatagramChannel c = bound();
+        c.connect(a.getLocalAddress());
+        assertThat(c.send(text("ok", false), a.getLocalAddress())).isEqualTo(2);
+        assertThatThrownBy(() -> c.send(text("no", false), other.getLocalAddress()))
+                .isInstanceOf(AlreadyConnectedException.class);
+        assertThatThrownBy(() -> c.connect(other.getLocalAddress())).isInstanceOf(AlreadyConnectedException.class);
+    }
+
+    @Test
+    void disconnectEndsTheAssociationAndKeepsThePort() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel c = bound();
+        SocketAddress local = c.getLocalAddress();
+        c.connect(a.getLocalAddress());
+        c.disconnect();
+        assertThat(c.isConnected()).isFalse();
+        assertThat(c.getRemoteAddress()).isNull();
+        assertThat(c.getLocalAddress()).isEqualTo(local);
+        DatagramChannel b = bound();
+        b.send(text("after", false), c.getLocalAddress());
+        ByteBuffer into = ByteBuffer.allocate(16);
+        assertThat(c.receive(into)).isEqualTo(b.getLocalAddress());
+        c.disconnect();                                  // not connected: nothing happens
+    }
+
+    @Test
+    void aConnectedChannelHearsThatItsPeerHasNoSocket() throws Exception {
+        DatagramChannel gone = bound();
+        SocketAddress nobody = gone.getLocalAddress();
+        gone.close();
+        DatagramChannel c = bound();
+        c.connect(nobody);
+        c.configureBlocking(false);
+        c.write(text("anyone?", false));
+        awaitCondition(() -> {
+            try {
+                return c.read(ByteBuffer.allocate(8)) < 0;
+            } catch (PortUnreachableException expected) {
+                return true;
+            } catch (IOException other) {
+                throw new AssertionError(other);
+            }
+        });
+    }
+
+    @Test
+    void scatteringReadsAndGatheringWritesMoveOneDatagram() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel c = bound();
+        c.connect(a.getLocalAddress());
+        a.connect(c.getLocalAddress());
+        ByteBuffer[] srcs = {text("abc", false), text("defg", true), text("hi", false)};
+        assertThat(c.write(srcs, 0, 3)).isEqualTo(9);
+        assertThat(Arrays.stream(srcs).noneMatch(ByteBuffer::hasRemaining)).isTrue();
+        ByteBuffer[] dsts = {ByteBuffer.allocate(2), ByteBuffer.allocateDirect(5), ByteBuffer.allocate(8)};
+        assertThat(a.read(dsts)).isEqualTo(9);
+        assertThat(text(dsts[0]) + text(dsts[1]) + text(dsts[2])).isEqualTo("abcdefghi");
+    }
+
+    @Test
+    void aDualStackChannelReportsAnIpv4SenderAsIpv4() throws Exception {
+        DatagramChannel a = channel().bind(new InetSocketAddress(0));
+        int port = ((InetSocketAddress) a.getLocalAddress()).getPort();
+        DatagramChannel v4 = closing(provider().openDatagramChannel(StandardProtocolFamily.INET));
+        v4.send(text("v4", false), new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port));
+        InetSocketAddress from = (InetSocketAddress) a.receive(ByteBuffer.allocate(8));
+        assertThat(from.getAddress()).isInstanceOf(Inet4Address.class);
+        assertThat(from.getPort()).isEqualTo(((InetSocketAddress) v4.getLocalAddress()).getPort());
+    }
+
+    @Test
+    void bindingTwiceAndCallsAfterCloseFailAsTheJdksDo() throws Exception {
+        DatagramChannel c = bound();
+        assertThatThrownBy(() -> c.bind(LOOPBACK)).isInstanceOf(AlreadyBoundException.class);
+        c.close();
+        assertThatThrownBy(() -> c.receive(ByteBuffer.allocate(8))).isInstanceOf(ClosedChannelException.class);
+        assertThatThrownBy(() -> c.send(text("x", false), LOOPBACK)).isInstanceOf(ClosedChannelException.class);
+        assertThatThrownBy(() -> c.bind(LOOPBACK)).isInstanceOf(ClosedChannelException.class);
+        assertThatThrownBy(() -> c.getLocalAddress()).isInstanceOf(ClosedChannelException.class);
+        assertThatThrownBy(() -> c.receive(ByteBuffer.allocate(8).asReadOnlyBuffer()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void optionsAreSetReadAndRefusedAsTheJdksAre() throws Exception {
+        DatagramChannel c = bound();
+        c.setOption(StandardSocketOptions.SO_BROADCAST, true);
+        assertThat(c.getOption(StandardSocketOptions.SO_BROADCAST)).isTrue();
+        c.setOption(StandardSocketOptions.IP_TOS, 0x10);
+        assertThat(c.getOption(StandardSocketOptions.IP_TOS)).isEqualTo(0x10);
+        c.setOption(StandardSocketOptions.SO_RCVBUF, 65_536);
+        assertThat(c.getOption(StandardSocketOptions.SO_RCVBUF)).isGreaterThanOrEqualTo(65_536);
+        c.setOption(StandardSocketOptions.IP_MULTICAST_TTL, 3);
+        assertThat(c.getOption(StandardSocketOptions.IP_MULTICAST_TTL)).isEqualTo(3);
+        c.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, false);
+        assertThat(c.getOption(StandardSocketOptions.IP_MULTICAST_LOOP)).isFalse();
+        assertThatThrownBy(() -> c.setOption(StandardSocketOptions.IP_TOS, 256))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> c.setOption(StandardSocketOptions.TCP_NODELAY, true))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> c.getOption(StandardSocketOptions.SO_KEEPALIVE))
+                .isInstanceOf(UnsupportedOperationException.class);
+        c.close();
+        assertThatThrownBy(() -> c.getOption(StandardSocketOptions.SO_BROADCAST))
+                .isInstanceOf(ClosedChannelException.class);
+    }
+
+    @Test
+    void aSelectorReportsWritableAtOnceAndReadableWhileADatagramWaits() throws Exception {
+        Selector selector = closing(provider().openSelector());
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        a.configureBlocking(false);
+        SelectionKey key = a.register(selector, SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+        assertThat(selector.select(10_000)).isEqualTo(1);
+        assertThat(key.readyOps()).isEqualTo(SelectionKey.OP_WRITE);
+        selector.selectedKeys().clear();
+        key.interestOps(SelectionKey.OP_READ);
+        b.send(text("ping", false), a.getLocalAddress());
+        assertThat(selector.select(10_000)).isEqualTo(1);
+        assertThat(key.readyOps()).isEqualTo(SelectionKey.OP_READ);
+        selector.selectedKeys().clear();
+        assertThat(a.receive(ByteBuffer.allocate(8))).isEqualTo(b.getLocalAddress());
+        assertThat(a.receive(ByteBuffer.allocate(8))).isNull();
+        assertThat(selector.selectNow()).isZero();
+    }
+
+    @Test
+    void anotherProvidersSelectorIsRefused() throws Exception {
+        Selector foreign = closing(otherProvider().openSelector());
+        DatagramChannel c = bound();
+        c.configureBlocking(false);
+        assertThatThrownBy(() -> c.register(foreign, SelectionKey.OP_READ))
+                .isInstanceOf(IllegalSelectorException.class);
+    }
+
+    @Test
+    void closeFromAnotherThreadEndsABlockedReceive() throws Exception {
+        DatagramChannel c = bound();
+        Blocked blocked = blockedOnAVirtualThread(() -> c.receive(ByteBuffer.allocate(8)));
+        c.close();
+        assertThat(blocked.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(AsynchronousCloseException.class);
+    }
+
+    @Test
+    void anInterruptEndsABlockedReceiveAndClosesTheChannel() throws Exception {
+        DatagramChannel c = bound();
+        Blocked blocked = blockedOnAVirtualThread(() -> c.receive(ByteBuffer.allocate(8)));
+        blocked.thread().interrupt();
+        assertThat(blocked.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedByInterruptException.class);
+        assertThat(c.isOpen()).isFalse();
+    }
+
+    @Test
+    void aBlockedReceiveOnAPlatformThreadTakesTheNextDatagram() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        CompletableFuture<String> got = new CompletableFuture<>();
+        Thread.ofPlatform().start(() -> {
+            try {
+                ByteBuffer into = ByteBuffer.allocate(16);
+                a.receive(into);
+                got.complete(text(into));
+            } catch (Throwable e) {
+                got.completeExceptionally(e);
+            }
+        });
+        b.send(text("wake", false), a.getLocalAddress());
+        assertThat(got.get(10, TimeUnit.SECONDS)).isEqualTo("wake");
+    }
+
+    @Test
+    void openedAndClosedChannelsLeaveNoDescriptorBehind() throws Exception {
+        leavesNoDescriptorBehind(this::openUseAndClose);
+    }
+
+    private void openUseAndClose() throws IOException {
+        try (DatagramChannel c = provider().openDatagramChannel()) {
+            c.bind(LOOPBACK);
+            c.send(text("self", false), c.getLocalAddress());
+            c.receive(ByteBuffer.allocate(4));
+            c.configureBlocking(false);
+            c.receive(ByteBuffer.allocate(4));
+        }
+    }
+}
