@@ -19,7 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * readiness follows this state exactly: set while there is something to read here (bytes, end of stream or an
  * error), cleared when the last byte is taken. Memory is bounded: above {@link #HIGH_WATER} bytes the selector
  * cancels the receive (the peer's bytes wait in the socket, and TCP slows the peer) and arms it again once the
- * reads have taken half; an emptied inbox keeps no array.
+ * reads have taken half; an emptied inbox gives its array back to the selector's {@link InboxArrays}.
  */
 final class Inbox {
     /** What {@link #take} answers when the socket itself must be asked: nothing here, and no receive armed. */
@@ -27,10 +27,11 @@ final class Inbox {
     /** End of stream. */
     static final int EOF = -1;
     static final int HIGH_WATER = 64 * 1024;
-    private static final int MIN_ARRAY = 512;
 
     private final Readiness readiness;
     private byte[] data;
+    /** Where {@link #data} came from, and goes back to once the reads have emptied it. */
+    private InboxArrays lender;
     private int start;
     private int end;
     /** A receive is armed: it may still deliver, so the socket must not be read directly. */
@@ -55,14 +56,21 @@ final class Inbox {
         return true;
     }
 
-    /** Selecting thread: {@code buffer[offset, offset + length)} received; true if the inbox is now full. */
-    synchronized boolean append(MemorySegment buffer, long offset, int length) {
+    /**
+     * Selecting thread: {@code buffer[offset, offset + length)} received, into an array of {@code arrays} (or a
+     * larger one of its own); true if the inbox is now full.
+     */
+    synchronized boolean append(InboxArrays arrays, MemorySegment buffer, long offset, int length) {
         if (data == null) {
-            data = new byte[Math.max(length, MIN_ARRAY)];
+            lender = arrays;
+            data = length <= InboxArrays.SIZE ? arrays.take() : new byte[length];
         } else if (end + length > data.length) {
             int pending = end - start;
             byte[] grown = pending + length > data.length ? new byte[Math.max(data.length * 2, pending + length)] : data;
             System.arraycopy(data, start, grown, 0, pending);
+            if (grown != data) {
+                lender.give(data);
+            }
             data = grown;
             start = 0;
             end = pending;
@@ -152,6 +160,7 @@ final class Inbox {
         int before = end - start;
         start += n;
         if (start == end) {
+            lender.give(data);
             data = null;                     // an idle connection keeps no array
             start = 0;
             end = 0;

@@ -97,20 +97,28 @@ final class Outbox {
         return n;
     }
 
-    /** Selecting thread: the bytes to send now, if queued ({@code null} otherwise); the outbox is then sending. */
-    synchronized MemorySegment startSend() {
+    /**
+     * Selecting thread: how many bytes to send now, from {@link #sendAddress}, if queued (0 otherwise); the outbox
+     * is then sending.
+     */
+    synchronized int startSend() {
         if (state != QUEUED) {
-            return null;
+            return 0;
         }
         state = SENDING;
-        return chunk.asSlice(start, end - start);
+        return end - start;
+    }
+
+    /** Selecting thread: where the bytes that {@link #startSend} or {@link #sent} counted begin. */
+    synchronized long sendAddress() {
+        return chunk.address() + start;
     }
 
     /**
-     * Selecting thread: the SEND completed with {@code result}: the next bytes to send, or null once the outbox is
-     * idle again (then detached if its key has gone, and writable).
+     * Selecting thread: the SEND completed with {@code result}: how many bytes to send next (from
+     * {@link #sendAddress}), or 0 once the outbox is idle again (then detached if its key has gone, and writable).
      */
-    synchronized MemorySegment sent(int result, boolean keyGone) {
+    synchronized int sent(int result, boolean keyGone) {
         if (result > 0) {
             start += result;
         } else if (result < 0) {
@@ -118,7 +126,7 @@ final class Outbox {
             start = end;                         // what was queued is lost, as with a socket's error
         }
         if (start < end) {
-            return chunk.asSlice(start, end - start);
+            return end - start;
         }
         owner.uringSelector().sends().chunks().give(chunk);
         chunk = null;
@@ -130,7 +138,7 @@ final class Outbox {
         }
         readiness.report(OpFlags.Poll.POLLOUT);
         notifyAll();
-        return null;
+        return 0;
     }
 
     /**

@@ -102,10 +102,10 @@ final class SelectorRing implements AutoCloseable {
         sqe().prepRecvMultishot(fd, 0).bufferSelect(BUFFER_GROUP).userData(userData);
     }
 
-    /** Queues a send of {@code bytes} (MSG_NOSIGNAL), which must stay untouched until its CQE. */
-    void send(int fd, MemorySegment bytes, long userData) throws ErrnoException {
+    /** Queues a send of {@code length} bytes at {@code address} (MSG_NOSIGNAL), untouched until its CQE. */
+    void send(int fd, long address, int length, long userData) throws ErrnoException {
         Sqe sqe = sqe();
-        NetOps.prepSend(sqe, fd, bytes.address(), (int) bytes.byteSize());
+        NetOps.prepSend(sqe, fd, address, length);
         sqe.userData(userData);
     }
 

@@ -2,8 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.sys.ErrnoException;
 
-import java.lang.foreign.MemorySegment;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,8 +21,8 @@ final class SelectorSends {
 
     private final UringSelector selector;
     private final SelectorRing ring;
-    /** Keys whose outbox has bytes queued and no SEND yet. */
-    private final ConcurrentLinkedQueue<UringSelectionKey> queued = new ConcurrentLinkedQueue<>();
+    /** Keys whose outbox has bytes queued and no SEND yet; under its own monitor (a node per write otherwise). */
+    private final ArrayDeque<UringSelectionKey> queued = new ArrayDeque<>();
     /** A select is waiting in the kernel: a write now would wait for it, so it is a system call instead. */
     private volatile boolean waiting;
     /** Enters that have submitted the queued sends, for the flusher to tell whether one came since it looked. */
@@ -49,7 +48,7 @@ final class SelectorSends {
         flush();
         if (wait != 0) {
             waiting = true;
-            if (!queued.isEmpty()) {
+            if (anyQueued()) {
                 flush();
             }
         }
@@ -63,11 +62,11 @@ final class SelectorSends {
     /** Selecting thread: one SEND for each outbox queued since the last enter. */
     void flush() throws ErrnoException {
         UringSelectionKey key;
-        while ((key = queued.poll()) != null) {
-            MemorySegment bytes = key.link.outbox.startSend();
-            if (bytes != null) {
+        while ((key = nextQueued()) != null) {
+            int length = key.link.outbox.startSend();
+            if (length > 0) {
                 key.sendUserData = SEND | key.slot;
-                ring.send(key.link.guard.fd(), bytes, key.sendUserData);
+                ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), length, key.sendUserData);
                 key.pollsInFlight++;
                 inFlight++;
             }
@@ -80,10 +79,10 @@ final class SelectorSends {
      * once the outbox is idle (the key's send has ended).
      */
     boolean sent(UringSelectionKey key, int res) {
-        MemorySegment next = key.link.outbox.sent(res, key.dead);
-        if (next != null) {
+        int next = key.link.outbox.sent(res, key.dead);
+        if (next > 0) {
             try {
-                ring.send(key.link.guard.fd(), next, key.sendUserData);
+                ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), next, key.sendUserData);
                 return false;
             } catch (ErrnoException e) {
                 key.link.outbox.sent(-Math.abs(e.errno()), key.dead);
@@ -95,9 +94,23 @@ final class SelectorSends {
         return true;
     }
 
+    private boolean anyQueued() {
+        synchronized (queued) {
+            return !queued.isEmpty();
+        }
+    }
+
+    private UringSelectionKey nextQueued() {
+        synchronized (queued) {
+            return queued.poll();
+        }
+    }
+
     /** A write queued bytes in {@code key}'s outbox (any thread). */
     void queue(UringSelectionKey key) {
-        queued.add(key);
+        synchronized (queued) {
+            queued.add(key);
+        }
         if (waiting) {
             selector.wakeup();          // began to wait before the send was queued: it would wait for nothing
         } else {
@@ -126,7 +139,7 @@ final class SelectorSends {
 
     /** Something for the flusher: sends queued, or a blocking write waiting for them. */
     boolean wanted() {
-        return drainWanted || !queued.isEmpty();
+        return drainWanted || anyQueued();
     }
 
     /**

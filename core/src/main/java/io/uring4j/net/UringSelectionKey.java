@@ -44,6 +44,8 @@ final class UringSelectionKey extends AbstractSelectionKey {
     boolean recvEnding;
     /** Selecting thread only: in the selector's candidate list. */
     boolean candidate;
+    /** Where the key is in its selector's selected-key set ({@link SelectedKeys}); -1 while it is not there. */
+    int selectedIndex = -1;
     /** Waiting in the selector's update queue (any thread sets it, the selecting thread clears it). */
     final AtomicBoolean queued = new AtomicBoolean();
     /** The registration holds the channel's fd open (false if the channel closed while registering). */

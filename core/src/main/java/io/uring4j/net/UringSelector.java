@@ -15,7 +15,6 @@ import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -51,8 +50,8 @@ final class UringSelector extends AbstractSelector {
     private final SelectorRing ring;
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
-    private final Set<SelectionKey> selectedKeys = new HashSet<>();
-    private final Set<SelectionKey> publicSelectedKeys = new UngrowableSet<>(selectedKeys);
+    private final SelectedKeys selectedKeys = new SelectedKeys();
+    private final InboxArrays inboxArrays = new InboxArrays();
     /** Keys whose interest set changed, or whose poll ended and must be re-armed. */
     private final ConcurrentLinkedQueue<UringSelectionKey> updates = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
@@ -90,7 +89,7 @@ final class UringSelector extends AbstractSelector {
     @Override
     public Set<SelectionKey> selectedKeys() {
         ensureOpen();
-        return publicSelectedKeys;
+        return selectedKeys;
     }
 
     @Override
@@ -230,7 +229,9 @@ final class UringSelector extends AbstractSelector {
                 key.candidate = false;
             }
         }
-        candidates.subList(kept, candidates.size()).clear();
+        for (int i = candidates.size() - 1; i >= kept; i--) {
+            candidates.remove(i);           // from the end, so nothing moves (and no sublist is made)
+        }
         return any;
     }
 
@@ -260,7 +261,7 @@ final class UringSelector extends AbstractSelector {
                 }
             } else {
                 key.ready(ops);
-                selectedKeys.add(key);
+                selectedKeys.put(key);
                 count++;
             }
         }
@@ -322,7 +323,7 @@ final class UringSelector extends AbstractSelector {
             int flags = cqe.flags();
             boolean full;
             try {
-                full = inbox.append(buffers.buffer(flags), buffers.offset(flags), res);
+                full = inbox.append(inboxArrays, buffers.buffer(flags), buffers.offset(flags), res);
             } finally {
                 buffers.release(flags, res);
             }
