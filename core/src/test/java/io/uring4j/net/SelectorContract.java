@@ -525,6 +525,43 @@ abstract class SelectorContract extends ClosesAfterEach {
         assertThatThrownBy(() -> selector.keys().remove(key)).isInstanceOf(UnsupportedOperationException.class);
     }
 
+    /** Iterating the selected keys while removing some, as every event loop does, visits each key once. */
+    @Test
+    void theSelectedKeySetVisitsEachKeyOnceWhileKeysAreRemoved() throws Exception {
+        Selector selector = selector();
+        List<SelectionKey> all = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            java.nio.channels.Pipe pipe = provider().openPipe();
+            closing(pipe.sink()).write(ByteBuffer.wrap(new byte[] {(byte) i}));
+            closing(pipe.source()).configureBlocking(false);
+            all.add(pipe.source().register(selector, OP_READ, i));
+        }
+        while (selector.selectedKeys().size() < all.size()) {
+            selector.select(WAIT);
+        }
+        List<SelectionKey> seen = new ArrayList<>();
+        List<SelectionKey> kept = new ArrayList<>();
+        for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+            SelectionKey key = it.next();
+            seen.add(key);
+            if ((Integer) key.attachment() % 2 == 0) {
+                it.remove();
+            } else {
+                kept.add(key);
+            }
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(all);
+        assertThat(selector.selectedKeys()).containsExactlyInAnyOrderElementsOf(kept).hasSize(10);
+        var it = selector.selectedKeys().iterator();
+        it.next();
+        selector.selectedKeys().remove(kept.getLast());
+        assertThatThrownBy(it::next).isInstanceOf(java.util.ConcurrentModificationException.class);
+        assertThat(selector.selectedKeys().contains(all.getFirst())).isFalse();
+        assertThatThrownBy(() -> selector.selectedKeys().iterator().remove()).isInstanceOf(IllegalStateException.class);
+        selector.selectedKeys().clear();
+        assertThat(selector.selectedKeys()).isEmpty();
+    }
+
     @Test
     void unixDomainSocketsSelectToo() throws Exception {
         Path dir = Files.createTempDirectory("uring4j-sel");
