@@ -46,7 +46,8 @@ final class Poller {
     /**
      * The {@link #round} in which each fd last reported an event: its registration is live then, so a request
      * taken from it that waits again in the same round (a multishot receive that emptied the socket) finds it
-     * still armed and needs no epoll_ctl at all.
+     * still armed and needs no epoll_ctl at all. Only that request ({@link Request#firedRound}): between the
+     * wake-up and another's wait the fd may have been closed and its number reused.
      */
     private int[] firedRound = new int[64];
     /** Issuer polls so far: one round per {@link #poll}. */
@@ -124,8 +125,8 @@ final class Poller {
         // Issuer polling: level-triggered registrations that stay armed across a request's re-arming in the
         // round its fd fired (the common case: receive, empty, wait again — no system call). A poller thread
         // needs EPOLLONESHOT instead: it would report a ready fd again and again until the issuer ran its work.
-        boolean stillArmed = !threaded && firedRound[fd] == round && (reg & Epoll.EPOLLONESHOT) == 0
-                && (reg & want) == want;
+        boolean stillArmed = !threaded && firedRound[fd] == round && r.firedRound == round && r.pollFd == fd
+                && (reg & Epoll.EPOLLONESHOT) == 0 && (reg & want) == want;
         if (!stillArmed) {
             int value = threaded ? want | Epoll.EPOLLONESHOT : want;
             ret = register(fd, reg == 0, value);
@@ -462,6 +463,7 @@ final class Poller {
                     prev.nextQueued = next;
                 }
                 q.revents = revents;
+                q.firedRound = round;
                 unlinked(q);
                 q.nextQueued = ready;
                 ready = q;

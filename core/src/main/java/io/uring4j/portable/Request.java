@@ -55,6 +55,12 @@ final class Request {
     /** While POLLING: the fd armed on and the events waited for. */
     int pollFd;
     int pollEvents;
+    /**
+     * The poller round in which a wake-up took this request off {@link #pollFd} (0: none). Only such a request
+     * may wait on that fd again in the same round without an epoll_ctl: any other could be on a new file that
+     * reused the number after the old one was closed, which the epoll set has never seen.
+     */
+    int firedRound;
     /** What the poller saw when it woke this request (0 before any wait): POLL_ADD's result, connect's cue. */
     int revents;
     /**
@@ -104,6 +110,7 @@ final class Request {
         fileHeld = false;
         cqeFlags = 0;
         revents = 0;
+        firedRound = 0;
         progress = 0;
         wanted = 0;             // only the opcodes that can come up short set it
         state = FREE;

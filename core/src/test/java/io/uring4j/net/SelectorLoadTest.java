@@ -1,6 +1,8 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.NativeMemory;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -148,6 +150,49 @@ class SelectorLoadTest extends ClosesAfterEach {
             clients.get(i).close();
         }
         echo.get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * 10,000 connections, one after another, each accepted, registered, echoed and closed through one selector:
+     * afterwards every fd they had is closed, the selector holds no key of theirs, and uring4j's tracked native
+     * memory is what it was.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void tenThousandConnectionsComeAndGoLeavingNothingBehind(String impl) throws Exception {
+        SelectorProvider provider = provider(impl);
+        Selector selector = closing(provider.openSelector());
+        ServerSocketChannel server = closing(provider.openServerSocketChannel()).bind(LOOPBACK);
+        server.configureBlocking(false);
+        server.register(selector, OP_ACCEPT);
+        int connections = 10_000;
+        CompletableFuture<Void> echo = CompletableFuture.runAsync(() -> {
+            try {
+                serveEcho(selector, server, connections);
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        ByteBuffer in = ByteBuffer.allocate(1);
+        OpenFds fds = null;
+        long nativeBefore = 0;
+        for (int i = 0; i < connections; i++) {
+            try (SocketChannel c = provider.openSocketChannel()) {
+                c.connect(server.getLocalAddress());
+                c.write(ByteBuffer.wrap(new byte[] {(byte) i}));
+                assertThat(c.read(in.clear())).isEqualTo(1);
+                assertThat(in.get(0)).isEqualTo((byte) i);
+            }
+            if (i == 0) {
+                fds = OpenFds.snapshot();                   // with the first one's loops and rings up
+                nativeBefore = NativeMemory.inUse();
+            }
+        }
+        echo.get(120, TimeUnit.SECONDS);
+        selector.selectNow();           // the last closed channel's key goes, and its fd with it, at a select
+        fds.awaitNoneOpenedSince();
+        assertThat(selector.keys()).hasSize(1);             // the listener's
+        assertThat(NativeMemory.inUse()).as("tracked native memory").isEqualTo(nativeBefore);
     }
 
     /** Echoes on every connection until {@code connections} have come and gone. */
