@@ -202,7 +202,7 @@ public final class UringSocketChannel extends SocketChannel {
             }
             int state = NonBlockingCalls.connectState(link);
             while (state == NonBlockingCalls.WOULD_BLOCK && isBlocking()) {
-                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll");
+                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll", null, null);
                 state = NonBlockingCalls.connectState(link);
             }
             return connected(address, state);
@@ -455,7 +455,7 @@ public final class UringSocketChannel extends SocketChannel {
     /** One recv: a request in blocking mode, a system call in non-blocking mode (or WOULD_BLOCK). */
     private int receive(MemorySegment into) throws IOException {
         if (isBlocking()) {
-            return io(NetOps.recv(fd, into), "recv");
+            return io(NetOps.recv(fd, into), "recv", NonBlockingCalls::recv, into);
         }
         int n = NonBlockingCalls.recv(link, into);
         if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
@@ -467,7 +467,7 @@ public final class UringSocketChannel extends SocketChannel {
     /** One send: a request in blocking mode (all of it), a system call in non-blocking mode (what fits now). */
     private int transmit(MemorySegment from) throws IOException {
         if (isBlocking()) {
-            return io(NetOps.send(fd, from), "send");
+            return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from);
         }
         int n = NonBlockingCalls.send(link, from);
         if (n == NonBlockingCalls.WOULD_BLOCK) {
@@ -490,18 +490,36 @@ public final class UringSocketChannel extends SocketChannel {
         }
     }
 
+    /** A recv or send tried in place without waiting ({@link NonBlockingCalls}). */
+    @FunctionalInterface
+    private interface InPlace {
+        int attempt(SelectorLink link, MemorySegment memory) throws ClosedChannelException;
+    }
+
     /**
      * One request inside begin/end, so that close and interrupt turn into the JDK's exceptions. The request is a
      * user of the fd only once prepared: a close or an interrupt does not wait while it waits for a slot, and it
-     * then fails with ClosedChannelException, which end(false) replaces.
+     * then fails with ClosedChannelException, which end(false) replaces. With {@code inPlace}, the call is first
+     * tried on this thread without waiting, as the JDK's first try is: a socket that is ready (bytes waiting, room
+     * in its buffer) costs one system call instead of a round trip through the loop.
      */
-    private int io(Op op, String what) throws IOException {
+    private int io(Op op, String what, InPlace inPlace, MemorySegment memory) throws IOException {
         boolean completed = false;
         boolean interrupted = false;
         try {
             begin();
             if (!isOpen()) {
                 return 0;                               // end(false) throws AsynchronousCloseException
+            }
+            if (inPlace != null) {
+                int now = inPlace.attempt(link, memory);
+                if (now != NonBlockingCalls.WOULD_BLOCK) {
+                    completed = true;
+                    if (now < 0) {
+                        throw failure(what, new ErrnoException(what, now));
+                    }
+                    return now;
+                }
             }
             int n = loop.call(op, guard, false);
             completed = true;

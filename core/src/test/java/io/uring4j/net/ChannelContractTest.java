@@ -515,6 +515,35 @@ class ChannelContractTest {
         }
     }
 
+    /**
+     * A blocking read that finds bytes waiting, and a blocking write that finds room, are made in place, as the
+     * JDK's first try is: no request goes to a loop (each would be a round trip through the loop's thread).
+     */
+    @Test
+    void aReadyBlockingReadOrWriteIsMadeInPlace() throws Exception {
+        try (UringServerSocketChannel server = UringServerSocketChannel.open(uring)) {
+            server.bind(ANY_PORT);
+            try (UringSocketChannel c = UringSocketChannel.open(uring, server.getLocalAddress());
+                 SocketChannel s = server.accept()) {
+                long before = submitted();
+                assertThat(s.write(ByteBuffer.wrap(new byte[100]))).isEqualTo(100);
+                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                    var peek = arena.allocate(100);
+                    while (io.uring4j.sys.Sockets.recv(c.link().guard.fd(), peek, io.uring4j.sys.Sockets.MSG_PEEK
+                            | io.uring4j.sys.Sockets.MSG_DONTWAIT) < 100) {
+                        Thread.onSpinWait();                // until all 100 bytes have arrived
+                    }
+                }
+                assertThat(c.read(ByteBuffer.allocate(100))).isEqualTo(100);
+                assertThat(submitted()).as("requests submitted to the loops").isEqualTo(before);
+            }
+        }
+    }
+
+    private static long submitted() {
+        return uring.loop(0).stats().submitted() + uring.loop(1).stats().submitted();
+    }
+
     private static CompletableFuture<Throwable> blockedRead(SocketChannel s) {
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
