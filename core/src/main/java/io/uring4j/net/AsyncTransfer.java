@@ -22,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * flight, so one transfer serves them all in turn; {@link #stage} may be called again only after the previous
  * request's final CQE.
  *
- * <p>Before it becomes a request, an operation on one buffer is tried in place ({@link #attempt}), as the JDK's
+ * <p>Before it becomes a request, an operation is tried in place ({@link #attempt}), as the JDK's
  * channels try theirs: one non-blocking system call that, when the socket is ready, completes the operation on
  * the calling thread — no request, no hand-over to the loop and back.
  *
@@ -132,16 +132,13 @@ final class AsyncTransfer implements Op {
     }
 
     /**
-     * Tries the staged operation now, on the calling thread, with one non-blocking recv or send: the bytes
-     * transferred (0: end of stream, for a read) or {@code -errno}; {@link #WOULD_BLOCK} when the socket is not
-     * ready, when the operation has several buffers (one request does those), or when the channel is closing (the
-     * request then fails as a close makes it fail). The fd is held for the call, so a concurrent close cannot
+     * Tries the staged operation now, on the calling thread, with one non-blocking recv or send (recvmsg or
+     * sendmsg over several buffers): the bytes transferred (0: end of stream, for a read) or {@code -errno};
+     * {@link #WOULD_BLOCK} when the socket is not ready, or when the channel is closing (the request then fails as
+     * a close makes it fail). The fd is held for the call, so a concurrent close cannot
      * hand its number to another socket under it.
      */
     int attempt(FdGuard guard) {
-        if (iovecs != 1) {
-            return WOULD_BLOCK;
-        }
         try {
             guard.acquire();
         } catch (ClosedChannelException closing) {
@@ -149,8 +146,13 @@ final class AsyncTransfer implements Op {
         }
         int n;
         try {
-            n = read ? Sockets.recv(fd, first, Sockets.MSG_DONTWAIT)
-                    : Sockets.send(fd, first, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+            if (iovecs == 1) {
+                n = read ? Sockets.recv(fd, first, Sockets.MSG_DONTWAIT)
+                        : Sockets.send(fd, first, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+            } else {
+                n = read ? Sockets.recvmsg(fd, message, Sockets.MSG_DONTWAIT)
+                        : Sockets.sendmsg(fd, message, Sockets.MSG_DONTWAIT | Sockets.MSG_NOSIGNAL);
+            }
         } finally {
             guard.release();
         }
