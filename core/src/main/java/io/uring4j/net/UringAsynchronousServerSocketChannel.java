@@ -3,6 +3,7 @@ package io.uring4j.net;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
@@ -66,6 +67,10 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
         };
         try {
             SocketOptions.reuseAddress(fd, true);       // as the JDK's server sockets
+            int ret = Sockets.nonBlocking(fd, true);    // for accepts tried in place; the ring's wait regardless
+            if (ret < 0) {
+                throw NetErrors.of("fcntl(O_NONBLOCK)", ret);
+            }
             group.register(this);
         } catch (IOException | RuntimeException e) {
             LibC.close(fd);
@@ -122,6 +127,10 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
             throw new AcceptPendingException();
         }
         group.operationStarted();
+        int now = acceptNow();
+        if (now != -Errno.EAGAIN) {
+            return acceptedInPlace(now, attachment, handler);
+        }
         CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, accept, 0, "accept");
         // Cancelling the future leaves the accept in the kernel (until a connection comes, or the close): an
         // accept cancelled there may still have taken a connection, whose fd only the completion can close.
@@ -162,6 +171,54 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
             }
         });
         return future;
+    }
+
+    /**
+     * As the JDK's first try: accept4 on the calling thread without waiting (the listener is non-blocking), holding
+     * the fd. A connection already waiting costs one system call instead of a request on the loop and a hand-over
+     * to the executor; -EAGAIN when none is, or when the channel is closing (the request then fails as a close
+     * makes it fail).
+     */
+    private int acceptNow() {
+        try {
+            guard.acquire();
+        } catch (ClosedChannelException closing) {
+            return -Errno.EAGAIN;
+        }
+        try {
+            peer.set(JAVA_INT, ADDRESS_LENGTH_AT, SocketAddresses.SOCKADDR_IN6_SIZE);
+            return Sockets.accept4(fd, peer, peer.asSlice(ADDRESS_LENGTH_AT, 4), Sockets.SOCK_CLOEXEC);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** An accept over before it is returned: its handler runs here if this thread may, else on the executor. */
+    private <A> Future<AsynchronousSocketChannel> acceptedInPlace(
+            int accepted, A attachment, CompletionHandler<AsynchronousSocketChannel, ? super A> handler) {
+        AsynchronousSocketChannel channel = null;
+        Throwable exc = null;
+        if (accepted >= 0) {
+            try {
+                channel = new UringAsynchronousSocketChannel(group, accepted, SocketAddresses.read(peer));
+            } catch (IOException e) {
+                exc = e;
+            } catch (RuntimeException e) {
+                exc = new IOException(e);
+            }
+        } else {
+            exc = NetErrors.of("accept", accepted);
+        }
+        accepting.set(false);
+        try {
+            if (handler == null) {
+                return exc == null ? CompletableFuture.completedFuture(channel) : CompletableFuture.failedFuture(exc);
+            }
+            group.handlers().invoke(handler, attachment, channel, exc);
+            return null;
+        } finally {
+            group.operationEnded();
+        }
     }
 
     /** A connection no handler will see: closed, not leaked. */

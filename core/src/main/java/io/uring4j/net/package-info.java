@@ -132,9 +132,9 @@
  *   <li>One request per operation: an accept or connect is one ACCEPT or CONNECT on a runtime loop, a read or write
  *       one RECVMSG or SENDMSG (scattering and gathering included, up to IOV_MAX buffers) on the group's own ring,
  *       each a user of the fd until its final CQE; close cancels them by fd and they fail with
- *       {@code AsynchronousCloseException}. A read or write of one buffer is first tried in place, as the JDK's
- *       are — one non-blocking recv or send on the calling thread, and only a socket that is not ready makes it a
- *       request — except a read started on the group's poller, which is queued: the poller's next enter submits it
+ *       {@code AsynchronousCloseException}. A read or write (of one buffer or several) is first tried in place,
+ *       as the JDK's are — one non-blocking recv or send (recvmsg, sendmsg) on the calling thread, and only a
+ *       socket that is not ready makes it a request — except a read started on the group's poller, which is queued: the poller's next enter submits it
  *       with the rest of its batch, and the kernel tries it there without a system call of its own.</li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
