@@ -39,13 +39,31 @@ final class HeapStaging {
 
     /** Up to a chunk of the buffers' remaining bytes, copied in order into the write chunk (positions stay). */
     ByteBuffer gather(ByteBuffer[] srcs, int offset, int length) {
-        ByteBuffer chunk = writeChunk().asByteBuffer();
-        for (int i = offset; i < offset + length && chunk.hasRemaining(); i++) {
-            ByteBuffer src = srcs[i];
-            int part = Math.min(src.remaining(), chunk.remaining());
-            chunk.put(src.slice(src.position(), part));
+        MemorySegment chunk = writeChunk();
+        return chunk.asByteBuffer().limit(gather(srcs, offset, length, chunk));
+    }
+
+    /**
+     * Copies the buffers' remaining bytes in order to the start of {@code into}, as many as it holds (positions
+     * stay); returns how many.
+     */
+    static int gather(ByteBuffer[] srcs, int offset, int length, MemorySegment into) {
+        long at = 0;
+        for (int i = offset; i < offset + length && at < into.byteSize(); i++) {
+            int part = (int) Math.min(srcs[i].remaining(), into.byteSize() - at);
+            MemorySegment.copy(MemorySegment.ofBuffer(srcs[i]), 0, into, at, part);
+            at += part;
         }
-        return chunk.flip();
+        return (int) at;
+    }
+
+    /** Moves the buffers' positions past {@code n} bytes written from them, in order. */
+    static void advance(ByteBuffer[] srcs, int offset, long n) {
+        for (int i = offset; n > 0; i++) {
+            int part = (int) Math.min(srcs[i].remaining(), n);
+            srcs[i].position(srcs[i].position() + part);
+            n -= part;
+        }
     }
 
     /** Spreads {@code n} bytes read into {@code from} over the buffers from {@code offset} on, in order. */

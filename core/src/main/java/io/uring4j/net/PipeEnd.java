@@ -110,11 +110,7 @@ final class PipeEnd {
                 return total;
             }
             int n = write(channel, blocking, MemorySegment.ofBuffer(chunk));
-            for (int i = offset, left = n; left > 0; i++) {
-                int part = Math.min(srcs[i].remaining(), left);
-                srcs[i].position(srcs[i].position() + part);
-                left -= part;
-            }
+            HeapStaging.advance(srcs, offset, n);
             total += n;
             if (n < chunk.limit()) {
                 return total;                               // non-blocking: what the pipe took

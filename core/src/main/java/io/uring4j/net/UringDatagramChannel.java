@@ -239,10 +239,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         }
         readLock.lock();
         try {
-            ensureOpen();
-            if (remote == null) {
-                throw new NotYetConnectedException();
-            }
+            ensureConnected();
             int n = receiveOne();
             if (n == NonBlockingCalls.WOULD_BLOCK) {
                 return 0;
@@ -298,11 +295,10 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
                 if (!peer.equals(to)) {
                     throw new AlreadyConnectedException();
                 }
-                return sendOne(src, false);
+                return sendOne(src, 0);
             }
             ensureBound();
-            int nameLength = sockaddr(to, sender.name());
-            return sendOne(src, true, nameLength);
+            return sendOne(src, sockaddr(to, sender.name()));
         } finally {
             writeLock.unlock();
         }
@@ -313,11 +309,8 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         Objects.requireNonNull(src);
         writeLock.lock();
         try {
-            ensureOpen();
-            if (remote == null) {
-                throw new NotYetConnectedException();
-            }
-            return sendOne(src, false);
+            ensureConnected();
+            return sendOne(src, 0);
         } finally {
             writeLock.unlock();
         }
@@ -331,34 +324,35 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         for (int i = offset; i < offset + length; i++) {
             total += srcs[i].remaining();
         }
-        if (total > CHUNK) {
-            throw tooLong();
+        writeLock.lock();
+        try {
+            ensureConnected();
+            if (total > CHUNK) {
+                throw tooLong();                        // all of them go as one datagram, or nothing does
+            }
+            int n = sendCopied(HeapStaging.gather(srcs, offset, length, toSend), 0);
+            HeapStaging.advance(srcs, offset, n);
+            return n;
+        } finally {
+            writeLock.unlock();
         }
-        ByteBuffer whole = ByteBuffer.allocate((int) total);
-        for (int i = offset; i < offset + length; i++) {
-            whole.put(srcs[i].duplicate());
-        }
-        int n = write(whole.flip());
-        for (int i = offset, left = n; left > 0; i++) {
-            int part = Math.min(srcs[i].remaining(), left);
-            srcs[i].position(srcs[i].position() + part);
-            left -= part;
-        }
-        return n;
     }
 
-    private int sendOne(ByteBuffer src, boolean addressed) throws IOException {
-        return sendOne(src, addressed, 0);
-    }
-
-    /** Sends {@code src} as one datagram: its length, or 0 where a non-blocking socket has no room. */
-    private int sendOne(ByteBuffer src, boolean addressed, int nameLength) throws IOException {
+    /** Sends {@code src} as one datagram to the sockaddr at {@code sender.name()} (0: the connected peer). */
+    private int sendOne(ByteBuffer src, int nameLength) throws IOException {
         int length = src.remaining();
         if (length > CHUNK) {
             throw tooLong();
         }
         MemorySegment.copy(MemorySegment.ofBuffer(src), 0, toSend, 0, length);
-        sender.aim(length, addressed ? nameLength : 0);
+        int n = sendCopied(length, nameLength);
+        src.position(src.position() + n);
+        return n;
+    }
+
+    /** Sends the first {@code length} bytes of {@link #toSend} as one datagram: its length, or 0 (no room). */
+    private int sendCopied(int length, int nameLength) throws IOException {
+        sender.aim(length, nameLength);
         int n;
         if (isBlocking()) {
             n = (int) InterruptibleIo.call(this, () -> loop.call(sender, guard, false),
@@ -373,7 +367,6 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
                 throw n == -Errno.ECONNREFUSED && remote != null ? unreachable(e) : failure("sendmsg", e);
             }
         }
-        src.position(src.position() + n);
         return n;
     }
 
@@ -502,5 +495,13 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
 
     private void ensureOpen() throws ClosedChannelException {
         ChannelSockets.ensureOpen(this);
+    }
+
+    /** read and write need a peer: NotYetConnectedException without one, as the JDK's. */
+    private void ensureConnected() throws ClosedChannelException {
+        ensureOpen();
+        if (remote == null) {
+            throw new NotYetConnectedException();
+        }
     }
 }

@@ -382,11 +382,7 @@ public final class UringSocketChannel extends SocketChannel {
                     }
                     throw shut;
                 }
-                for (int i = offset, left = n; left > 0; i++) {
-                    int part = Math.min(srcs[i].remaining(), left);
-                    srcs[i].position(srcs[i].position() + part);
-                    left -= part;
-                }
+                HeapStaging.advance(srcs, offset, n);
                 total += n;
                 if (n < chunk.limit() || chunk.limit() < HeapStaging.CHUNK) {
                     return total;                   // all written, or the output was shut down meanwhile
