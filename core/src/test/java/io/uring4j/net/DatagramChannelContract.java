@@ -204,6 +204,25 @@ abstract class DatagramChannelContract extends ClosesAfterEach {
         assertThat(from.getPort()).isEqualTo(((InetSocketAddress) v4.getLocalAddress()).getPort());
     }
 
+    /** A datagram larger than UDP carries is refused whole ("Message too long"), sent buffers untouched. */
+    @Test
+    void aDatagramLargerThanUdpCarriesIsRefusedAndNothingIsSent() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel c = bound();
+        c.connect(a.getLocalAddress());
+        ByteBuffer huge = ByteBuffer.allocate(70_000);
+        assertThatThrownBy(() -> c.send(huge, a.getLocalAddress())).isInstanceOf(IOException.class)
+                .hasMessageContaining("Message too long");
+        ByteBuffer[] parts = {ByteBuffer.allocate(40_000), ByteBuffer.allocateDirect(30_000)};
+        assertThatThrownBy(() -> c.write(parts)).isInstanceOf(IOException.class)
+                .hasMessageContaining("Message too long");
+        assertThat(huge.position()).isZero();
+        assertThat(parts[0].position() + parts[1].position()).isZero();
+        a.configureBlocking(false);
+        assertThat(a.receive(ByteBuffer.allocate(8))).isNull();
+        assertThat(c.write(text("fine", false))).isEqualTo(4);      // the channel still works
+    }
+
     @Test
     void bindingTwiceAndCallsAfterCloseFailAsTheJdksDo() throws Exception {
         DatagramChannel c = bound();
