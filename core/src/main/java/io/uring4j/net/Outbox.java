@@ -2,7 +2,6 @@ package io.uring4j.net;
 
 import io.uring4j.ring.abi.OpFlags;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
@@ -29,7 +28,7 @@ final class Outbox {
     private final Readiness readiness;
     /** The key whose selector sends for this channel; null: writes are system calls. */
     private UringSelectionKey owner;
-    private MemorySegment chunk;
+    private SendChunks.Chunk chunk;
     private int start;
     private int end;
     private int state;
@@ -80,7 +79,7 @@ final class Outbox {
                 end = 0;
             }
             n = Math.min(CAPACITY - end, src.remaining());
-            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, chunk, end, n);
+            chunk.bytes().put(end, src, src.position(), n);
             src.position(src.position() + n);
             end += n;
             if (end == CAPACITY) {
@@ -111,7 +110,7 @@ final class Outbox {
 
     /** Selecting thread: where the bytes that {@link #startSend} or {@link #sent} counted begin. */
     synchronized long sendAddress() {
-        return chunk.address() + start;
+        return chunk.memory().address() + start;
     }
 
     /**

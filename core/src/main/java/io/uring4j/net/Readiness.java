@@ -28,12 +28,20 @@ final class Readiness {
 
     /** A poll reported {@code events}. */
     void report(int events) {
-        word.getAndUpdate(w -> (((w >>> 32) + 1) << 32) | ((int) w | events) & 0xffff_ffffL);
+        // Loops rather than getAndUpdate: its capturing lambda is an allocation per report wherever C2 does not
+        // inline the whole chain, and a report is made per completion on the selecting thread.
+        long w;
+        do {
+            w = word.get();
+        } while (!word.compareAndSet(w, (((w >>> 32) + 1) << 32) | ((int) w | events) & 0xffff_ffffL));
     }
 
     /** A poll armed afresh will report {@code events} if they hold: what was cached of them is forgotten. */
     void forget(int events) {
-        word.getAndUpdate(w -> w & ~(events & 0xffff_ffffL));
+        long w;
+        do {
+            w = word.get();
+        } while (!word.compareAndSet(w, w & ~(events & 0xffff_ffffL)));
     }
 
     /** A call that began at {@code snapshot} found {@code events} not ready: forget them, unless reported since. */

@@ -4,6 +4,7 @@ import io.uring4j.runtime.NativeMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
@@ -15,23 +16,32 @@ final class SendChunks {
     private static final int PER_SLAB = 16;
 
     private final Arena arena = NativeMemory.sharedArena();
-    private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
+    private final ArrayDeque<Chunk> free = new ArrayDeque<>();
     private boolean closed;
 
-    synchronized MemorySegment take() {
+    /**
+     * One chunk, as memory (its address goes to the SEND) and as a buffer view made once: a write copies into the
+     * view with {@code ByteBuffer.put(int, ByteBuffer, int, int)}, which allocates nothing, where a segment over
+     * the caller's buffer would be an object per write unless C2 scalar-replaces it.
+     */
+    record Chunk(MemorySegment memory, ByteBuffer bytes) {
+    }
+
+    synchronized Chunk take() {
         if (free.isEmpty()) {
             if (closed) {
                 throw new IllegalStateException("selector closed");
             }
             MemorySegment slab = arena.allocate((long) PER_SLAB * Outbox.CAPACITY, 64);
             for (int i = 0; i < PER_SLAB; i++) {
-                free.push(slab.asSlice((long) i * Outbox.CAPACITY, Outbox.CAPACITY));
+                MemorySegment memory = slab.asSlice((long) i * Outbox.CAPACITY, Outbox.CAPACITY);
+                free.push(new Chunk(memory, memory.asByteBuffer()));
             }
         }
         return free.pop();
     }
 
-    synchronized void give(MemorySegment chunk) {
+    synchronized void give(Chunk chunk) {
         free.push(chunk);
     }
 

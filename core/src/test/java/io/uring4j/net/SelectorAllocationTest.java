@@ -12,7 +12,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -41,6 +43,7 @@ class SelectorAllocationTest {
             accepted.register(selector, SelectionKey.OP_READ);
             try (client; accepted) {
                 double best = Double.MAX_VALUE;
+                List<Double> runs = new ArrayList<>();
                 for (int run = 0; run < 8; run++) {         // the first runs warm the JIT; the best counts
                     int requests = 20_000;
                     CompletableFuture<Void> asked = ask(client, requests);
@@ -49,10 +52,11 @@ class SelectorAllocationTest {
                     long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
                     asked.get(60, TimeUnit.SECONDS);
                     best = Math.min(best, bytes / (double) requests);
+                    runs.add(bytes / (double) requests);
                 }
                 // Nothing, warm (the selected-key set's iterator is scalar-replaced); a few bytes allowed for the
                 // odd object per thousand requests. Each request used to cost its inbox a byte array.
-                assertThat(best).as("bytes per request on the selecting thread").isLessThanOrEqualTo(8);
+                assertThat(best).as("bytes per request on the selecting thread, best of %s", runs).isLessThanOrEqualTo(8);
             }
         }
     }
