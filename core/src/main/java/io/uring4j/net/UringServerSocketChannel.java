@@ -70,6 +70,12 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             if (!unix) {
                 SocketOptions.reuseAddress(fd, true);
             }
+            // Non-blocking in either mode: a blocking accept is first tried in place, and its ACCEPT request
+            // waits for a connection regardless of the flag.
+            int ret = Sockets.nonBlocking(fd, true);
+            if (ret < 0) {
+                throw NetErrors.of("fcntl(O_NONBLOCK)", ret);
+            }
         } catch (IOException e) {
             LibC.close(fd);
             throw e;
@@ -102,8 +108,9 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             if (!bound) {
                 throw new NotYetBoundException();
             }
-            if (!isBlocking()) {
-                return acceptNow();
+            SocketChannel waiting = acceptNow();     // in either mode, as a thread of a busy acceptor finds one
+            if (waiting != null || !isBlocking()) {
+                return waiting;
             }
             int accepted = -1;
             boolean completed = false;
@@ -196,15 +203,11 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
         link.close(loop, false);
     }
 
-    /** Sets O_NONBLOCK (non-blocking mode's accept is a system call); waits for a blocking accept first. */
+    /** Waits for a blocking accept to end; the fd is non-blocking in both modes. */
     @Override
-    protected void implConfigureBlocking(boolean block) throws IOException {
+    protected void implConfigureBlocking(boolean block) {
         acceptLock.lock();
-        try {
-            link.blocking(block);
-        } finally {
-            acceptLock.unlock();
-        }
+        acceptLock.unlock();
     }
 
     SelectorLink link() {

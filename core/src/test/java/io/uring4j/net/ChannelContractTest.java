@@ -540,6 +540,26 @@ class ChannelContractTest {
         }
     }
 
+    /**
+     * A blocking accept that finds a connection waiting is made in place too: a server's acceptor thread under a
+     * burst of connections takes each without a round trip through a loop (which, slower than the burst, let the
+     * listen queue overflow: lost handshakes, retransmitted after 200 ms and more).
+     */
+    @Test
+    void aBlockingAcceptOfAWaitingConnectionIsMadeInPlace() throws Exception {
+        try (UringServerSocketChannel server = UringServerSocketChannel.open(uring)) {
+            server.bind(ANY_PORT);
+            try (SocketChannel c = SocketChannel.open(server.getLocalAddress())) {   // in the listen queue now
+                long before = submitted();
+                try (SocketChannel s = server.accept()) {
+                    assertThat(s.getRemoteAddress()).isEqualTo(c.getLocalAddress());
+                    assertThat(s.isBlocking()).isTrue();
+                }
+                assertThat(submitted()).as("requests submitted to the loops").isEqualTo(before);
+            }
+        }
+    }
+
     private static long submitted() {
         return uring.loop(0).stats().submitted() + uring.loop(1).stats().submitted();
     }
