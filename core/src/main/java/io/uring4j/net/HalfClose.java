@@ -8,11 +8,14 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** A connected socket's shutdowns, as the JDK's channels keep them: each side once, and shut for good. */
 final class HalfClose {
     private volatile boolean inputShut;
     private volatile boolean outputShut;
+    /** Blocking sends under way: the ones that may wait on the loop for buffer space. */
+    private final AtomicInteger sendsOnLoop = new AtomicInteger();
 
     boolean inputShut() {
         return inputShut;
@@ -35,7 +38,9 @@ final class HalfClose {
      * writer. The kernel retries a TCP send at the shutdown (and fails it EPIPE), but nothing reports a full Unix
      * socket as writable after one, so an engine that waits with epoll (the portable one) would wait for the peer
      * to read. The cancel holds the fd (it names the fd by number) and takes a control slot, so it never waits
-     * behind the send it cancels. Best effort — what it cannot cancel has ended or will fail.
+     * behind the send it cancels. Best effort — what it cannot cancel has ended or will fail. Only when a send may
+     * be waiting on the loop ({@link #sendsOnLoop}): otherwise it would cost every shutdown a request and a wake-up
+     * of the loop's thread (a send counted after the shutdown finds the output shut and fails at once).
      */
     void shutdownOutput(int fd, FdGuard guard, EventLoop loop) throws IOException {
         synchronized (this) {
@@ -44,8 +49,19 @@ final class HalfClose {
                 outputShut = true;
             }
         }
-        guard.submitControl(loop, (sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
-                .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL));
+        if (sendsOnLoop.get() > 0) {
+            guard.submitControl(loop, (sqe, scratch) -> sqe.prepRw(Opcode.ASYNC_CANCEL, fd, 0, Opcode.SEND, 0)
+                    .opFlags(OpFlags.Cancel.FD | OpFlags.Cancel.OP | OpFlags.Cancel.ALL));
+        }
+    }
+
+    /** A blocking send begins, which may wait on the loop; pair with {@link #sendEnded}. */
+    void sendStarting() {
+        sendsOnLoop.incrementAndGet();
+    }
+
+    void sendEnded() {
+        sendsOnLoop.decrementAndGet();
     }
 
     /**

@@ -463,7 +463,12 @@ public final class UringSocketChannel extends SocketChannel {
     /** One send: a request in blocking mode (all of it), a system call in non-blocking mode (what fits now). */
     private int transmit(MemorySegment from) throws IOException {
         if (isBlocking()) {
-            return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from);
+            halfClose.sendStarting();
+            try {
+                return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from);
+            } finally {
+                halfClose.sendEnded();
+            }
         }
         int n = NonBlockingCalls.send(link, from);
         if (n == NonBlockingCalls.WOULD_BLOCK) {

@@ -560,6 +560,28 @@ class ChannelContractTest {
         }
     }
 
+    /**
+     * shutdownOutput with no write waiting costs no request: the cancel that ends a blocked write is only sent
+     * while one may be (servers shut down every connection they close, and each cancel woke a loop's thread).
+     */
+    @Test
+    void shutdownOutputWithNoWriteWaitingReachesNoLoop() throws Exception {
+        try (UringServerSocketChannel server = UringServerSocketChannel.open(uring)) {
+            server.bind(ANY_PORT);
+            try (SocketChannel c = SocketChannel.open(server.getLocalAddress()); SocketChannel s = server.accept()) {
+                assertThat(s.write(ByteBuffer.wrap(new byte[100]))).isEqualTo(100);   // in place: room
+                long before = submitted();
+                s.shutdownOutput();
+                assertThat(submitted()).as("requests submitted to the loops").isEqualTo(before);
+                ByteBuffer got = ByteBuffer.allocate(200);
+                while (c.read(got) >= 0) {
+                    assertThat(got.position()).isLessThanOrEqualTo(100);
+                }
+                assertThat(got.position()).as("the bytes, then the end of stream").isEqualTo(100);
+            }
+        }
+    }
+
     private static long submitted() {
         return uring.loop(0).stats().submitted() + uring.loop(1).stats().submitted();
     }
