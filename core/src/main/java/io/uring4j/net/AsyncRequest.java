@@ -99,21 +99,23 @@ final class AsyncRequest {
      * further operations of that kind ({@code onCancel}), the request is cancelled ({@code cancelRequest}), and with
      * {@code mayInterruptIfRunning} the channel is closed. A plain {@link Future}, not a {@link CompletableFuture}:
      * it is completed on a loop or a group's poller, where code chained onto it must not run. A poller that waits
-     * for one steps down first ({@link AsyncRing#beforeBlocking}), so that another reaps what it waits for.
+     * for one steps down first ({@link UringAsynchronousChannelGroup#beforeBlocking}), so that another reaps what it
+     * waits for.
      */
     static final class Pending<V> implements Future<V> {
         private final CompletableFuture<V> result = new CompletableFuture<>();
         private final Runnable onCancel;
         private final Runnable cancelRequest;
         private final java.nio.channels.Channel channel;
-        private final AsyncRing ring;
+        private final UringAsynchronousChannelGroup group;
 
-        /** {@code ring}: the group's ring the operation is on, or null for one on a loop. */
-        Pending(Runnable onCancel, Runnable cancelRequest, java.nio.channels.Channel channel, AsyncRing ring) {
+        /** {@code group}: the group whose ring the operation is on, or null for one on a loop. */
+        Pending(Runnable onCancel, Runnable cancelRequest, java.nio.channels.Channel channel,
+                UringAsynchronousChannelGroup group) {
             this.onCancel = onCancel;
             this.cancelRequest = cancelRequest;
             this.channel = channel;
-            this.ring = ring;
+            this.group = group;
         }
 
         void complete(V value) {
@@ -154,16 +156,16 @@ final class AsyncRequest {
 
         @Override
         public V get() throws InterruptedException, ExecutionException {
-            if (ring != null && !result.isDone()) {
-                ring.beforeBlocking();
+            if (group != null && !result.isDone()) {
+                group.beforeBlocking();
             }
             return result.get();
         }
 
         @Override
         public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-            if (ring != null && !result.isDone()) {
-                ring.beforeBlocking();
+            if (group != null && !result.isDone()) {
+                group.beforeBlocking();
             }
             return result.get(timeout, unit);
         }

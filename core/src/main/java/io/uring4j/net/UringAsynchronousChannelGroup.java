@@ -15,15 +15,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * An {@link AsynchronousChannelGroup} whose channels' reads and writes run on a ring of the group's own
- * ({@link AsyncRing}), polled by a task on the group's executor that runs their handlers itself, and whose accepts
- * and connects run on a uring4j runtime's event loops, their handlers handed to the executor ({@link AsyncHandlers}).
- * The executor is the one given to {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a
- * {@code withFixedThreadPool} group makes with its thread factory; the poller takes one of its threads while the
- * group lives, and the {@code initialSize} of a cached pool has nothing to size.
+ * An {@link AsynchronousChannelGroup} whose channels' reads and writes run on rings of the group's own
+ * ({@link AsyncRing}: one per CPU, channels spread over them in turn), each polled by a task on the group's executor
+ * that runs its channels' handlers itself, and whose accepts and connects run on a uring4j runtime's event loops,
+ * their handlers handed to the executor ({@link AsyncHandlers}). The executor is the one given to
+ * {@code withThreadPool}/{@code withCachedThreadPool}, or the fixed pool a {@code withFixedThreadPool} group makes
+ * with its thread factory; each poller takes one of its threads while the group lives (a bounded pool keeps one
+ * thread free of them), and the {@code initialSize} of a cached pool has nothing to size.
  *
  * <p>Lifecycle, as the JDK's: {@link #shutdown()} refuses new channels ({@link ShutdownChannelGroupException});
  * once every channel is closed and every handler of theirs run or handed to the executor, the ring's poller ends
@@ -41,14 +44,34 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private final AtomicBoolean executorShut = new AtomicBoolean();
     /** Notified once the executor is shut: awaitTermination waits for that before it waits for the executor. */
     private final Object executorShutLock = new Object();
-    /** The group's reads and writes, polled by its executor's threads; started with the first that needs it. */
-    private volatile AsyncRing ring;
+    /**
+     * The group's reads and writes, one ring per poller, each polled by one of the executor's threads and started
+     * with the first operation that needs it; a channel keeps the ring it is given ({@link #nextRing}).
+     */
+    private final AtomicReferenceArray<AsyncRing> rings;
+    private final AtomicInteger ringTurn = new AtomicInteger();
 
-    UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor) {
+    /**
+     * {@code pollers}: how many rings, so how many of the executor's threads may run handlers at once. One poller
+     * runs every handler of its channels itself, so a group with one is one CPU's worth of handlers however many
+     * the machine has; the JDK's group hands each completion to the executor's threads instead.
+     */
+    UringAsynchronousChannelGroup(AsynchronousChannelProvider provider, Uring uring, ExecutorService executor,
+            int pollers) {
         super(provider);
         this.uring = uring;
         this.executor = executor;
         this.handlers = new AsyncHandlers(executor);
+        this.rings = new AtomicReferenceArray<>(Math.max(1, pollers));
+    }
+
+    /**
+     * The pollers a group on an executor of {@code threads} threads (0: unbounded) gets: one per CPU this JVM may
+     * use, and at least one thread of a bounded executor left for the handlers handed to it (accepts, connects).
+     */
+    static int pollers(int threads) {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        return Math.max(1, threads > 0 ? Math.min(cpus, threads - 1) : cpus);
     }
 
     /** The loop a new channel's requests go to. */
@@ -60,29 +83,54 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
         return handlers;
     }
 
-    /** Whether the calling thread is polling the group's ring now. */
-    boolean onPoller() {
-        AsyncRing r = ring;
+    /** The ring a new channel's reads and writes go to: the rings in turn. */
+    int nextRing() {
+        return Math.floorMod(ringTurn.getAndIncrement(), rings.length());
+    }
+
+    /** Whether the calling thread is polling ring {@code index} now. */
+    boolean onPoller(int index) {
+        AsyncRing r = rings.get(index);
         return r != null && r.onPoller();
     }
 
-    /** The group's ring, started on first use (by a channel's operation, so the group is not terminated). */
-    AsyncRing ring() throws IOException {
-        AsyncRing r = ring;
-        return r != null ? r : startRing();
+    /** Whether the calling thread is polling one of the group's rings now. */
+    boolean onAnyPoller() {
+        for (int i = 0; i < rings.length(); i++) {
+            if (onPoller(i)) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    private synchronized AsyncRing startRing() throws IOException {
-        if (ring == null) {
+    /** A thread about to block for an outcome one of the group's rings reaps: a poller steps down first. */
+    void beforeBlocking() {
+        for (int i = 0; i < rings.length(); i++) {
+            AsyncRing r = rings.get(i);
+            if (r != null) {
+                r.beforeBlocking();
+            }
+        }
+    }
+
+    /** Ring {@code index}, started on first use (by a channel's operation, so the group is not terminated). */
+    AsyncRing ring(int index) throws IOException {
+        AsyncRing r = rings.get(index);
+        return r != null ? r : startRing(index);
+    }
+
+    private synchronized AsyncRing startRing(int index) throws IOException {
+        if (rings.get(index) == null) {
             AsyncRing r = new AsyncRing(executor);
             try {
                 r.start();
             } catch (RejectedExecutionException e) {
                 throw new IOException("the channel group's executor refused its poller", e);
             }
-            ring = r;
+            rings.set(index, r);
         }
-        return ring;
+        return rings.get(index);
     }
 
     /** Admits a new channel, or refuses it once the group is shut down. */
@@ -121,8 +169,11 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
     private void shutDownExecutor() {
         if (executorShut.compareAndSet(false, true)) {
             synchronized (this) {
-                if (ring != null) {
-                    ring.stop();        // its poller ends once its last request has, and leaves the executor
+                for (int i = 0; i < rings.length(); i++) {
+                    AsyncRing r = rings.get(i);
+                    if (r != null) {
+                        r.stop();       // its poller ends once its last request has, and leaves the executor
+                    }
                 }
             }
             executor.shutdown();

@@ -64,14 +64,18 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
         ThreadPoolExecutor pool = new ThreadPoolExecutor(nThreads, nThreads, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), Objects.requireNonNull(threadFactory, "'threadFactory' is null"));
         pool.prestartAllCoreThreads();
-        return new UringAsynchronousChannelGroup(this, runtime(), pool);
+        return new UringAsynchronousChannelGroup(this, runtime(), pool,
+                UringAsynchronousChannelGroup.pollers(nThreads));
     }
 
     /** {@code initialSize} is not used: the runtime's loops do the polling the JDK starts that many threads for. */
     @Override
     public AsynchronousChannelGroup openAsynchronousChannelGroup(ExecutorService executor, int initialSize)
             throws IOException {
-        return new UringAsynchronousChannelGroup(this, runtime(), Objects.requireNonNull(executor, "'executor' is null"));
+        Objects.requireNonNull(executor, "'executor' is null");
+        int threads = executor instanceof ThreadPoolExecutor pool ? pool.getMaximumPoolSize() : 0;
+        return new UringAsynchronousChannelGroup(this, runtime(), executor,
+                UringAsynchronousChannelGroup.pollers(threads));
     }
 
     @Override
@@ -98,7 +102,8 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
 
     private synchronized UringAsynchronousChannelGroup defaultGroup() throws IOException {
         if (defaultGroup == null) {
-            defaultGroup = new UringAsynchronousChannelGroup(this, runtime(), defaultExecutor());
+            defaultGroup = new UringAsynchronousChannelGroup(this, runtime(), defaultExecutor(),
+                    UringAsynchronousChannelGroup.pollers(0));
         }
         return defaultGroup;
     }

@@ -56,6 +56,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     private final EventLoop loop;
     private final int fd;
     private final FdGuard guard;
+    /** The group's ring this channel's reads and writes go to. */
+    private final int ringIndex;
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final AsyncTransfer reader;
     private final AsyncTransfer writer;
@@ -86,6 +88,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         super(group.provider());
         this.group = group;
         this.loop = group.nextLoop();
+        this.ringIndex = group.nextRing();
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
         this.reader = new AsyncTransfer(fd, true);
@@ -344,13 +347,13 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         }
         // On the poller a read is queued, not tried: the poller's next enter submits it with the rest of the batch
         // (the kernel tries it at once there), which costs no system call of its own whether data is there or not.
-        int now = read && group.onPoller() ? AsyncTransfer.WOULD_BLOCK : transfer.attempt(guard);
+        int now = read && group.onPoller(ringIndex) ? AsyncTransfer.WOULD_BLOCK : transfer.attempt(guard);
         if (now != AsyncTransfer.WOULD_BLOCK) {
             return completedInPlace(read, vectored, transfer, now, attachment, handler);
         }
         AsyncRing ring;
         try {
-            ring = group.ring();
+            ring = group.ring(ringIndex);
         } catch (IOException e) {
             transfer.release();
             setPending(read, false);
@@ -361,7 +364,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         op.request = new AsyncRing.Request(transfer, guard, timeoutNanos,
                 timeoutNanos > 0 ? transfer.timespec() : null, op);
         op.future = handler != null ? null
-                : new AsyncRequest.Pending<>(() -> kill(read), () -> ring.cancel(op.request), this, ring);
+                : new AsyncRequest.Pending<>(() -> kill(read), () -> ring.cancel(op.request), this, group);
         ring.submit(op.request);
         return op.future;
     }
@@ -567,20 +570,21 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             // A read or write on the group's ring is cancelled there; the cancel names the fd, so it holds a use
             // of it, taken before the guard closes.
-            AsyncRing ring = pending ? group.ring() : null;
-            if (ring != null) {
+            AsyncRing onRing = pending ? group.ring(ringIndex) : null;
+            if (onRing != null) {
                 try {
                     guard.acquire();
                 } catch (ClosedChannelException alreadyClosing) {
-                    ring = null;
+                    onRing = null;
                 }
             }
             CompletableFuture<Void> closed = guard.close();
-            if (ring != null) {
-                ring.cancelAll(guard);
+            if (onRing != null) {
+                onRing.cancelAll(guard);
             }
-            // Not on the threads that reap the cancelled requests: they would wait for themselves.
-            if (!loop.inLoop() && (ring == null || !ring.onPoller())) {
+            // Not on the threads that reap the cancelled requests, which would wait for themselves — nor on another
+            // ring's poller, which could be waiting for this one's thread as it closes a channel of its own.
+            if (!loop.inLoop() && (onRing == null || !group.onAnyPoller())) {
                 ChannelSockets.await(closed, loop);
             }
         } finally {

@@ -8,13 +8,18 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousChannelGroup;
 import java.nio.channels.AsynchronousServerSocketChannel;
 import java.nio.channels.AsynchronousSocketChannel;
+import java.nio.channels.CompletionHandler;
 import java.nio.channels.spi.AsynchronousChannelProvider;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The asynchronous channel contract against uring4j's provider, on a runtime of the test's own. */
 @BothEngines
@@ -57,6 +62,53 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
                 assertThat(ch.getRemoteAddress()).isEqualTo(client.getLocalAddress());
             }
         }
+    }
+
+    /**
+     * A group has a ring per CPU, each with a poller of its own, and spreads its channels over them: the handlers
+     * of two channels' reads run on two threads, so a server's handlers use every CPU (with one poller, one thread
+     * ran every handler of the group, and Tomcat's connector, busy, used one CPU of two).
+     */
+    @Test
+    void twoChannelsOfAGroupHaveTheirHandlersRunByTwoPollers() throws Exception {
+        assumeTrue(Runtime.getRuntime().availableProcessors() >= 2, "one CPU: the group has one poller");
+        AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(3, Thread.ofPlatform().factory());
+        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(group)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             AsynchronousSocketChannel a = provider.openAsynchronousSocketChannel(group);
+             AsynchronousSocketChannel b = provider.openAsynchronousSocketChannel(group)) {
+            a.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
+            b.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
+            try (AsynchronousSocketChannel peerA = server.accept().get(10, TimeUnit.SECONDS);
+                 AsynchronousSocketChannel peerB = server.accept().get(10, TimeUnit.SECONDS)) {
+                CompletableFuture<Thread> ranA = readOnce(a);
+                CompletableFuture<Thread> ranB = readOnce(b);        // both wait on the rings: nothing sent yet
+                peerA.write(ByteBuffer.wrap(new byte[] {1})).get(10, TimeUnit.SECONDS);
+                peerB.write(ByteBuffer.wrap(new byte[] {2})).get(10, TimeUnit.SECONDS);
+                assertThat(ranA.get(10, TimeUnit.SECONDS)).as("the thread that ran b's handler, against a's")
+                        .isNotSameAs(ranB.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            group.shutdownNow();
+            assertThat(group.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /** A read whose handler reports the thread it ran on. */
+    private static CompletableFuture<Thread> readOnce(AsynchronousSocketChannel channel) {
+        CompletableFuture<Thread> ran = new CompletableFuture<>();
+        channel.read(ByteBuffer.allocate(8), null, new CompletionHandler<Integer, Void>() {
+            @Override
+            public void completed(Integer n, Void nothing) {
+                ran.complete(Thread.currentThread());
+            }
+
+            @Override
+            public void failed(Throwable e, Void nothing) {
+                ran.completeExceptionally(e);
+            }
+        });
+        return ran;
     }
 
     private static long submitted() {
