@@ -45,8 +45,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * from its peer, an ICMP port-unreachable on it is a {@link PortUnreachableException} (and is ignored while not
  * connected); a send to another address than the connected peer is an {@link AlreadyConnectedException}; a
  * wildcard destination is the loopback address. Every datagram goes through the channel's own native memory (a
- * 64 KiB chunk each way), which a request in flight keeps reachable until its final completion. Not offered:
- * {@link #socket()} and multicast group membership ({@link UnsupportedOperationException}).
+ * 64 KiB chunk each way), which a request in flight keeps reachable until its final completion. {@link #socket()}
+ * is the JDK's adaptor but for receiving into a DatagramPacket ({@link DatagramSocketAdaptor}). Not offered:
+ * multicast group membership ({@link UnsupportedOperationException}).
  */
 final class UringDatagramChannel extends DatagramChannel implements InterruptibleIo.Interruptible {
     private static final int CHUNK = HeapStaging.CHUNK;
@@ -66,6 +67,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
     private final MemorySegment toSend;
     private volatile InetSocketAddress local;
     private volatile InetSocketAddress remote;
+    private DatagramSocket adaptor;
 
     private UringDatagramChannel(SelectorProvider provider, EventLoop loop, int fd, boolean inet6) {
         super(provider);
@@ -427,9 +429,11 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
 
     /** Not offered: the JDK's adaptor is a DatagramSocket that this channel does not build. */
     @Override
-    public DatagramSocket socket() {
-        throw new UnsupportedOperationException("uring4j's DatagramChannel has no DatagramSocket adaptor: use the"
-                + " channel's own methods");
+    public synchronized DatagramSocket socket() {
+        if (adaptor == null) {
+            adaptor = DatagramSocketAdaptor.of(this);
+        }
+        return adaptor;
     }
 
     @Override

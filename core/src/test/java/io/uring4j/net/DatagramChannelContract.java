@@ -3,11 +3,14 @@ package io.uring4j.net;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -17,6 +20,7 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SelectionKey;
@@ -258,6 +262,100 @@ abstract class DatagramChannelContract extends ClosesAfterEach {
         c.close();
         assertThatThrownBy(() -> c.getOption(StandardSocketOptions.SO_BROADCAST))
                 .isInstanceOf(ClosedChannelException.class);
+    }
+
+    @Test
+    void theSocketAdaptorBindsConnectsAndReportsAddressesAsTheJdks() throws Exception {
+        DatagramChannel c = channel();
+        DatagramChannel peer = bound();
+        DatagramSocket s = c.socket();
+        assertThat(c.socket()).isSameAs(s);
+        assertThat(s.getChannel()).isSameAs(c);
+        assertThat(s.isBound()).isFalse();
+        assertThat(s.getLocalPort()).isZero();
+        assertThat(s.getLocalAddress()).isEqualTo(new InetSocketAddress(0).getAddress());
+        assertThat(s.getLocalSocketAddress()).isNull();
+        s.bind(null);
+        assertThat(s.isBound()).isTrue();
+        assertThat(s.getLocalPort()).isPositive().isEqualTo(((InetSocketAddress) c.getLocalAddress()).getPort());
+        assertThat(s.getLocalSocketAddress()).isEqualTo(c.getLocalAddress());
+        assertThatThrownBy(() -> s.bind(null)).isInstanceOf(SocketException.class).hasMessage("Already bound");
+        assertThat(s.isConnected()).isFalse();
+        assertThat(s.getPort()).isEqualTo(-1);
+        assertThat(s.getInetAddress()).isNull();
+        s.connect(peer.getLocalAddress());
+        assertThat(s.isConnected()).isTrue();
+        assertThat(c.isConnected()).isTrue();
+        assertThat(s.getRemoteSocketAddress()).isEqualTo(peer.getLocalAddress());
+        assertThat(s.getPort()).isEqualTo(((InetSocketAddress) peer.getLocalAddress()).getPort());
+        assertThat(s.getInetAddress()).isEqualTo(((InetSocketAddress) peer.getLocalAddress()).getAddress());
+        s.connect(peer.getLocalAddress());                      // again: no AlreadyConnectedException
+        assertThatThrownBy(() -> s.connect((SocketAddress) null)).isInstanceOf(IllegalArgumentException.class);
+        s.disconnect();
+        assertThat(s.isConnected()).isFalse();
+        assertThat(s.getRemoteSocketAddress()).isNull();
+        s.close();
+        assertThat(s.isClosed()).isTrue();
+        assertThat(c.isOpen()).isFalse();
+        assertThat(s.getLocalPort()).isEqualTo(-1);
+        assertThat(s.getLocalAddress()).isNull();
+        assertThat(s.getLocalSocketAddress()).isNull();
+    }
+
+    @Test
+    void theSocketAdaptorSetsAndReadsOptionsAsTheJdks() throws Exception {
+        DatagramSocket s = bound().socket();
+        s.setSendBufferSize(65_536);
+        assertThat(s.getSendBufferSize()).isGreaterThanOrEqualTo(65_536);
+        s.setReceiveBufferSize(65_536);
+        assertThat(s.getReceiveBufferSize()).isGreaterThanOrEqualTo(65_536);
+        s.setBroadcast(true);
+        assertThat(s.getBroadcast()).isTrue();
+        s.setReuseAddress(true);
+        assertThat(s.getReuseAddress()).isTrue();
+        s.setTrafficClass(0x10);
+        assertThat(s.getTrafficClass()).isEqualTo(0x10);
+        s.setSoTimeout(250);
+        assertThat(s.getSoTimeout()).isEqualTo(250);
+        s.setOption(StandardSocketOptions.SO_BROADCAST, false);
+        assertThat(s.getOption(StandardSocketOptions.SO_BROADCAST)).isFalse();
+        assertThat(s.supportedOptions()).isEqualTo(s.getChannel().supportedOptions());
+        assertThatThrownBy(() -> s.setSendBufferSize(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> s.setReceiveBufferSize(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> s.setSoTimeout(-1)).isInstanceOf(IllegalArgumentException.class);
+        s.close();
+        assertThatThrownBy(s::getSendBufferSize).isInstanceOf(SocketException.class);
+        assertThatThrownBy(() -> s.setBroadcast(true)).isInstanceOf(SocketException.class);
+        assertThatThrownBy(s::getSoTimeout).isInstanceOf(SocketException.class).hasMessage("Socket is closed");
+    }
+
+    @Test
+    void theSocketAdaptorSendsAPacketAsTheJdks() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        DatagramChannel other = bound();
+        DatagramSocket s = a.socket();
+        byte[] hello = "hello".getBytes();
+        s.send(new DatagramPacket(hello, 1, 3, b.getLocalAddress()));
+        ByteBuffer into = ByteBuffer.allocate(16);
+        assertThat(b.receive(into)).isEqualTo(a.getLocalAddress());
+        assertThat(text(into)).isEqualTo("ell");
+        assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length)))
+                .isInstanceOf(IllegalArgumentException.class);          // no address, not connected
+        s.connect(b.getLocalAddress());
+        DatagramPacket unaddressed = new DatagramPacket(hello, hello.length);
+        s.send(unaddressed);                                            // no address: the peer's, kept
+        assertThat(unaddressed.getSocketAddress()).isEqualTo(b.getLocalAddress());
+        assertThat(b.receive(into.clear())).isEqualTo(a.getLocalAddress());
+        assertThat(text(into)).isEqualTo("hello");
+        assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length, other.getLocalAddress())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("Connected and packet address differ");
+        a.configureBlocking(false);
+        assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length)))
+                .isInstanceOf(IllegalBlockingModeException.class);
+        a.close();
+        assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length, b.getLocalAddress())))
+                .isInstanceOf(SocketException.class);
     }
 
     @Test
