@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * Asynchronous socket channels on io_uring for unmodified applications: select it with
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}
  * and {@code AsynchronousSocketChannel.open()}, {@code AsynchronousChannelGroup.withThreadPool(...)} and the rest
- * come from here. Every read and write the socket is not ready for is one request on the group's own ring, polled
- * by one of the group's threads; every accept and connect one request on an event loop of a uring4j runtime —
+ * come from here. Every read and write the socket is not ready for is one request on one of the group's own rings
+ * (one per CPU), each polled by one of the group's threads; every accept and connect one request on an event loop of a uring4j runtime —
  * {@link Uring#shared()}, or the runtime given to {@link #UringAsynchronousChannelProvider(Uring)}. Completion
  * handlers run on the group's threads, never on a loop (see {@link UringAsynchronousChannelGroup}).
  *

@@ -131,17 +131,18 @@
  * {@code AsynchronousChannelGroup} on io_uring for unmodified code — the completion model io_uring was made for.
  * <ul>
  *   <li>One request per operation: an accept or connect is one ACCEPT or CONNECT on a runtime loop, a read or write
- *       one RECVMSG or SENDMSG (scattering and gathering included, up to IOV_MAX buffers) on the group's own ring,
- *       each a user of the fd until its final CQE; close cancels them by fd and they fail with
- *       {@code AsynchronousCloseException}. A read or write (of one buffer or several) is first tried in place,
- *       as the JDK's are — one non-blocking recv or send (recvmsg, sendmsg) on the calling thread, and only a
- *       socket that is not ready makes it a request — except a read started on the group's poller, which is queued: the poller's next enter submits it
- *       with the rest of its batch, and the kernel tries it there without a system call of its own.</li>
+ *       one RECVMSG or SENDMSG (scattering and gathering included, up to IOV_MAX buffers) on one of the group's own
+ *       rings (one per CPU; a channel keeps the one it is given), each a user of the fd until its final CQE; close
+ *       cancels them by fd and they fail with {@code AsynchronousCloseException}. A read or write (of one buffer or
+ *       several) is first tried in place, as the JDK's are — one non-blocking recv or send (recvmsg, sendmsg) on
+ *       the calling thread, and only a socket that is not ready makes it a request — except a read started on its
+ *       ring's poller, which is queued: the poller's next enter submits it with the rest of its batch, and the
+ *       kernel tries it there without a system call of its own.</li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
  *       operations of that kind.</li>
  *   <li>Where handlers run: on the group's threads, as the JDK's group threads run them. One task on the group's
- *       executor (the poller, {@code AsyncRing}) submits the group's reads and writes, waits in
+ *       executor per ring (its poller, {@code AsyncRing}) submits that ring's reads and writes, waits in
  *       {@code io_uring_enter} and runs the handlers of what it reaps itself: no hand-off per completion, and a
  *       handler's next operation is submitted with the batch. A handler that blocks does not stall the other
  *       channels: a poller found in one handler at two looks of {@code AsyncWatchdog} (10 ms apart,
