@@ -2,6 +2,7 @@ package io.uring4j.fs;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 
@@ -29,7 +30,7 @@ final class BufferCalls {
             Throwable failure = null;
             try {
                 n = file.readBlocking(lease.segment(), at);
-                MemorySegment.copy(lease.segment(), 0, MemorySegment.ofBuffer(dst), 0, n);
+                copyOut(lease.segment(), dst, n);
             } catch (Throwable t) {
                 failure = t;
                 throw t;
@@ -52,7 +53,7 @@ final class BufferCalls {
             TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), shadowAlignment);
             Throwable failure = null;
             try {
-                lease.segment().copyFrom(MemorySegment.ofBuffer(src));
+                copyIn(src, lease.segment());
                 n = file.write(lease.segment(), at);
             } catch (Throwable t) {
                 failure = t;
@@ -63,6 +64,25 @@ final class BufferCalls {
         }
         src.position(src.position() + n);
         return n;
+    }
+
+    /**
+     * The first {@code n} bytes of {@code from} into heap buffer {@code dst} at its position: straight into its array
+     * (a read-only buffer never gets here), where a segment over the buffer is two objects per call unless C2
+     * scalar-replaces them.
+     */
+    private static void copyOut(MemorySegment from, ByteBuffer dst, int n) {
+        MemorySegment.copy(from, ValueLayout.JAVA_BYTE, 0, dst.array(), dst.arrayOffset() + dst.position(), n);
+    }
+
+    /** Heap buffer {@code src}'s remaining bytes to the start of {@code to}: from its array when it has one. */
+    private static void copyIn(ByteBuffer src, MemorySegment to) {
+        if (src.hasArray()) {
+            MemorySegment.copy(src.array(), src.arrayOffset() + src.position(), to, ValueLayout.JAVA_BYTE, 0,
+                    src.remaining());
+        } else {
+            to.copyFrom(MemorySegment.ofBuffer(src));       // read-only: no array to reach
+        }
     }
 
     /**

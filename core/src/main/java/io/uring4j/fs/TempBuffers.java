@@ -42,6 +42,13 @@ final class TempBuffers {
     /** The pool, created on first use (4 MiB). */
     private static final class Pool {
         static final BufferPool POOL = BufferPool.create(POOLED, COUNT);
+        /**
+         * Each pool buffer's last lease, by buffer id, handed out again to the next lessee of that buffer that asks
+         * for the same size: a database's reads are mostly of one size, and a lease and its slice per read are two
+         * objects that escape into the request. Only the buffer's holder touches its slot; the pool's acquire and
+         * release order one holder's use before the next's.
+         */
+        static final Lease[] LAST = new Lease[COUNT];
     }
 
     /** {@code size} bytes of native memory aligned to {@code alignment} (a power of two). */
@@ -49,7 +56,12 @@ final class TempBuffers {
         if (size <= POOLED && alignment <= POOL_ALIGNMENT) {
             BufferPool.Buffer b = Pool.POOL.tryAcquire();
             if (b != null) {
-                return new Lease(b.segment().asSlice(0, size), b, null);
+                Lease last = Pool.LAST[b.id()];
+                if (last == null || last.segment().byteSize() != size) {
+                    last = new Lease(b.segment().asSlice(0, size), b, null);
+                    Pool.LAST[b.id()] = last;
+                }
+                return last;
             }
         }
         if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT && Thread.currentThread().isVirtual()) {

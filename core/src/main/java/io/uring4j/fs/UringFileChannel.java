@@ -168,10 +168,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonReadableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) readOrWrite(() -> {
-            requireSeekable();
-            return readAt(dst, position);
-        });
+        return (int) interruptible(READ_AT, dst, position, true);
     }
 
     @Override
@@ -235,10 +232,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonWritableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) readOrWrite(() -> {
-            requireSeekable();
-            return writeAt(src, position);
-        });
+        return (int) interruptible(WRITE_AT, src, position, true);
     }
 
     /** One pread; -1 at end of file (unless {@code dst} has no room: 0, without a request). */
@@ -509,25 +503,45 @@ public final class UringFileChannel extends FileChannel {
         long run() throws IOException;
     }
 
+    /**
+     * A call on {@code channel} with an argument and a position. The positional read and write, what a database
+     * calls most, are constants of this kind: a lambda capturing the buffer and the position is an object per call
+     * wherever C2 does not inline the call into its caller.
+     */
+    @FunctionalInterface
+    private interface Call<A> {
+        long run(UringFileChannel channel, A arg, long at) throws IOException;
+    }
+
+    private static final Call<Io> IO = (channel, io, at) -> io.run();
+    private static final Call<ByteBuffer> READ_AT = (channel, dst, at) -> {
+        channel.requireSeekable();
+        return channel.readAt(dst, at);
+    };
+    private static final Call<ByteBuffer> WRITE_AT = (channel, src, at) -> {
+        channel.requireSeekable();
+        return channel.writeAt(src, at);
+    };
+
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
     long readOrWrite(Io io) throws IOException {
-        return interruptible(io, true);
+        return interruptible(IO, io, 0, true);
     }
 
     /** Any other blocking operation between begin and end: it completed if it returned. */
     private long control(Io io) throws IOException {
-        return interruptible(io, false);
+        return interruptible(IO, io, 0, false);
     }
 
-    private long interruptible(Io io, boolean movesBytes) throws IOException {
+    private <A> long interruptible(Call<A> call, A arg, long at, boolean movesBytes) throws IOException {
         if (file.isUninterruptible()) {
-            return kernel(io);      // no begin/end: an interrupt neither closes the channel nor ends the call
+            return kernel(call, arg, at);   // no begin/end: an interrupt neither closes the channel nor ends the call
         }
         boolean completed = false;
         boolean interrupted = false;
         try {
             begin();
-            long r = kernel(io);
+            long r = kernel(call, arg, at);
             completed = !movesBytes || r > 0;
             return r;
         } catch (InterruptedIOException e) {
@@ -546,9 +560,9 @@ public final class UringFileChannel extends FileChannel {
      * ErrnoException (which names the opcode) as the cause. Closing and interrupt exceptions pass through for
      * {@code end} to turn into the exception the contract names.
      */
-    private static long kernel(Io io) throws IOException {
+    private <A> long kernel(Call<A> call, A arg, long at) throws IOException {
         try {
-            return io.run();
+            return call.run(this, arg, at);
         } catch (ErrnoException e) {
             throw new IOException(Errno.describe(e.errno()), e);
         }
