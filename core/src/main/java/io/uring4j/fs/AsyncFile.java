@@ -19,6 +19,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -59,6 +60,8 @@ public final class AsyncFile implements AutoCloseable {
     private final int offsetAlignment;
     /** The file system refused an RWF_NOWAIT write (EOPNOTSUPP): virtual threads' writes go to the ring. */
     private volatile boolean noWaitRefused;
+    /** Virtual threads in an O_DIRECT write of this file ({@link #write}): one alone writes on its carrier. */
+    private final AtomicInteger directWriters = new AtomicInteger();
     /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
     private final boolean bounded;
     /** Blocking single-buffer reads: where each goes. */
@@ -175,15 +178,34 @@ public final class AsyncFile implements AutoCloseable {
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
         MemorySegment part = requestPart(src, position);
-        return inPlace() ? writeInPlace(part, position) : call(Op.write(fd(), part, position));
+        if (inPlace()) {
+            return writeInPlace(part, position);
+        }
+        if (!WRITES_IN_PLACE || !bounded) {
+            return call(Op.write(fd(), part, position));
+        }
+        // A virtual thread's O_DIRECT write. With others writing the file too, the ring's io-wq workers write them
+        // side by side while their carriers run other threads; one alone is a plain pwrite on its carrier, as the
+        // JDK's: the ring would hand it to a worker (ext4 takes no non-blocking direct write into unwritten extents)
+        // at the cost of a wake-up on each side, and one held carrier is all the JDK's holds too.
+        boolean alone = directWriters.getAndIncrement() == 0;
+        try {
+            if (!alone) {
+                return call(Op.write(fd(), part, position));
+            }
+            long n = writeHere(part, position, false);
+            return n == part.byteSize() ? (int) n : restThroughRing(n, part, position, Opcode.WRITE);
+        } finally {
+            directWriters.decrementAndGet();
+        }
     }
 
     /**
      * Whether the calling thread's writes and syncs of this file are made on it: a platform thread's always, O_DIRECT
      * or not, as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more
      * than a small write); a virtual thread's page-cache write when the kernel can do it without blocking
-     * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes, and files that are not regular, go through the
-     * ring.
+     * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes go through the ring unless it is the file's only
+     * one ({@link #write}); files that are not regular, always.
      */
     boolean inPlace() {
         return WRITES_IN_PLACE && bounded && (!isDirect() || !Thread.currentThread().isVirtual());

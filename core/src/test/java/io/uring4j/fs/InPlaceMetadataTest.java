@@ -1,5 +1,6 @@
 package io.uring4j.fs;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
@@ -76,6 +77,31 @@ class InPlaceMetadataTest {
         }).get(30, TimeUnit.SECONDS);
         assertThat(size).isEqualTo(123);
         assertThat(submitted()).as("requests for a virtual thread's open, size and close").isEqualTo(before);
+    }
+
+    /**
+     * A virtual thread's O_DIRECT write, the file's only one, is a pwrite on its carrier, as the JDK's: through the
+     * ring it went to an io-wq worker (ext4 takes no non-blocking direct write into unwritten extents), a wake-up
+     * on each side. The open goes through the ring (O_DIRECT), so the count starts after it.
+     */
+    @Test
+    void aVirtualThreadsLoneDirectWriteMakesNoRequest() throws Exception {
+        Path path = dir.resolve("direct");
+        int block = (int) Files.getFileStore(dir).getBlockSize();
+        Files.write(path, new byte[4 * block]);
+        long[] requests = OnVirtualThread.supply(() -> {
+            try (FileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, ExtendedOpenOption.DIRECT)) {
+                ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                long before = submitted();
+                for (int i = 0; i < 4; i++) {
+                    if (ch.write(aligned.clear().limit(block), (long) i * block) != block) {
+                        throw new AssertionError("short write");
+                    }
+                }
+                return new long[] {before, submitted()};
+            }
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(requests[1]).as("requests for a virtual thread's four lone O_DIRECT writes").isEqualTo(requests[0]);
     }
 
     /**
