@@ -294,14 +294,14 @@ public final class AsyncFile implements AutoCloseable {
     /**
      * fsync, or fdatasync with {@code dataOnly}: a platform thread's in place, as the JDK's — of any file, a
      * directory too (a database's commit syncs its directory after a rename), which a sync never waits for input on;
-     * a virtual thread's in place too while it is the only virtual thread syncing, of any file, and its writes are
-     * made in place ({@link #inPlace}) — io_uring hands every sync to an io-wq worker, whose wake-ups cost more than
-     * a lone sync's wait on the carrier; several at once go through the ring, where they wait together without
-     * holding carriers (held carriers would let only as many syncs run at once as there are carriers, where the
-     * JDK's, which add carriers while they wait, let every one of them run and share the journal's commits).
+     * a virtual thread's of a regular file in place too while it is the only virtual thread syncing, of any file
+     * (O_DIRECT or not, as its lone writes are) — io_uring hands every sync to an io-wq worker, whose wake-ups cost
+     * more than a lone sync's wait on the carrier; several at once go through the ring, where they wait together
+     * without holding carriers (held carriers would let only as many syncs run at once as there are carriers, where
+     * the JDK's, which add carriers while they wait, let every one of them run and share the journal's commits).
      */
     void sync(boolean dataOnly) throws IOException {
-        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !inPlace()) {
+        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !bounded) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }
