@@ -108,9 +108,8 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             if (!bound) {
                 throw new NotYetBoundException();
             }
-            SocketChannel waiting = acceptNow();     // in either mode, as a thread of a busy acceptor finds one
-            if (waiting != null || !isBlocking()) {
-                return waiting;
+            if (!isBlocking()) {
+                return acceptNow();
             }
             int accepted = -1;
             boolean completed = false;
@@ -120,9 +119,16 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                 if (!isOpen()) {
                     return null;                     // end(false) throws AsynchronousCloseException
                 }
-                // A user of the fd once prepared: a close does not wait while the accept waits for a slot, and
-                // the accept then fails with ClosedChannelException, which end(false) replaces.
-                accepted = loop.call(NetOps.accept(fd), guard, false);
+                // First in place, as a busy acceptor finds a connection waiting; then, if none is, a request. It is
+                // a user of the fd once prepared: a close does not wait while the accept waits for a slot, and the
+                // accept then fails with ClosedChannelException, which end(false) replaces.
+                accepted = NonBlockingCalls.accept(link);
+                if (accepted == NonBlockingCalls.WOULD_BLOCK) {
+                    accepted = loop.call(NetOps.accept(fd), guard, false);
+                } else if (accepted < 0) {
+                    completed = true;
+                    throw NetErrors.of("accept", accepted);
+                }
                 completed = true;
             } catch (ErrnoException e) {
                 if (!(ChannelSockets.closedUnder(e) && !isOpen())) {

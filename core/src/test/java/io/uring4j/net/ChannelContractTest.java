@@ -541,6 +541,29 @@ class ChannelContractTest {
     }
 
     /**
+     * A thread interrupted before a blocking accept gets ClosedByInterruptException and a closed channel, as with
+     * the JDK, even with a connection waiting that an accept in place would have taken.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void anInterruptedBlockingAcceptClosesTheChannelEvenWithAConnectionWaiting(String impl) throws Exception {
+        try (ServerSocketChannel server = server(impl);
+             SocketChannel c = SocketChannel.open(server.getLocalAddress())) {
+            CompletableFuture<Throwable> failure = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                Thread.currentThread().interrupt();
+                try (SocketChannel accepted = server.accept()) {
+                    failure.complete(null);
+                } catch (Throwable e) {
+                    failure.complete(e);
+                }
+            });
+            assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedByInterruptException.class);
+            assertThat(server.isOpen()).isFalse();
+        }
+    }
+
+    /**
      * A blocking accept that finds a connection waiting is made in place too: a server's acceptor thread under a
      * burst of connections takes each without a round trip through a loop (which, slower than the burst, let the
      * listen queue overflow: lost handshakes, retransmitted after 200 ms and more).
