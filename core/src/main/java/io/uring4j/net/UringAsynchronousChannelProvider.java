@@ -11,6 +11,7 @@ import java.nio.channels.spi.AsynchronousChannelProvider;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -73,7 +74,11 @@ public final class UringAsynchronousChannelProvider extends AsynchronousChannelP
     public AsynchronousChannelGroup openAsynchronousChannelGroup(ExecutorService executor, int initialSize)
             throws IOException {
         Objects.requireNonNull(executor, "'executor' is null");
-        int threads = executor instanceof ThreadPoolExecutor pool ? pool.getMaximumPoolSize() : 0;
+        int threads = switch (executor) {
+            case ThreadPoolExecutor pool -> pool.getMaximumPoolSize();
+            case ForkJoinPool pool -> pool.getParallelism();
+            default -> 0;               // taken as unbounded, as withThreadPool asks of an executor
+        };
         return new UringAsynchronousChannelGroup(this, runtime(), executor,
                 UringAsynchronousChannelGroup.pollers(threads));
     }

@@ -15,6 +15,7 @@ import java.nio.channels.AsynchronousSocketChannel;
 import java.nio.channels.CompletionHandler;
 import java.nio.channels.spi.AsynchronousChannelProvider;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -87,6 +88,48 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
                 peerB.write(ByteBuffer.wrap(new byte[] {2})).get(10, TimeUnit.SECONDS);
                 assertThat(ranA.get(10, TimeUnit.SECONDS)).as("the thread that ran b's handler, against a's")
                         .isNotSameAs(ranB.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            group.shutdownNow();
+            assertThat(group.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * On an executor of two threads (here a ForkJoinPool of parallelism 2), the pollers leave one free: with two
+     * channels reading on two rings, an accept's handler, handed to the executor, still runs.
+     */
+    @Test
+    void aGroupOnAForkJoinPoolKeepsAThreadForHandedOverHandlers() throws Exception {
+        ForkJoinPool pool = new ForkJoinPool(2);
+        AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(pool, 0);
+        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(group)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             AsynchronousSocketChannel a = provider.openAsynchronousSocketChannel(group);
+             AsynchronousSocketChannel b = provider.openAsynchronousSocketChannel(group);
+             AsynchronousSocketChannel c = provider.openAsynchronousSocketChannel(group)) {
+            a.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
+            b.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
+            try (AsynchronousSocketChannel peerA = server.accept().get(10, TimeUnit.SECONDS);
+                 AsynchronousSocketChannel peerB = server.accept().get(10, TimeUnit.SECONDS)) {
+                readOnce(a);
+                readOnce(b);                    // both wait on the rings, whose pollers hold executor threads
+                CompletableFuture<AsynchronousSocketChannel> accepted = new CompletableFuture<>();
+                server.accept(null, new CompletionHandler<AsynchronousSocketChannel, Void>() {
+                    @Override
+                    public void completed(AsynchronousSocketChannel ch, Void nothing) {
+                        accepted.complete(ch);
+                    }
+
+                    @Override
+                    public void failed(Throwable e, Void nothing) {
+                        accepted.completeExceptionally(e);
+                    }
+                });
+                c.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
+                try (AsynchronousSocketChannel peerC = accepted.get(10, TimeUnit.SECONDS)) {
+                    assertThat(peerC.getRemoteAddress()).isEqualTo(c.getLocalAddress());
+                }
             }
         } finally {
             group.shutdownNow();
