@@ -1,20 +1,21 @@
 package io.uring4j.net;
 
+import io.uring4j.net.AsyncKit.Pair;
+import io.uring4j.net.AsyncKit.Recorder;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousChannelGroup;
 import java.nio.channels.AsynchronousServerSocketChannel;
 import java.nio.channels.AsynchronousSocketChannel;
-import java.nio.channels.CompletionHandler;
 import java.nio.channels.spi.AsynchronousChannelProvider;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -74,24 +75,20 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
     void twoChannelsOfAGroupHaveTheirHandlersRunByTwoPollers() throws Exception {
         assumeTrue(Runtime.getRuntime().availableProcessors() >= 2, "one CPU: the group has one poller");
         AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(3, Thread.ofPlatform().factory());
-        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(group)
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             AsynchronousSocketChannel a = provider.openAsynchronousSocketChannel(group);
-             AsynchronousSocketChannel b = provider.openAsynchronousSocketChannel(group)) {
-            a.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
-            b.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
-            try (AsynchronousSocketChannel peerA = server.accept().get(10, TimeUnit.SECONDS);
-                 AsynchronousSocketChannel peerB = server.accept().get(10, TimeUnit.SECONDS)) {
-                CompletableFuture<Thread> ranA = readOnce(a);
-                CompletableFuture<Thread> ranB = readOnce(b);        // both wait on the rings: nothing sent yet
-                peerA.write(ByteBuffer.wrap(new byte[] {1})).get(10, TimeUnit.SECONDS);
-                peerB.write(ByteBuffer.wrap(new byte[] {2})).get(10, TimeUnit.SECONDS);
-                assertThat(ranA.get(10, TimeUnit.SECONDS)).as("the thread that ran b's handler, against a's")
-                        .isNotSameAs(ranB.get(10, TimeUnit.SECONDS));
-            }
+        try (AsynchronousServerSocketChannel server = boundServer(group);
+             AsynchronousSocketChannel clientA = provider.openAsynchronousSocketChannel(group);   // rings in turn
+             AsynchronousSocketChannel clientB = provider.openAsynchronousSocketChannel(group);
+             Pair a = Pair.connect(server, clientA);
+             Pair b = Pair.connect(server, clientB)) {
+            Recorder<Integer> ranA = readOnce(clientA);
+            Recorder<Integer> ranB = readOnce(clientB);              // both wait on the rings: nothing sent yet
+            AsyncKit.get(a.accepted().write(ByteBuffer.wrap(new byte[] {1})));
+            AsyncKit.get(b.accepted().write(ByteBuffer.wrap(new byte[] {2})));
+            ranA.get();
+            ranB.get();
+            assertThat(ranA.thread).as("the thread that ran b's handler, against a's").isNotSameAs(ranB.thread);
         } finally {
-            group.shutdownNow();
-            assertThat(group.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            shutDown(group);
         }
     }
 
@@ -101,57 +98,41 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
      */
     @Test
     void aGroupOnAForkJoinPoolKeepsAThreadForHandedOverHandlers() throws Exception {
-        ForkJoinPool pool = new ForkJoinPool(2);
-        AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(pool, 0);
-        try (AsynchronousServerSocketChannel server = provider.openAsynchronousServerSocketChannel(group)
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             AsynchronousSocketChannel a = provider.openAsynchronousSocketChannel(group);
-             AsynchronousSocketChannel b = provider.openAsynchronousSocketChannel(group);
-             AsynchronousSocketChannel c = provider.openAsynchronousSocketChannel(group)) {
-            a.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
-            b.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
-            try (AsynchronousSocketChannel peerA = server.accept().get(10, TimeUnit.SECONDS);
-                 AsynchronousSocketChannel peerB = server.accept().get(10, TimeUnit.SECONDS)) {
-                readOnce(a);
-                readOnce(b);                    // both wait on the rings, whose pollers hold executor threads
-                CompletableFuture<AsynchronousSocketChannel> accepted = new CompletableFuture<>();
-                server.accept(null, new CompletionHandler<AsynchronousSocketChannel, Void>() {
-                    @Override
-                    public void completed(AsynchronousSocketChannel ch, Void nothing) {
-                        accepted.complete(ch);
-                    }
-
-                    @Override
-                    public void failed(Throwable e, Void nothing) {
-                        accepted.completeExceptionally(e);
-                    }
-                });
-                c.connect(server.getLocalAddress()).get(10, TimeUnit.SECONDS);
-                try (AsynchronousSocketChannel peerC = accepted.get(10, TimeUnit.SECONDS)) {
-                    assertThat(peerC.getRemoteAddress()).isEqualTo(c.getLocalAddress());
-                }
+        AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(new ForkJoinPool(2), 0);
+        try (AsynchronousServerSocketChannel server = boundServer(group);
+             AsynchronousSocketChannel clientA = provider.openAsynchronousSocketChannel(group);
+             AsynchronousSocketChannel clientB = provider.openAsynchronousSocketChannel(group);
+             AsynchronousSocketChannel clientC = provider.openAsynchronousSocketChannel(group);
+             Pair a = Pair.connect(server, clientA);
+             Pair b = Pair.connect(server, clientB)) {
+            readOnce(clientA);
+            readOnce(clientB);                  // both wait on the rings, whose pollers hold executor threads
+            Recorder<AsynchronousSocketChannel> accepted = new Recorder<>();
+            server.accept("c", accepted);
+            AsyncKit.get(clientC.connect(server.getLocalAddress()));
+            try (AsynchronousSocketChannel peerC = accepted.get()) {
+                assertThat(peerC.getRemoteAddress()).isEqualTo(clientC.getLocalAddress());
             }
         } finally {
-            group.shutdownNow();
-            assertThat(group.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            shutDown(group);
         }
     }
 
-    /** A read whose handler reports the thread it ran on. */
-    private static CompletableFuture<Thread> readOnce(AsynchronousSocketChannel channel) {
-        CompletableFuture<Thread> ran = new CompletableFuture<>();
-        channel.read(ByteBuffer.allocate(8), null, new CompletionHandler<Integer, Void>() {
-            @Override
-            public void completed(Integer n, Void nothing) {
-                ran.complete(Thread.currentThread());
-            }
+    private static AsynchronousServerSocketChannel boundServer(AsynchronousChannelGroup group) throws IOException {
+        return provider.openAsynchronousServerSocketChannel(group)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
 
-            @Override
-            public void failed(Throwable e, Void nothing) {
-                ran.completeExceptionally(e);
-            }
-        });
-        return ran;
+    /** A read whose handler records the thread it ran on. */
+    private static Recorder<Integer> readOnce(AsynchronousSocketChannel channel) {
+        Recorder<Integer> recorder = new Recorder<>();
+        channel.read(ByteBuffer.allocate(8), "read", recorder);
+        return recorder;
+    }
+
+    private static void shutDown(AsynchronousChannelGroup group) throws Exception {
+        group.shutdownNow();
+        assertThat(group.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }
 
     private static long submitted() {
