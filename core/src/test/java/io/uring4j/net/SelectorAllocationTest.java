@@ -30,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SelectorAllocationTest {
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int MESSAGE = 64;
+    private static final double PER_SELECT_WHERE_NOT_SCALAR_REPLACED = 96;
 
     @Test
     void anEchoLoopOnTheSelectorAllocatesAlmostNothingPerRequest() throws Exception {
@@ -54,9 +55,13 @@ class SelectorAllocationTest {
                     best = Math.min(best, bytes / (double) requests);
                     runs.add(bytes / (double) requests);
                 }
-                // Nothing, warm (the selected-key set's iterator is scalar-replaced); a few bytes allowed for the
-                // odd object per thousand requests. Each request used to cost its inbox a byte array.
-                assertThat(best).as("bytes per request on the selecting thread, best of %s", runs).isLessThanOrEqualTo(8);
+                // Nothing on this machine, warm. Allowed: the two objects each select makes where C2 does not
+                // scalar-replace them, which a CI run's JIT once did not (80 B per request, best of 8 runs): the
+                // selected-key set's iterator (32 B) and the JDK's slice of the errno-capture segment in the
+                // io_uring_enter downcall (40 B); one select per request here. Each request used to cost its inbox
+                // a byte array and its write a queue node: 584 B.
+                assertThat(best).as("bytes per request on the selecting thread, best of %s", runs)
+                        .isLessThanOrEqualTo(PER_SELECT_WHERE_NOT_SCALAR_REPLACED);
             }
         }
     }
