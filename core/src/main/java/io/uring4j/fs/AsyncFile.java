@@ -296,11 +296,20 @@ public final class AsyncFile implements AutoCloseable {
      * directory too (a database's commit syncs its directory after a rename), which a sync never waits for input on;
      * a virtual thread's of a regular file in place too while it is the only virtual thread syncing, of any file
      * (O_DIRECT or not, as its lone writes are) — io_uring hands every sync to an io-wq worker, whose wake-ups cost
-     * more than a lone sync's wait on the carrier; several at once go through the ring, where they wait together
-     * without holding carriers (held carriers would let only as many syncs run at once as there are carriers, where
-     * the JDK's, which add carriers while they wait, let every one of them run and share the journal's commits).
+     * more than a lone sync's wait on the carrier. Several at once go through the ring, where they wait together
+     * without holding carriers (held carriers would let only as many syncs run at once as there are carriers).
      */
     void sync(boolean dataOnly) throws IOException {
+        sync(dataOnly, null);
+    }
+
+    /**
+     * As {@link #sync(boolean)}, but a virtual thread that finds others syncing syncs through {@code crowded} when it
+     * can: the JDK's channel on this file, whose sync adds a carrier to the scheduler while it waits. Every sync then
+     * runs at once and the journal commits them together, and none pays the ring's hand-overs to an io-wq worker
+     * and back, which cost more than a carrier's on a machine of few CPUs.
+     */
+    void sync(boolean dataOnly, CompensatedSync crowded) throws IOException {
         if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !bounded) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
@@ -310,7 +319,7 @@ public final class AsyncFile implements AutoCloseable {
             try {
                 if (alone) {
                     syncHere(dataOnly);
-                } else {
+                } else if (crowded == null || !crowded.sync(dataOnly)) {
                     call(FileOps.fsync(fd(), dataOnly));
                 }
             } finally {
@@ -319,6 +328,13 @@ public final class AsyncFile implements AutoCloseable {
             return;
         }
         syncHere(dataOnly);
+    }
+
+    /** A sync of this file made elsewhere: see {@link #sync(boolean, CompensatedSync)}. */
+    @FunctionalInterface
+    interface CompensatedSync {
+        /** Syncs the file, or answers false, without syncing, where it cannot (the ring then syncs). */
+        boolean sync(boolean dataOnly) throws IOException;
     }
 
     private void syncHere(boolean dataOnly) throws IOException {

@@ -74,6 +74,10 @@ public final class UringFileChannel extends FileChannel {
     private final Cleaner.Cleanable cleanable;
     /** {@link #size()}'s call, made once: a method reference to the file would be a new object per call. */
     private final Io sizeCall;
+    /** A crowded virtual thread's sync ({@link #syncThroughJdk}), made once as {@link #sizeCall} is. */
+    private final AsyncFile.CompensatedSync jdkSync;
+    /** The JDK delegate could not be opened for a sync: syncs stay on the ring. */
+    private volatile boolean jdkSyncRefused;
 
     private UringFileChannel(AsyncFile file, OpenOptions options, int alignment) {
         this.file = file;
@@ -84,6 +88,7 @@ public final class UringFileChannel extends FileChannel {
         this.alignment = alignment;
         this.cleanable = CLEANER.register(this, file::closeAsync);
         this.sizeCall = file::size;
+        this.jdkSync = this::syncThroughJdk;
     }
 
     // ---- opening -------------------------------------------------------------------------------------------
@@ -361,9 +366,32 @@ public final class UringFileChannel extends FileChannel {
     public void force(boolean metaData) throws IOException {
         ensureOpen();
         control(() -> {
-            file.sync(!metaData);
+            file.sync(!metaData, jdkSync);
             return 0;
         });
+    }
+
+    /**
+     * A virtual thread's sync while others sync ({@link AsyncFile#sync(boolean, AsyncFile.CompensatedSync)}): the JDK
+     * delegate's force, which adds a carrier while it waits. Not for an uninterruptible channel (the delegate is
+     * interruptible: an interrupt would close it), nor once the delegate could not be opened (its open through
+     * {@code /proc/self/fd} checks the file's permissions again, which may have changed since this channel's).
+     */
+    private boolean syncThroughJdk(boolean dataOnly) throws IOException {
+        if (file.isUninterruptible() || jdkSyncRefused) {
+            return false;
+        }
+        FileChannel jdk;
+        try {
+            jdk = delegate();
+        } catch (ClosedChannelException e) {
+            throw e;
+        } catch (IOException e) {
+            jdkSyncRefused = true;
+            return false;
+        }
+        jdk.force(!dataOnly);
+        return true;
     }
 
     // ---- transfers (ChannelTransfers) -----------------------------------------------------------------------

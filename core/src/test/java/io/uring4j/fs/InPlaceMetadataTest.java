@@ -108,6 +108,40 @@ class InPlaceMetadataTest {
     }
 
     /**
+     * A virtual thread that syncs while another does (this test holds {@link VirtualSyncs} as that other) syncs
+     * through the JDK's channel on the file, whose sync adds a carrier while it waits, as the JDK's own channel does:
+     * through the ring, each such sync went to an io-wq worker and back. An uninterruptible channel (a stream's)
+     * keeps the ring: the JDK's channel would close on an interrupt.
+     */
+    @Test
+    void aVirtualThreadsCrowdedSyncIsTheJdksAndMakesNoRequest() throws Exception {
+        Path path = dir.resolve("crowded");
+        Files.write(path, new byte[4096]);
+        assertThat(VirtualSyncs.begin()).as("no other sync under way").isTrue();
+        try {
+            long[] requests = OnVirtualThread.supply(() -> {
+                try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE)) {
+                    long before = submitted();
+                    ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
+                    ch.force(true);
+                    ch.force(false);
+                    long crowded = submitted();
+                    ch.setUninterruptible();
+                    ch.force(true);
+                    return new long[] {before, crowded, submitted()};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(requests[1]).as("requests for a crowded virtual thread's write and two syncs")
+                    .isEqualTo(requests[0]);
+            assertThat(requests[2]).as("requests for an uninterruptible channel's crowded sync")
+                    .isEqualTo(requests[1] + 1);
+        } finally {
+            VirtualSyncs.end();
+        }
+        assertThat(Files.readAllBytes(path)).startsWith(1, 2, 3);
+    }
+
+    /**
      * A FIFO's open waits for its peer: from virtual threads, more than there are carriers, it must go through the
      * ring, or the waiting opens would hold every carrier and the writer that ends their wait could never run.
      */
