@@ -367,6 +367,7 @@ public final class EventLoop implements Executor {
             table = new RequestTable(config.maxInFlight(), arena);
             waker = new Waker(id, arena);
             registerRingFd();
+            ring.register().iowqMaxWorkers(config.boundedWorkers(), 0);
             sleep = new SleepPolicy(config, ring, stats);
             io = new LoopRing(this, ring, table, waker, sleep, stats);
             if (config.fixedBuffers() != null) {

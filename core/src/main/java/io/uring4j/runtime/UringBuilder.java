@@ -22,6 +22,7 @@ public final class UringBuilder {
     private BufferPool fixedBuffers;
     private int directDescriptors;
     private boolean iowait;
+    private int boundedWorkers = Math.max(64, 4 * Runtime.getRuntime().availableProcessors());
     private Engine engine = Engine.configured();
 
     UringBuilder() {
@@ -85,6 +86,18 @@ public final class UringBuilder {
      */
     public UringBuilder iowait(boolean countAsIowait) {
         this.iowait = countAsIowait;
+        return this;
+    }
+
+    /**
+     * The most io-wq workers each loop's ring runs at once for work on regular files and block devices, what the
+     * kernel cannot do without blocking (IORING_REGISTER_IOWQ_MAX_WORKERS): a sync, a direct write the file system
+     * must allocate for. Default: 64, or 4 per CPU where that is more. The kernel's own bound is 4 per CPU, 8 on a
+     * two-CPU machine: 64 threads that sync at once would wait in turns of 8, where the JDK's blocking calls from
+     * virtual threads add carriers (up to 256) and run together, and the journal commits them as one.
+     */
+    public UringBuilder boundedWorkers(int workers) {
+        this.boundedWorkers = positive("boundedWorkers", workers);
         return this;
     }
 
@@ -162,6 +175,10 @@ public final class UringBuilder {
 
     boolean iowait() {
         return iowait;
+    }
+
+    int boundedWorkers() {
+        return boundedWorkers;
     }
 
     int directDescriptors() {
