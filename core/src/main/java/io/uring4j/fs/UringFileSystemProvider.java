@@ -15,6 +15,7 @@ import java.nio.file.CopyOption;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -51,8 +52,9 @@ import static io.uring4j.fs.UringPath.unwrap;
  * file system API until then; the runtime starts with the first channel.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
-    private static final StackWalker CALLERS = StackWalker.getInstance();
-    private static final String FILES = "java.nio.file.Files";
+    /** Classes only: a frame's method is looked up per frame walked, which made the walk half an open's cost. */
+    private static final StackWalker CALLERS = StackWalker.getInstance(
+            Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE, StackWalker.Option.DROP_METHOD_INFO));
 
     private final FileSystemProvider platform;
     private final UringFileSystem fileSystem;
@@ -104,14 +106,17 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     /**
      * Whether {@code Files.readAllBytes} (or {@code readString}) opens the channel: it makes the JDK's channel
      * uninterruptible itself, which it cannot do to ours, while {@code Files.newByteChannel}'s stays
-     * interruptible. Both come here the same way, with no options; only the caller tells them apart.
+     * interruptible. Both come here the same way, with no options; only the caller tells them apart: readAllBytes
+     * is the one method of {@code Files} that calls {@code newByteChannel(path)}, which calls the three-argument
+     * one, so three frames of {@code Files} in a row above this provider's are readAllBytes's (an application's call
+     * of either newByteChannel shows its own class by the third frame at the latest).
      */
     private static boolean calledByReadAllBytes() {
-        return CALLERS.walk(frames -> frames.skip(2)     // this method and newByteChannel
-                .dropWhile(f -> f.getClassName().equals(FILES) && f.getMethodName().equals("newByteChannel"))
-                .findFirst()
-                .filter(f -> f.getClassName().equals(FILES) && f.getMethodName().equals("readAllBytes"))
-                .isPresent());
+        return CALLERS.walk(frames -> frames
+                .dropWhile(f -> f.getDeclaringClass() == UringFileSystemProvider.class)
+                .limit(3)
+                .filter(f -> f.getDeclaringClass() == Files.class)
+                .count() == 3);
     }
 
     /** As the JDK's: a stream on an uninterruptible channel (JDK-8205612), with the JDK's option checks. */
