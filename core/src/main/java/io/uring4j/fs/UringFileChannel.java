@@ -153,13 +153,13 @@ public final class UringFileChannel extends FileChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        return (int) relativeRead(at -> readAt(dst, at));
+        return (int) relativeRead(READ, dst);
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
-        return relativeRead(at -> readAt(dsts, offset, length, at));
+        return relativeRead(READV, new Buffers(dsts, offset, length));
     }
 
     @Override
@@ -178,24 +178,24 @@ public final class UringFileChannel extends FileChannel {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        return (int) relativeWrite(at -> writeAt(src, at));
+        return (int) relativeWrite(WRITE, src);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        return relativeWrite(at -> writeAt(srcs, offset, length, at));
+        return relativeWrite(WRITEV, new Buffers(srcs, offset, length));
     }
 
     /** A read at the channel's position, which then moves past what was read. */
-    private long relativeRead(AtPosition io) throws IOException {
+    private <A> long relativeRead(Call<A> call, A arg) throws IOException {
         ensureOpen();
         if (!readable) {
             throw new NonReadableChannelException();
         }
         synchronized (positionLock) {
             DirectAlignment.checkPosition(position, alignment);
-            long n = readOrWrite(() -> io.run(position));
+            long n = interruptible(call, arg, position, true);
             if (n > 0) {
                 position += n;
             }
@@ -204,7 +204,7 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /** A write at the channel's position (or, with O_APPEND, at the end: the kernel ignores the offset). */
-    private long relativeWrite(AtPosition io) throws IOException {
+    private <A> long relativeWrite(Call<A> call, A arg) throws IOException {
         ensureOpen();
         if (!writable) {
             throw new NonWritableChannelException();
@@ -214,16 +214,12 @@ public final class UringFileChannel extends FileChannel {
                 DirectAlignment.checkPosition(position(), alignment);
             }
             long at = append ? 0 : position;
-            long n = readOrWrite(() -> io.run(at));
+            long n = interruptible(call, arg, at, true);
             if (n > 0 && !append) {
                 position += n;
             }
             return n;
         }
-    }
-
-    interface AtPosition {
-        long run(long position) throws IOException;
     }
 
     @Override
@@ -411,6 +407,10 @@ public final class UringFileChannel extends FileChannel {
         return alignment == 0 && !append;
     }
 
+    interface AtPosition {
+        long run(long position) throws IOException;
+    }
+
     /**
      * {@code io} at this channel's position, under its position lock; the position moves past what it moved, and
      * stays where it is on a negative result (a splice that was refused).
@@ -532,9 +532,9 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /**
-     * A call on {@code channel} with an argument and a position. The positional read and write, what a database
-     * calls most, are constants of this kind: a lambda capturing the buffer and the position is an object per call
-     * wherever C2 does not inline the call into its caller.
+     * A call on {@code channel} with an argument and a position. The reads and writes, positional (what a database
+     * calls most) and relative (what streams call), are constants of this kind: a lambda capturing the buffer and
+     * the position is an object per call wherever C2 does not inline the call into its caller.
      */
     @FunctionalInterface
     private interface Call<A> {
@@ -542,6 +542,10 @@ public final class UringFileChannel extends FileChannel {
     }
 
     private static final Call<Io> IO = (channel, io, at) -> io.run();
+    private static final Call<ByteBuffer> READ = (channel, dst, at) -> channel.readAt(dst, at);
+    private static final Call<ByteBuffer> WRITE = (channel, src, at) -> channel.writeAt(src, at);
+    private static final Call<Buffers> READV = (channel, b, at) -> channel.readAt(b.array, b.offset, b.length, at);
+    private static final Call<Buffers> WRITEV = (channel, b, at) -> channel.writeAt(b.array, b.offset, b.length, at);
     private static final Call<ByteBuffer> READ_AT = (channel, dst, at) -> {
         channel.requireSeekable();
         return channel.readAt(dst, at);
@@ -550,6 +554,10 @@ public final class UringFileChannel extends FileChannel {
         channel.requireSeekable();
         return channel.writeAt(src, at);
     };
+
+    /** A scattering read's or gathering write's buffers. */
+    private record Buffers(ByteBuffer[] array, int offset, int length) {
+    }
 
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
     long readOrWrite(Io io) throws IOException {
