@@ -367,7 +367,7 @@ public final class EventLoop implements Executor {
             table = new RequestTable(config.maxInFlight(), arena);
             waker = new Waker(id, arena);
             registerRingFd();
-            ring.register().iowqMaxWorkers(config.boundedWorkers(), 0);
+            boundIoWorkers();
             sleep = new SleepPolicy(config, ring, stats);
             io = new LoopRing(this, ring, table, waker, sleep, stats);
             if (config.fixedBuffers() != null) {
@@ -499,6 +499,15 @@ public final class EventLoop implements Executor {
             ring.register().ringFd();
         } catch (ErrnoException e) {
             LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": ring fd not registered: " + e.getMessage());
+        }
+    }
+
+    /** io-wq's bound for regular-file work ({@link UringBuilder#boundedWorkers}); optional: kernels before 5.15 lack it. */
+    private void boundIoWorkers() {
+        try {
+            ring.register().iowqMaxWorkers(config.boundedWorkers(), 0);
+        } catch (ErrnoException e) {
+            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": io-wq limit not set: " + e.getMessage());
         }
     }
 
