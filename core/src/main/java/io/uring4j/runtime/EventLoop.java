@@ -502,7 +502,7 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** io-wq's bound for regular-file work ({@link UringBuilder#boundedWorkers}); optional: kernels before 5.15 lack it. */
+    /** io-wq's bound for regular-file work ({@link UringBuilder#boundedWorkers}); optional: 5.15 brought it. */
     private void boundIoWorkers() {
         try {
             ring.register().iowqMaxWorkers(config.boundedWorkers(), 0);
