@@ -142,6 +142,37 @@ class InPlaceMetadataTest {
     }
 
     /**
+     * An interrupted virtual thread's crowded sync ends as the JDK's force does: ClosedByInterruptException, the
+     * channel closed (and the JDK channel it synced through with it), the interrupt status kept.
+     */
+    @Test
+    void anInterruptedCrowdedSyncClosesTheChannel() throws Exception {
+        Path path = dir.resolve("crowded-interrupted");
+        Files.write(path, new byte[4096]);
+        assertThat(VirtualSyncs.begin()).as("no other sync under way").isTrue();
+        try {
+            String outcome = OnVirtualThread.supply(() -> {
+                UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE);
+                ch.force(true);                     // opens the JDK channel the crowded syncs go through
+                Thread.currentThread().interrupt();
+                try {
+                    ch.force(true);
+                    return "no exception";
+                } catch (java.nio.channels.ClosedByInterruptException e) {
+                    return "closed by interrupt: open " + ch.isOpen() + ", interrupted "
+                            + Thread.currentThread().isInterrupted();
+                } finally {
+                    Thread.interrupted();
+                    ch.close();
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(outcome).isEqualTo("closed by interrupt: open false, interrupted true");
+        } finally {
+            VirtualSyncs.end();
+        }
+    }
+
+    /**
      * A FIFO's open waits for its peer: from virtual threads, more than there are carriers, it must go through the
      * ring, or the waiting opens would hold every carrier and the writer that ends their wait could never run.
      */
