@@ -208,7 +208,15 @@ public final class AsyncFile implements AutoCloseable {
      * one ({@link #write}); files that are not regular, always.
      */
     boolean inPlace() {
-        return WRITES_IN_PLACE && bounded && (!isDirect() || !Thread.currentThread().isVirtual());
+        return mayWriteInPlace() && (!isDirect() || !Thread.currentThread().isVirtual());
+    }
+
+    /**
+     * Whether {@link #write} may make a write on the calling thread at all: {@link #inPlace}, or a virtual thread's
+     * O_DIRECT write while it is the file's only one.
+     */
+    boolean mayWriteInPlace() {
+        return WRITES_IN_PLACE && bounded;
     }
 
     /**

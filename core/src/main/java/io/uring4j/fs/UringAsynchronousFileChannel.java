@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       never on the event loop, so a handler may block.</li>
  *   <li>A read started by a handler while nothing else of the channel is in flight is made on the handler's
  *       thread, with {@link UringFileChannel}'s routes (a page-cache read without blocking, say), and so is a
- *       write the channel would make in place (not a virtual thread's O_DIRECT write, which goes to the ring
- *       either way); its own handler is then called there, up to {@value #MAX_HANDLERS_ON_STACK} deep, as the JDK
+ *       write, with the same routes (a virtual thread's O_DIRECT write is a pwrite there while it is the file's
+ *       only one); its own handler is then called there, up to {@value #MAX_HANDLERS_ON_STACK} deep, as the JDK
  *       invokes a handler directly on a pool thread that started the operation. A chain of operations one at a
  *       time then costs no hand-over to an event loop and back per step; operations in flight together still go to
  *       the ring side by side.</li>
@@ -135,7 +135,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null");
-        if (!checkWrite(src, position) || !file.inPlace() || !hereAlone()) {
+        if (!checkWrite(src, position) || !file.mayWriteInPlace() || !hereAlone()) {
             deliver(startWrite(src, position), attachment, handler);
             return;
         }

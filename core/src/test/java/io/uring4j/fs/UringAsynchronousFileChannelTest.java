@@ -22,6 +22,7 @@ import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.READ;
@@ -50,16 +51,26 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
      * thread), into new heap or direct buffers; the steps in order once all are done.
      */
     private static List<Step> readChain(AsynchronousFileChannel ch, int steps, boolean direct) throws Exception {
+        return chain(ch, steps, 100, () -> direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100), false);
+    }
+
+    /**
+     * Reads or writes {@code steps} blocks of {@code size} bytes, each started by the handler of the one before (the
+     * first by this thread), each through a new buffer of {@code buffers}; the steps in order once all are done (a
+     * write's with nothing read).
+     */
+    private static List<Step> chain(AsynchronousFileChannel ch, int steps, int size, Supplier<ByteBuffer> buffers,
+                                    boolean write) throws Exception {
         List<Step> done = new ArrayList<>();
         CompletableFuture<List<Step>> all = new CompletableFuture<>();
         new Object() {
             void next(int i) {
-                ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100);
+                ByteBuffer buffer = buffers.get();
                 Thread starter = Thread.currentThread();
-                ch.read(buffer, i * 100L, null, new CompletionHandler<Integer, Void>() {
+                CompletionHandler<Integer, Void> handler = new CompletionHandler<>() {
                     @Override
                     public void completed(Integer n, Void unused) {
-                        byte[] got = new byte[n];
+                        byte[] got = new byte[write ? 0 : n];
                         buffer.flip().get(got);
                         done.add(new Step(starter, Thread.currentThread(), got));
                         if (i + 1 < steps) {
@@ -73,7 +84,12 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                     public void failed(Throwable t, Void unused) {
                         all.completeExceptionally(t);
                     }
-                });
+                };
+                if (write) {
+                    ch.write(buffer, (long) i * size, null, handler);
+                } else {
+                    ch.read(buffer, (long) i * size, null, handler);
+                }
             }
         }.next(0);
         return all.get(30, TimeUnit.SECONDS);
@@ -100,6 +116,26 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                     boolean here = steps.get(i).handled() == steps.get(i).started();
                     assertThat(here).as("step %d on its starter's thread", i).isEqualTo(i % 16 != 0);
                 }
+            }
+        }
+    }
+
+    /**
+     * A chain of O_DIRECT writes, one at a time, from the default handlers (virtual threads): each after the first is
+     * a pwrite on its starter's thread, as a lone virtual thread's O_DIRECT write is in {@link UringFileChannel}, and
+     * its handler is called there. Through the ring, each step cost a hand-over to the loop and back and a new
+     * handler thread, about twice the JDK's time per write.
+     */
+    @Test
+    void aChainOfDirectWritesRunsOnTheHandlersThread() throws Exception {
+        int block = (int) Files.getFileStore(dir).getBlockSize();
+        Path path = Files.write(dir.resolve("direct-chain"), new byte[STEPS * block]);
+        try (AsynchronousFileChannel ch = open(path, Set.of(READ, WRITE, ExtendedOpenOption.DIRECT))) {
+            List<Step> steps = chain(ch, 16, block,
+                    () -> ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block), true);
+            for (int i = 1; i < steps.size(); i++) {
+                assertThat(steps.get(i).handled()).as("step %d on its starter's thread", i)
+                        .isSameAs(steps.get(i).started());
             }
         }
     }
