@@ -62,30 +62,35 @@ public final class AsyncFile implements AutoCloseable {
     private volatile boolean noWaitRefused;
     /** Virtual threads in an O_DIRECT write of this file ({@link #write}): one alone writes on its carrier. */
     private final AtomicInteger directWriters = new AtomicInteger();
-    /** A regular file or block device: its I/O ends on its own ({@link EventLoop#callBounded}). */
-    private final boolean bounded;
     /** Blocking single-buffer reads: where each goes. */
     private final BlockingReads reads;
     /**
-     * Whether the file has positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it
-     * with ESPIPE, and pread/pwrite with it). io_uring takes a request's offset without that check, so the
-     * channels, which follow the JDK's positional calls, ask here. Regular files and block devices always have.
+     * What the file's type says, asked on first need ({@link #kind()}), or by {@link #size()}, whose statx answers
+     * it too: a platform thread's open is then the JDK's one system call, and {@code Files.readAllBytes}'s open and
+     * size two. 0 until known, then {@link #KNOWN} with the bits that hold: {@link #BOUNDED}, a regular file or block
+     * device, whose I/O ends on its own ({@link EventLoop#callBounded}); {@link #OTHER}, neither a regular file nor a
+     * directory, what the JDK's streams call "other" (see {@link #isOther()}); {@link #SEEKABLE}, the file has
+     * positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it with ESPIPE, and
+     * pread/pwrite with it). io_uring takes a request's offset without that check, so the channels, which follow the
+     * JDK's positional calls, ask here. Threads that ask at once write the same answer.
      */
-    private final boolean seekable;
-    /** Neither a regular file nor a directory: what the JDK's streams call "other" (see {@link #isOther()}). */
-    private final boolean other;
+    private int kind;
+    private static final int KNOWN = 1;
+    private static final int BOUNDED = 2;
+    private static final int OTHER = 4;
+    private static final int SEEKABLE = 8;
     /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
     private volatile boolean uninterruptible;
 
-    /** {@code type}: the file's {@code S_IF*} type ({@link LibC#fileType}), or {@code -errno} if unknown. */
+    /** {@code type}: the file's {@code S_IF*} type ({@link LibC#fileType}), -errno, or {@link #TYPE_UNKNOWN}. */
     AsyncFile(Uring uring, int fd, Path path, int flags, int type, int memoryAlignment, int offsetAlignment) {
         this.uring = uring;
-        this.bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
-        this.other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
         this.guard = new FdGuard(uring, fd);
+        if (type != TYPE_UNKNOWN) {
+            this.kind = kindOf(type, fd);
+        }
         this.reads = new BlockingReads(this, guard, uring,
-                bounded && (flags & LibC.O_DIRECT) != 0 ? new DirectDevice() : null, bounded);
-        this.seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
+                (flags & LibC.O_DIRECT) != 0 && isBounded() ? new DirectDevice() : null);
         this.path = path;
         this.flags = flags;
         this.memoryAlignment = memoryAlignment;
@@ -116,7 +121,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Whether the file has positions: false for a pipe, socket or terminal, where positional I/O fails (ESPIPE). */
     public boolean isSeekable() {
-        return seekable;
+        return (kind() & SEEKABLE) != 0;
     }
 
     /**
@@ -124,7 +129,32 @@ public final class AsyncFile implements AutoCloseable {
      * whose streams read such a file to its end without asking its size or position.
      */
     boolean isOther() {
-        return other;
+        return (kind() & OTHER) != 0;
+    }
+
+    /** A regular file or block device, whose I/O ends on its own. */
+    boolean isBounded() {
+        return (kind() & BOUNDED) != 0;
+    }
+
+    /** A type the constructor is given when it is not known yet: asked on first need. */
+    static final int TYPE_UNKNOWN = Integer.MIN_VALUE;
+
+    private int kind() {
+        int k = kind;
+        if (k == 0) {
+            int fd = fd();
+            k = kindOf(LibC.fileType(fd), fd);
+            kind = k;
+        }
+        return k;
+    }
+
+    private static int kindOf(int type, int fd) {
+        boolean bounded = type == LibC.S_IFREG || type == LibC.S_IFBLK;
+        boolean other = type != LibC.S_IFREG && type != LibC.S_IFDIR;
+        boolean seekable = bounded || LibC.lseek(fd, 0, LibC.SEEK_CUR) >= 0;
+        return KNOWN | (bounded ? BOUNDED : 0) | (other ? OTHER : 0) | (seekable ? SEEKABLE : 0);
     }
 
     public boolean isDirect() {
@@ -181,7 +211,7 @@ public final class AsyncFile implements AutoCloseable {
         if (inPlace()) {
             return writeInPlace(part, position);
         }
-        if (!WRITES_IN_PLACE || !bounded) {
+        if (!WRITES_IN_PLACE || !isBounded()) {
             return call(Op.write(fd(), part, position));
         }
         // A virtual thread's O_DIRECT write. With others writing the file too, the ring's io-wq workers write them
@@ -216,7 +246,7 @@ public final class AsyncFile implements AutoCloseable {
      * O_DIRECT write while it is the file's only one.
      */
     boolean mayWriteInPlace() {
-        return WRITES_IN_PLACE && bounded;
+        return WRITES_IN_PLACE && isBounded();
     }
 
     /**
@@ -318,7 +348,7 @@ public final class AsyncFile implements AutoCloseable {
      * and back, which cost more than a carrier's on a machine of few CPUs.
      */
     void sync(boolean dataOnly, CompensatedSync crowded) throws IOException {
-        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !bounded) {
+        if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !isBounded()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
         }
@@ -433,6 +463,9 @@ public final class AsyncFile implements AutoCloseable {
             if (size < 0) {
                 throw new ErrnoException("STATX", (int) size);
             }
+            if (kind == 0) {
+                kind = kindOf(LibC.typeOfLastSize(), fd);
+            }
             return size;
         } finally {
             guard.release();
@@ -523,7 +556,7 @@ public final class AsyncFile implements AutoCloseable {
             throw new ClosedChannelException();
         }
         try {
-            return uring.loop().call(op, guard, bounded);
+            return uring.loop().call(op, guard, isBounded());
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {

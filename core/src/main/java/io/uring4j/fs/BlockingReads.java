@@ -50,17 +50,14 @@ final class BlockingReads {
     private final Uring uring;
     /** O_DIRECT and bounded: whether its device answers fast enough for reads waited for on a carrier; else null. */
     private final DirectDevice device;
-    /** A regular file or block device, whose reads end on their own: a platform thread may wait in one. */
-    private final boolean bounded;
     /** Virtual threads in a batched read of this file: one alone reads as it would without batching. */
     private final AtomicInteger virtualReaders = new AtomicInteger();
 
-    BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device, boolean bounded) {
+    BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device) {
         this.file = file;
         this.guard = guard;
         this.uring = uring;
         this.device = device;
-        this.bounded = bounded;
     }
 
     /** pread into {@code dst} (at most {@link AsyncFile#MAX_RW_COUNT} bytes): the bytes read, 0 at end of file. */
@@ -99,7 +96,8 @@ final class BlockingReads {
     /** The route of the calling thread's next read. */
     private Route route() {
         boolean virtual = Thread.currentThread().isVirtual();
-        if (!virtual && bounded && READS_IN_PLACE) {
+        // A regular file's or block device's reads end on their own: a platform thread may wait in one.
+        if (!virtual && READS_IN_PLACE && file.isBounded()) {
             return Route.PREAD;
         }
         if (file.isDirect()) {

@@ -128,7 +128,7 @@ public final class UringFiles {
         if (fd < 0) {
             throw FileErrors.translate(new ErrnoException("OPENAT", fd), path, null);
         }
-        return new AsyncFile(uring, fd, path, flags, LibC.fileType(fd), 0, 0);
+        return new AsyncFile(uring, fd, path, flags, AsyncFile.TYPE_UNKNOWN, 0, 0);
     }
 
     /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */
@@ -167,15 +167,17 @@ public final class UringFiles {
     }
 
     /**
-     * The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first. Its type is asked
-     * here, once: I/O on a regular file or block device ends on its own, unlike a FIFO's or a character device's,
-     * so its blocking calls may wait for a wake-up the loop is sure to get ({@link io.uring4j.runtime.EventLoop#callBounded}).
+     * The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first, and their type (I/O on
+     * a regular file or block device ends on its own, unlike a FIFO's or a character device's, so its blocking calls
+     * may wait for a wake-up the loop is sure to get: {@link io.uring4j.runtime.EventLoop#callBounded}). Other
+     * files' type is asked when first needed.
      */
     private CompletableFuture<AsyncFile> adopt(int fd, Path path, int flags) {
-        int type = LibC.fileType(fd);
         if ((flags & OpenFlags.O_DIRECT) == 0) {
-            return CompletableFuture.completedFuture(new AsyncFile(uring, fd, path, flags, type, 0, 0));
+            AsyncFile file = new AsyncFile(uring, fd, path, flags, AsyncFile.TYPE_UNKNOWN, 0, 0);
+            return CompletableFuture.completedFuture(file);
         }
+        int type = LibC.fileType(fd);
         StatxOp stat = FileOps.statx(fd, Statx.DIOALIGN);
         return submitRaw(stat).handle((r, failure) -> {
             if (failure != null) {

@@ -278,17 +278,25 @@ public final class LibC {
     private static final ThreadLocal<MemorySegment> STATX_BUFFER =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATX_SIZE, 8));
 
-    /** The size of {@code fd}'s file (statx of the fd, as fstat's {@code st_size}), or {@code -errno}. */
+    /**
+     * The size of {@code fd}'s file (statx of the fd, as fstat's {@code st_size}), or {@code -errno}. The same statx
+     * answers the file's type: {@link #typeOfLastSize}.
+     */
     public static long fileSize(int fd) {
         MemorySegment state = Native.callState();
         MemorySegment stx = STATX_BUFFER.get();
         try {
             int ret = (int) Native.result((int) STATX_AT.invokeExact(state, fd, EMPTY_PATH.address(), AT_EMPTY_PATH,
-                    STATX_SIZE_MASK, stx.address()), state);
+                    STATX_SIZE_MASK | STATX_TYPE, stx.address()), state);
             return ret < 0 ? ret : stx.get(JAVA_LONG, STX_SIZE);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+    }
+
+    /** The type ({@code S_IFREG}, ...) of the file whose size the calling thread's last {@link #fileSize} found. */
+    public static int typeOfLastSize() {
+        return Short.toUnsignedInt(STATX_BUFFER.get().get(JAVA_SHORT, STX_MODE)) & S_IFMT;
     }
 
     /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */

@@ -44,6 +44,40 @@ class AsyncFileTest {
         files = UringFiles.of(uring);
     }
 
+    /**
+     * A file's type is asked when first needed, or answered by the size's statx (so that an open is one system call
+     * and readAllBytes's open and size two, as the JDK's): whichever comes first, from a platform or a virtual
+     * thread, a regular file, a directory, a FIFO and a character device each get their own answers.
+     */
+    @Test
+    void aFilesTypeIsTheSameWhetherItsSizeOrItsTypeIsAskedFirst() throws Exception {
+        Path regular = Files.write(dir.resolve("regular"), new byte[10]);
+        Path fifo = dir.resolve("fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        record Case(Path path, int flags, boolean other, boolean seekable) {
+        }
+        java.util.List<Case> cases = java.util.List.of(new Case(regular, O_RDONLY, false, true),
+                new Case(dir, O_RDONLY, false, true), new Case(fifo, O_RDWR, true, false),
+                new Case(Path.of("/dev/null"), O_RDWR, true, true));
+        for (boolean virtual : new boolean[] {false, true}) {
+            for (boolean sizeFirst : new boolean[] {false, true}) {
+                for (Case c : cases) {
+                    java.util.concurrent.Callable<String> ask = () -> {
+                        try (AsyncFile f = files.open(c.path(), c.flags())) {
+                            if (sizeFirst) {
+                                f.size();
+                            }
+                            return "other " + f.isOther() + ", seekable " + f.isSeekable();
+                        }
+                    };
+                    String answers = virtual ? OnVirtualThread.supply(ask).get(30, TimeUnit.SECONDS) : ask.call();
+                    assertThat(answers).as("%s, %s thread, size first %s", c.path(), virtual ? "virtual" : "platform",
+                            sizeFirst).isEqualTo("other " + c.other() + ", seekable " + c.seekable());
+                }
+            }
+        }
+    }
+
     @Test
     void writesAndReadsAtPositionsInBothStyles() throws Exception {
         Path path = dir.resolve("data");
