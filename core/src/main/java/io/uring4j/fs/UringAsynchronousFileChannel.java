@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An {@link AsynchronousFileChannel} whose reads and writes are io_uring requests in flight — not tasks blocking
@@ -37,13 +36,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>The returned futures complete on an event loop thread; cancelling one cancels the request.</li>
  *   <li>{@link CompletionHandler}s run on the executor given at open, by default on a new virtual thread each —
  *       never on the event loop, so a handler may block.</li>
- *   <li>A read started by a handler while nothing else of the channel is in flight is made on the handler's
- *       thread, with {@link UringFileChannel}'s routes (a page-cache read without blocking, say), and so is a
+ *   <li>A read started by a handler is made on the handler's thread, with {@link UringFileChannel}'s routes (a
+ *       page-cache read without blocking, virtual threads' O_DIRECT reads batched on their carrier), and so is a
  *       write, with the same routes (a virtual thread's O_DIRECT write is a pwrite there while it is the file's
  *       only one); its own handler is then called there, up to {@value #MAX_HANDLERS_ON_STACK} deep, as the JDK
- *       invokes a handler directly on a pool thread that started the operation. A chain of operations one at a
- *       time then costs no hand-over to an event loop and back per step; operations in flight together still go to
- *       the ring side by side.</li>
+ *       invokes a handler directly on a pool thread that started the operation. A chain of operations then costs
+ *       no hand-over to an event loop and a new handler thread per step, and many chains copy on every CPU, not
+ *       on one loop's. Operations started elsewhere go to the ring.</li>
  *   <li>Heap buffers are read into and written from native memory (pooled up to 64 KiB), copied at
  *       completion; direct buffers go to the kernel as they are. Either must not be touched until the
  *       operation completes, as with the JDK.</li>
@@ -65,8 +64,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     /** The executor given at open, or null: handlers then run on virtual threads, the lock delegate on the JDK's pool. */
     private final ExecutorService executor;
     private final JdkDelegate<AsynchronousFileChannel> delegate;
-    /** Reads and writes started and not yet completed. */
-    private final AtomicInteger inFlight = new AtomicInteger();
 
     private UringAsynchronousFileChannel(AsyncFile file, OpenOptions options, ExecutorService executor) {
         this.file = file;
@@ -120,7 +117,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null");
-        if (!checkRead(dst, position) || !hereAlone()) {
+        if (!checkRead(dst, position) || !onHandlersThread()) {
             deliver(startRead(dst, position), attachment, handler);
             return;
         }
@@ -135,7 +132,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null");
-        if (!checkWrite(src, position) || !file.mayWriteInPlace() || !hereAlone()) {
+        if (!checkWrite(src, position) || !file.mayWriteInPlace() || !onHandlersThread()) {
             deliver(startWrite(src, position), attachment, handler);
             return;
         }
@@ -185,36 +182,33 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         if (!checkRead(dst, position)) {
             return withoutIo(dst);
         }
-        inFlight.incrementAndGet();
         if (dst.isDirect()) {
             return file.submit(Op.read(file.fd(), MemorySegment.ofBuffer(dst), position),
-                    new BufferOutcome(this, dst, null, true));
+                    new BufferOutcome(dst, null, true));
         }
         TempBuffers.Lease lease = TempBuffers.lease(dst.remaining(), shadowAlignment());
-        return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(this, dst, lease, true));
+        return file.submit(Op.read(file.fd(), lease.segment(), position), new BufferOutcome(dst, lease, true));
     }
 
     private CompletableFuture<Integer> startWrite(ByteBuffer src, long position) {
         if (!checkWrite(src, position)) {
             return withoutIo(src);
         }
-        inFlight.incrementAndGet();
         if (src.isDirect()) {
             return file.submit(Op.write(file.fd(), MemorySegment.ofBuffer(src), position),
-                    new BufferOutcome(this, src, null, false));
+                    new BufferOutcome(src, null, false));
         }
         TempBuffers.Lease lease = TempBuffers.lease(src.remaining(), shadowAlignment());
         lease.segment().copyFrom(MemorySegment.ofBuffer(src));
-        return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(this, src, lease, false));
+        return file.submit(Op.write(file.fd(), lease.segment(), position), new BufferOutcome(src, lease, false));
     }
 
     /**
-     * Whether a read or write goes on here, on the thread of a handler not too deep in others, as the only one of
-     * the channel in flight; if so it is counted in flight until {@link #runHere} has made it.
+     * Whether a read or write goes on here: on the thread of a handler not too deep in others. Other operations of
+     * the channel may be in flight; each handler's thread then makes its own, as the JDK's pool threads do.
      */
-    private boolean hereAlone() {
-        return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK
-                && inFlight.get() == 0 && inFlight.compareAndSet(0, 1);    // no locked write while others are out
+    private boolean onHandlersThread() {
+        return HANDLERS_ON_STACK.orElse(MAX_HANDLERS_ON_STACK) < MAX_HANDLERS_ON_STACK;
     }
 
     /** The alignment of a heap buffer's native stand-in: what O_DIRECT asks of memory, else 8. */
@@ -222,7 +216,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         return file.isDirect() ? Math.max(file.directAlignment(), file.directMemoryAlignment()) : 8;
     }
 
-    /** Makes a lone operation ({@link #hereAlone}) on this thread, then calls its handler here. */
+    /** Makes an operation on this, a handler's, thread ({@link #onHandlersThread}), then calls its handler here. */
     private <A> void runHere(Io io, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Integer n = null;
         Throwable failure = null;
@@ -230,8 +224,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             n = (int) io.run();
         } catch (IOException | RuntimeException e) {
             failure = ioError(e);
-        } finally {
-            inFlight.decrementAndGet();     // before the handler, which may start the next one
         }
         callHere(n, failure, attachment, handler);
     }
@@ -240,7 +232,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
      * The completion of one read or write, on the loop thread: moves the buffer's position (copying a read into a
      * heap buffer first), reports end of file as -1, and gives the native stand-in back once the kernel is done.
      */
-    private record BufferOutcome(UringAsynchronousFileChannel channel, ByteBuffer buffer, TempBuffers.Lease lease,
+    private record BufferOutcome(ByteBuffer buffer, TempBuffers.Lease lease,
                                  boolean read) implements FileRequest.Outcome<Integer> {
         @Override
         public Integer value(int n) {
@@ -261,7 +253,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         @Override
         public void done(Throwable failure) {
-            channel.inFlight.decrementAndGet();
             if (lease != null) {
                 lease.releaseAfter(failure);
             }

@@ -51,7 +51,14 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
      * thread), into new heap or direct buffers; the steps in order once all are done.
      */
     private static List<Step> readChain(AsynchronousFileChannel ch, int steps, boolean direct) throws Exception {
-        return chain(ch, steps, 100, () -> direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100), false);
+        return readChain(ch, 0, steps, direct).get(30, TimeUnit.SECONDS);
+    }
+
+    /** As {@link #readChain(AsynchronousFileChannel, int, boolean)} from {@code base}, without waiting for it. */
+    private static CompletableFuture<List<Step>> readChain(AsynchronousFileChannel ch, long base, int steps,
+                                                           boolean direct) {
+        return chain(ch, base, steps, 100,
+                () -> direct ? ByteBuffer.allocateDirect(100) : ByteBuffer.allocate(100), false);
     }
 
     /**
@@ -61,6 +68,12 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
      */
     private static List<Step> chain(AsynchronousFileChannel ch, int steps, int size, Supplier<ByteBuffer> buffers,
                                     boolean write) throws Exception {
+        return chain(ch, 0, steps, size, buffers, write).get(30, TimeUnit.SECONDS);
+    }
+
+    /** As {@link #chain(AsynchronousFileChannel, int, int, Supplier, boolean)} from {@code base}, not waited for. */
+    private static CompletableFuture<List<Step>> chain(AsynchronousFileChannel ch, long base, int steps, int size,
+                                                       Supplier<ByteBuffer> buffers, boolean write) {
         List<Step> done = new ArrayList<>();
         CompletableFuture<List<Step>> all = new CompletableFuture<>();
         new Object() {
@@ -86,13 +99,13 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                     }
                 };
                 if (write) {
-                    ch.write(buffer, (long) i * size, null, handler);
+                    ch.write(buffer, base + (long) i * size, null, handler);
                 } else {
-                    ch.read(buffer, (long) i * size, null, handler);
+                    ch.read(buffer, base + (long) i * size, null, handler);
                 }
             }
         }.next(0);
-        return all.get(30, TimeUnit.SECONDS);
+        return all;
     }
 
     /**
@@ -115,6 +128,37 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                 for (int i = 1; i < STEPS; i++) {
                     boolean here = steps.get(i).handled() == steps.get(i).started();
                     assertThat(here).as("step %d on its starter's thread", i).isEqualTo(i % 16 != 0);
+                }
+            }
+        }
+    }
+
+    /**
+     * Eight chains at once, as a server keeps several reads in flight: a handler's read is made on its thread
+     * whatever else of the channel is in flight, as the JDK's pool thread makes it, 16 deep as one chain alone.
+     * Through the ring, each step cost a hand-over to the loop, a new handler thread, and a copy on the loop's
+     * CPU for every chain.
+     */
+    @Test
+    void chainsInFlightTogetherRunOnTheirHandlersThreads() throws Exception {
+        int chains = 8;
+        byte[] data = pattern(45, chains * STEPS * 100);
+        Path path = Files.write(dir.resolve("chains"), data);
+        try (AsynchronousFileChannel ch = open(path, Set.of(READ))) {
+            List<CompletableFuture<List<Step>>> all = new ArrayList<>();
+            for (int c = 0; c < chains; c++) {
+                all.add(readChain(ch, (long) c * STEPS * 100, STEPS, c % 2 == 0));
+            }
+            for (int c = 0; c < chains; c++) {
+                List<Step> steps = all.get(c).get(30, TimeUnit.SECONDS);
+                for (int i = 0; i < STEPS; i++) {
+                    int from = (c * STEPS + i) * 100;
+                    assertThat(steps.get(i).read()).as("chain %d step %d", c, i)
+                            .isEqualTo(Arrays.copyOfRange(data, from, from + 100));
+                }
+                for (int i = 1; i < STEPS; i++) {
+                    boolean here = steps.get(i).handled() == steps.get(i).started();
+                    assertThat(here).as("chain %d step %d on its starter's thread", c, i).isEqualTo(i % 16 != 0);
                 }
             }
         }
