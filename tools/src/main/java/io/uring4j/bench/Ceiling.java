@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * reference or compiler.
  */
 final class Ceiling {
-    private static final int PROCESSES = 2;
+    static final int PROCESSES = 2;
 
     private final BenchOptions options;
     private final PrintStream err;

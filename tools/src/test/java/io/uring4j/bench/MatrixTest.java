@@ -12,14 +12,19 @@ class MatrixTest {
     @Test
     void theMatrixHasEveryCellOnceWithTheIssuesTargets() {
         List<Matrix.Cell> cells = Matrix.cells(true);
-        // FileChannel: 2 thread kinds x 3 counts x 2 caching x 2 sizes x 3 modes; async: 3 x 2 x 2 x 2 modes.
-        assertThat(cells).hasSize(72 + 24);
+        // FileChannel: 2 thread kinds x 3 counts x 2 caching x 2 sizes x 3 modes; async: 3 x 2 x 2 x 2 modes;
+        // uring4j's futures at 64 in flight.
+        assertThat(cells).hasSize(72 + 24 + 1);
         assertThat(cells.stream().map(Matrix.Cell::name).distinct()).hasSize(cells.size());
         assertThat(cells).filteredOn(c -> c.name().equals("FC VT x64 O_DIRECT 4K read")).singleElement()
                 .satisfies(c -> {
                     assertThat(c.target()).isEqualTo(2.0);
                     assertThat(c.ceilingTarget()).isEqualTo(0.75);
                 });
+        assertThat(cells).filteredOn(c -> c.ceilingTarget() > 0).extracting(Matrix.Cell::name)
+                .containsExactly("FC VT x64 O_DIRECT 4K read", "future 2x32 O_DIRECT 4K read");
+        assertThat(cells).filteredOn(c -> c.name().startsWith("future")).singleElement()
+                .satisfies(c -> assertThat(c.ceilingTarget()).isEqualTo(0.9));
         assertThat(Matrix.cells(false)).allSatisfy(c -> assertThat(c.target()).isEqualTo(0.97));
         assertThat(BulkOps.rows()).hasSize(7 * 2 * 2);
     }
@@ -35,10 +40,10 @@ class MatrixTest {
     @Test
     void selectedCellsAndBulkRowsReportTheirRatios() {
         BenchRun run = BenchRun.of("--compare-jdk", "--matrix", "--cells",
-                "^(FC PT x1 cached 4K (read|write\\+force)|AFC x8 O_DIRECT 4K read|bulk VT x1 .*)$",
+                "^(FC PT x1 cached 4K (read|write\\+force)|AFC x8 O_DIRECT 4K read|future .*|bulk VT x1 .*)$",
                 "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
         assertThat(run.status()).as(run.err()).isZero();
-        assertThat(run.out()).contains("3 cells and 7 bulk rows");
+        assertThat(run.out()).contains("4 cells and 7 bulk rows");
         String json = run.out().lines().filter(l -> l.startsWith("{\"syscall_ns\"")).findFirst().orElseThrow();
         Matcher m = Pattern.compile("\"cell\":\"([^\"]+)\",\"a_ops\":(\\d+),\"b_ops\":(\\d+)").matcher(json);
         int rows = 0;
@@ -47,7 +52,7 @@ class MatrixTest {
             assertThat(Long.parseLong(m.group(2))).as(m.group(1)).isPositive();
             assertThat(Long.parseLong(m.group(3))).as(m.group(1)).isPositive();
         }
-        assertThat(rows).isEqualTo(10);
+        assertThat(rows).isEqualTo(11);
         if (CompareC.findCompiler() != null) {
             assertThat(json).containsPattern("\"cell\":\"FC PT x1 cached 4K read\"[^}]*\"c_ceiling\":[1-9]");
         }
