@@ -54,6 +54,11 @@ final class Ceiling {
         return median;
     }
 
+    /** Whether there is a C reference to run (built on first ask). */
+    boolean available() throws IOException, InterruptedException {
+        return binary() != null;
+    }
+
     private Path binary() throws IOException, InterruptedException {
         if (binary == null && !unavailable) {
             Path source = CompareC.findSource();
@@ -68,8 +73,8 @@ final class Ceiling {
         return binary;
     }
 
-    /** The processes started together and their IOPS summed. */
-    private double once(int direct, int blockSize) throws IOException, InterruptedException {
+    /** The processes started together and their IOPS summed: one round's ceiling. */
+    double once(int direct, int blockSize) throws IOException, InterruptedException {
         List<String> command = List.of(binary.toString(), "-d32", "-s32", "-c32", "-b" + blockSize, "-O" + direct,
                 "-R1", "-B1", "-F1", "-p0", "-r" + seconds, "--json", file.toString());
         List<Process> processes = new ArrayList<>();

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,10 +19,12 @@ import java.util.regex.Pattern;
  * {@code --compare-jdk --matrix}: uring4j's FileChannel against the JDK's cell by cell — platform and virtual
  * threads × 1, 8 and 64 threads × O_DIRECT and cached × 4 KiB and 128 KiB × reads, writes and writes each followed
  * by force — then AsynchronousFileChannel against the JDK's in the same shape (1, 8 and 64 in flight), then
- * uring4j's futures at 64 in flight against the JDK's AsynchronousFileChannel, then the sequential and bulk paths ({@link BulkOps}). Both sides run in this JVM, alternating within each round (who goes
- * first alternates too), so a cell costs no JVM start and the matrix fits in minutes; each cell's figure is the
- * median of its per-round ratios. Each read cell is also a fraction of the C ceiling: the C reference as two
- * processes at depth 32, summed, on the same file and block size ({@link Ceiling}).
+ * uring4j's futures at 64 in flight against the JDK's AsynchronousFileChannel, then the sequential and bulk paths
+ * ({@link BulkOps}). Both sides run in this JVM, alternating within each round (who goes first alternates too), so
+ * a cell costs no JVM start and the matrix fits in minutes; each cell's figure is the median of its per-round
+ * ratios. Each read cell is also a fraction of the C ceiling: the C reference as two processes at depth 32, summed,
+ * on the same file and block size ({@link Ceiling}); a cell with a target for that fraction measures its ceiling in
+ * every round.
  */
 final class Matrix {
     private static final long WRITE_FILE = 64L << 20;
@@ -132,8 +135,9 @@ final class Matrix {
             out.printf(fmt, (Object[]) r);
         }
         out.println("A/B: the median of the per-round ratios. cpu: the median per-round ratio of B's process CPU time"
-                + " per op over A's (above 1: A spends less). A/C, B/C: each side's median over the C ceiling (two C"
-                + " processes at depth 32, summed, same file and block size), read cells only.");
+                + " per op over A's (above 1: A spends less). A/C, B/C: each side over the C ceiling (two C processes"
+                + " at depth 32, summed, same file and block size), read cells only; a cell with an A/C target measures"
+                + " its ceiling before A in every round and gives the median of the per-round fractions.");
         if (options.json) {
             out.println("{\"syscall_ns\":" + syscall + ",\"matrix\":[" + String.join(",", json) + "]}");
         }
@@ -157,8 +161,19 @@ final class Matrix {
 
     private void compare(Cell cell, ReadTarget target, Ceiling ceiling, List<String[]> rows, List<String> json)
             throws IOException, InterruptedException {
-        Sample[][] samples = rounds((side, round) -> measure(side == 0 ? cell.a() : cell.b(), target), cell.name());
-        double c = cell.reads() ? ceiling.iops(cell.a().direct, cell.a().blockSize) : 0;
+        // A cell with a ceiling target measures its ceiling in every round, just before its own side: the C
+        // reference's IOPS on this machine's storage move by half between minutes, a ceiling measured once by more.
+        double[] c = new double[options.rounds];
+        boolean perRound = cell.ceilingTarget() > 0 && ceiling.available();
+        Sample[][] samples = rounds((side, round) -> {
+            if (side == 0 && perRound) {
+                c[round] = ceiling.once(cell.a().direct, cell.a().blockSize);
+            }
+            return measure(side == 0 ? cell.a() : cell.b(), target);
+        }, cell.name());
+        if (!perRound) {
+            Arrays.fill(c, cell.reads() ? ceiling.iops(cell.a().direct, cell.a().blockSize) : 0);
+        }
         add(cell.name(), samples, c, cell.target(), cell.ceilingTarget(), rows, json);
     }
 
@@ -166,7 +181,7 @@ final class Matrix {
             throws IOException, InterruptedException {
         try (BulkOps bulk = BulkOps.open(row)) {
             Sample[][] samples = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
-            add(row.name(), samples, 0, 0.97, 0, rows, json);
+            add(row.name(), samples, new double[samples[0].length], 0.97, 0, rows, json);
         }
     }
 
@@ -284,27 +299,33 @@ final class Matrix {
         }
     }
 
-    private void add(String name, Sample[][] samples, double ceiling, double target, double ceilingTarget,
+    /** One row; {@code ceilings}: the C ceiling of each round (0: none), A/C and B/C the medians over them. */
+    private void add(String name, Sample[][] samples, double[] ceilings, double target, double ceilingTarget,
                      List<String[]> rows, List<String> json) {
         int n = samples[0].length;
         double[] ratio = new double[n];
         double[] cpuRatio = new double[n];
         double[][] ops = new double[2][n];
+        double[][] ofCeiling = new double[2][n];
         for (int i = 0; i < n; i++) {
             ops[0][i] = samples[0][i].opsPerSecond();
             ops[1][i] = samples[1][i].opsPerSecond();
             ratio[i] = ops[0][i] / ops[1][i];
             cpuRatio[i] = samples[1][i].cpuNsPerOp() / samples[0][i].cpuNsPerOp();
+            ofCeiling[0][i] = ceilings[i] > 0 ? ops[0][i] / ceilings[i] : 0;
+            ofCeiling[1][i] = ceilings[i] > 0 ? ops[1][i] / ceilings[i] : 0;
         }
         double med = CompareC.median(ratio);
         double cpu = CompareC.median(cpuRatio);
         double a = CompareC.median(ops[0]);
         double b = CompareC.median(ops[1]);
-        double ac = ceiling > 0 ? a / ceiling : 0;
+        double ceiling = CompareC.median(ceilings);
+        double ac = CompareC.median(ofCeiling[0]);
+        double bc = CompareC.median(ofCeiling[1]);
         String verdict = ">= " + target + (med >= target ? " met" : " MISSED")
                 + (ceilingTarget > 0 ? ", A/C >= " + ceilingTarget + (ac >= ceilingTarget ? " met" : " MISSED") : "");
         rows.add(new String[]{name, f(a, 0), f(b, 0), f(med, 2), f(CompareC.min(ratio), 2) + ".."
-                + f(CompareC.max(ratio), 2), f(cpu, 2), ceiling > 0 ? f(ac, 2) : "", ceiling > 0 ? f(b / ceiling, 2) : "",
+                + f(CompareC.max(ratio), 2), f(cpu, 2), ceiling > 0 ? f(ac, 2) : "", ceiling > 0 ? f(bc, 2) : "",
                 verdict});
         json.add(String.format(Locale.ROOT, "{\"cell\":\"%s\",\"a_ops\":%.0f,\"b_ops\":%.0f,\"ratio\":%.4f,"
                 + "\"ratios\":%s,\"cpu_ratio\":%.4f,\"c_ceiling\":%.0f,\"target\":%.2f}", name, a, b, med,
