@@ -226,6 +226,11 @@ final class ChannelDriver implements Driver {
     }
 
     @Override
+    public boolean countsEveryThread() {
+        return true;
+    }
+
+    @Override
     public Histogram latencies() {
         return null;
     }

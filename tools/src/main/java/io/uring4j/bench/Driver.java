@@ -27,6 +27,14 @@ interface Driver extends AutoCloseable {
         return Counters.THREADS.getCurrentThreadAllocatedBytes();
     }
 
+    /**
+     * Whether {@link #allocatedBytes} counts every thread: drivers running side by side then each count what all
+     * allocate, so one count stands for them all.
+     */
+    default boolean countsEveryThread() {
+        return false;
+    }
+
     /** The engine this driver's rings got ({@code kernel} or {@code portable}; {@code jdk} when it has none). */
     String engine();
 

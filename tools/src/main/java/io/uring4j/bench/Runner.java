@@ -60,8 +60,13 @@ final class Runner {
                     go.await();
                     if (failure[0] == null) {
                         long before = driver.allocatedBytes();
+                        long cpu = Matrix.Sample.processCpuNanos();
                         driver.run(duration, c);
-                        c.allocatedBytes = driver.allocatedBytes() - before;
+                        boolean counts = index == 0 || !driver.countsEveryThread();
+                        c.allocatedBytes = counts ? driver.allocatedBytes() - before : 0;
+                        if (driver.countsEveryThread()) {       // its work is on other threads: the process's CPU
+                            c.cpuNanos = counts ? Matrix.Sample.processCpuNanos() - cpu : 0;
+                        }
                         histograms[index] = driver.latencies();
                     }
                 } catch (Throwable t) {

@@ -263,6 +263,11 @@ final class RuntimeDriver implements Driver {
     }
 
     @Override
+    public boolean countsEveryThread() {
+        return true;
+    }
+
+    @Override
     public Histogram latencies() {
         return null;
     }

@@ -231,6 +231,23 @@ class BenchTest {
     }
 
     /**
+     * Two runtime drivers side by side (-n2), whose work runs on their loops: the process's bytes and CPU time
+     * are counted once, not once per driver (which doubled B/op), and the CPU time is the process's (the driver
+     * threads themselves only wait: it was near zero).
+     */
+    @Test
+    void runtimeDriversSideBySideCountTheProcessOnce() {
+        BenchRun one = BenchRun.of("-N1", "-r1", "--warmup", "1", "--json", "--api", "future", "-d8");
+        BenchRun two = BenchRun.of("-N1", "-r1", "--warmup", "1", "--json", "--api", "future", "-d8", "-n2");
+        assertThat(one.status()).as(one.err()).isZero();
+        assertThat(two.status()).as(two.err()).isZero();
+        double alone = Double.parseDouble(one.json().get("alloc_bytes_per_op"));
+        assertThat(Double.parseDouble(two.json().get("alloc_bytes_per_op"))).isPositive().isLessThan(1.5 * alone);
+        assertThat(Double.parseDouble(two.json().get("cpu_ns_per_op")))
+                .isGreaterThan(0.1 * Double.parseDouble(two.json().get("ns_per_op")));
+    }
+
+    /**
      * The raw driver allocates nothing per op once compiled. Interpreted or C1 code may still allocate while
      * the JIT catches up on a loaded machine, so a run that allocated gets up to two more, in the same JVM. It runs
      * first, before the runtime styles' classes turn the shared call sites megamorphic in this JVM.
