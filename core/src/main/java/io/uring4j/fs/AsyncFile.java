@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * An open file on a {@link Uring}: positional reads and writes (plain and vectored), sync, allocation,
@@ -81,6 +82,8 @@ public final class AsyncFile implements AutoCloseable {
     private static final int SEEKABLE = 8;
     /** Set once by the channel that owns the file, before its first call ({@link #uninterruptible()}). */
     private volatile boolean uninterruptible;
+    /** Until an interrupt first matters: whether the caller makes this file's calls uninterruptible. */
+    private volatile BooleanSupplier uninterruptibleIf;
 
     /** {@code type}: the file's {@code S_IF*} type ({@link LibC#fileType}), -errno, or {@link #TYPE_UNKNOWN}. */
     AsyncFile(Uring uring, int fd, Path path, int flags, int type, int memoryAlignment, int offsetAlignment) {
@@ -513,7 +516,19 @@ public final class AsyncFile implements AutoCloseable {
      */
     int call(Op op) throws IOException {
         if (!uninterruptible) {
-            return callOnce(op);
+            if (uninterruptibleIf == null) {
+                return callOnce(op);
+            }
+            try {
+                return callOnce(op);
+            } catch (InterruptedIOException e) {
+                if (!askCaller()) {
+                    throw e;
+                }
+                if (e.bytesTransferred > 0) {
+                    return e.bytesTransferred;          // as below: what moved is reported, here below any copy
+                }
+            }
         }
         // Cleared, or the ring's call would cancel the request at once. An interrupt that comes during the call
         // cancels it all the same: a request that moved nothing is made again (a cancelled one moved nothing, and
@@ -548,6 +563,33 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     boolean isUninterruptible() {
+        return uninterruptible;
+    }
+
+    /**
+     * Makes this file's blocking calls uninterruptible if {@code caller}, asked on the thread of a call, says so;
+     * interruptible otherwise. It is asked once, when an interrupt first matters: one that ends a call here
+     * ({@link #call} then carries on as an uninterruptible call would, or throws), or, through
+     * {@link #askCaller}, one the thread already has when its channel starts an operation. An interrupt during a
+     * call made in place (a pread, which the kernel completes without waiting) is seen by the next call, as if it
+     * had come just after.
+     */
+    void uninterruptibleIf(BooleanSupplier caller) {
+        uninterruptibleIf = caller;
+    }
+
+    /** Whether {@link #uninterruptibleIf}'s caller is still to be asked. */
+    boolean callerUndecided() {
+        return uninterruptibleIf != null;
+    }
+
+    /** Asks {@link #uninterruptibleIf}'s caller now, once; true if this file's calls are now uninterruptible. */
+    boolean askCaller() {
+        BooleanSupplier caller = uninterruptibleIf;
+        if (caller != null && caller.getAsBoolean()) {
+            uninterruptible = true;
+        }
+        uninterruptibleIf = null;
         return uninterruptible;
     }
 

@@ -29,6 +29,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 /**
  * A {@link FileChannel} whose I/O runs on io_uring: a drop-in for {@link FileChannel#open}, following the
@@ -136,6 +137,17 @@ public final class UringFileChannel extends FileChannel {
      */
     void setUninterruptible() {
         file.uninterruptible();
+    }
+
+    /**
+     * Makes this channel uninterruptible if {@code caller}, asked on the thread of one of its operations, says so;
+     * interruptible otherwise. For a channel that only its caller can place, as {@code Files.readAllBytes}'s
+     * against an application's {@code Files.newByteChannel(path)}: asking walks the stack, which costs more than
+     * the open itself, so it is asked only once an interrupt matters ({@link AsyncFile#uninterruptibleIf}). Until
+     * then operations run as an uninterruptible channel's, without begin and end.
+     */
+    void uninterruptibleIf(BooleanSupplier caller) {
+        file.uninterruptibleIf(caller);
     }
 
     /** Neither a regular file nor a directory, as {@code FileChannelImpl.isOther}: a FIFO, socket or device. */
@@ -570,6 +582,16 @@ public final class UringFileChannel extends FileChannel {
     }
 
     private <A> long interruptible(Call<A> call, A arg, long at, boolean movesBytes) throws IOException {
+        if (file.callerUndecided()) {
+            if (!Thread.currentThread().isInterrupted()) {
+                try {
+                    return kernel(call, arg, at);
+                } catch (InterruptedIOException e) {       // the file asked: interruptible (the status is set again)
+                    throw InterruptedCalls.closeOnInterrupt(this);
+                }
+            }
+            file.askCaller();
+        }
         if (file.isUninterruptible()) {
             return kernel(call, arg, at);   // no begin/end: an interrupt neither closes the channel nor ends the call
         }

@@ -53,6 +53,7 @@ import static io.uring4j.fs.UringPath.unwrap;
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
     /** Classes only: a frame's method is looked up per frame walked, which made the walk half an open's cost. */
+    private static final String PACKAGE = UringFileSystemProvider.class.getPackageName();
     private static final StackWalker CALLERS = StackWalker.getInstance(
             Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE, StackWalker.Option.DROP_METHOD_INFO));
 
@@ -97,26 +98,27 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             return platform.newByteChannel(unwrap(path), options, attrs);
         }
         UringFileChannel channel = UringFileChannel.open(files, path, options, attrs);
-        if (options.isEmpty() && calledByReadAllBytes()) {
-            channel.setUninterruptible();
+        if (options.isEmpty()) {
+            channel.uninterruptibleIf(UringFileSystemProvider::calledByReadAllBytes);
         }
         return channel;
     }
 
     /**
-     * Whether {@code Files.readAllBytes} (or {@code readString}) opens the channel: it makes the JDK's channel
-     * uninterruptible itself, which it cannot do to ours, while {@code Files.newByteChannel}'s stays
-     * interruptible. Both come here the same way, with no options; only the caller tells them apart: readAllBytes
-     * is the one method of {@code Files} that calls {@code newByteChannel(path)}, which calls the three-argument
-     * one, so three frames of {@code Files} in a row above this provider's are readAllBytes's (an application's call
-     * of either newByteChannel shows its own class by the third frame at the latest).
+     * Whether {@code Files.readAllBytes} (or {@code readString}) is using the channel, asked on the thread of one of
+     * its operations: the JDK makes readAllBytes's channel uninterruptible itself, which it cannot do to ours, while
+     * {@code Files.newByteChannel}'s stays interruptible. Both are opened here the same way, with no options. Above
+     * this package's frames, readAllBytes's calls show {@code Files} itself ({@code size}), or the stream it reads
+     * through ({@code Channels.newInputStream}'s) and then {@code Files}; an application's show its own class there.
      */
     private static boolean calledByReadAllBytes() {
         return CALLERS.walk(frames -> frames
-                .dropWhile(f -> f.getDeclaringClass() == UringFileSystemProvider.class)
-                .limit(3)
+                .dropWhile(f -> f.getDeclaringClass().getPackageName().equals(PACKAGE))
+                .dropWhile(f -> InputStream.class.isAssignableFrom(f.getDeclaringClass())
+                        && f.getDeclaringClass().getModule() == InputStream.class.getModule())
+                .findFirst()
                 .filter(f -> f.getDeclaringClass() == Files.class)
-                .count() == 3);
+                .isPresent());
     }
 
     /** As the JDK's: a stream on an uninterruptible channel (JDK-8205612), with the JDK's option checks. */

@@ -207,6 +207,63 @@ abstract class FilesContract {
     }
 
     /**
+     * An interrupt while {@code Files.newByteChannel}'s channel waits in a read for a FIFO's writer closes the
+     * channel and ends the read with ClosedByInterruptException; the status stays set.
+     */
+    @Test
+    void anInterruptEndsAByteChannelsBlockedRead() throws Throwable {
+        Path fifo = mkfifo(tmp.resolve("fifo"));
+        // The platform provider's channel: a writer that keeps the FIFO open, so the channel opens at once.
+        try (FileChannel writer = FileChannel.open(fifo, READ, WRITE);
+             SeekableByteChannel ch = Files.newByteChannel(dir.resolve("fifo"))) {
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            AtomicReference<Boolean> interrupted = new AtomicReference<>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try {
+                    outcome.set(ch.read(ByteBuffer.allocate(16)));
+                } catch (Throwable e) {
+                    outcome.set(e);
+                }
+                interrupted.set(Thread.currentThread().isInterrupted());
+            });
+            awaitBlocked(reader);
+            reader.interrupt();
+            reader.join();
+            assertThat(outcome.get()).isExactlyInstanceOf(ClosedByInterruptException.class);
+            assertThat(ch.isOpen()).isFalse();
+            assertThat(interrupted.get()).as("interrupt status kept").isTrue();
+        }
+    }
+
+    /**
+     * {@code Files.readAllBytes}'s read, waiting for a FIFO's writer, goes on through an interrupt and returns what
+     * the writer wrote before closing; the status stays set.
+     */
+    @Test
+    void anInterruptDoesNotEndReadAllBytesBlockedRead() throws Throwable {
+        Path fifo = mkfifo(tmp.resolve("fifo"));
+        FileChannel writer = FileChannel.open(fifo, READ, WRITE);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        AtomicReference<Boolean> interrupted = new AtomicReference<>();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            try {
+                outcome.set(Files.readAllBytes(dir.resolve("fifo")));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+            interrupted.set(Thread.currentThread().isInterrupted());
+        });
+        try (writer) {
+            awaitBlocked(reader);
+            reader.interrupt();
+            writer.write(ByteBuffer.wrap(pattern(42, 16)));
+        }
+        reader.join();
+        assertThat(outcome.get()).isEqualTo(pattern(42, 16));
+        assertThat(interrupted.get()).as("interrupt status kept").isTrue();
+    }
+
+    /**
      * A FIFO's stream (OpenJDK's Files/InputStreamTest): {@code available()} answers, {@code skip} reads, and
      * {@code readAllBytes()} reads to the writer's close — no position is asked of a file that has none. (JDK 25
      * counts none of what the pipe holds as available.)
