@@ -143,19 +143,34 @@ final class TempBuffers {
 
     /**
      * The carriers' buffers, for virtual threads' larger transfers: a few slots, a carrier's chosen by its
-     * {@code pthread_self()} (which a virtual thread's downcall answers for the carrier it runs on); carriers that
-     * hash alike share one. A virtual thread that parks keeps its lease wherever it resumes, so the next one on the
-     * carrier may find the buffer taken: it then gets memory of its own. At most {@link #SLOTS} buffers are kept,
-     * each grown to the largest transfer it served (up to {@link #CACHED_MAX}).
+     * {@code pthread_self()} (which a virtual thread's downcall answers for the carrier it runs on). A virtual
+     * thread that parks keeps its lease wherever it resumes, and carriers may hash alike, so the carrier's slot may
+     * be taken: the next free one serves, and only when every slot is taken does the thread get memory of its own
+     * (a zeroed allocation the GC frees, several times the cost of the copy). At most {@link #SLOTS} buffers are
+     * kept, each grown to the largest transfer it served (up to {@link #CACHED_MAX}).
      */
     private static final class Carriers {
         static final int SLOTS = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
                 Runtime.getRuntime().availableProcessors());
         private static final AtomicReferenceArray<Owned> OWNED = new AtomicReferenceArray<>(SLOTS);
 
-        /** A lease of the carrier's buffer, grown to fit; null when another thread holds it. */
+        /**
+         * A lease of the carrier's buffer, grown to fit; when another thread holds it, of the next slot's that is
+         * free; null when every slot's is held.
+         */
         static Lease lease(long size) {
-            int i = Math.floorMod(Long.hashCode(LibC.threadSelf() * 0x9E3779B97F4A7C15L), SLOTS);
+            int start = Math.floorMod(Long.hashCode(LibC.threadSelf() * 0x9E3779B97F4A7C15L), SLOTS);
+            for (int k = 0; k < SLOTS; k++) {
+                Lease lease = lease((start + k) % SLOTS, size);
+                if (lease != null) {
+                    return lease;
+                }
+            }
+            return null;
+        }
+
+        /** A lease of slot {@code i}'s buffer, grown to fit; null when another thread holds it. */
+        private static Lease lease(int i, long size) {
             Owned own = OWNED.get(i);
             if (own != null && !own.tryUse()) {
                 return null;
@@ -163,7 +178,7 @@ final class TempBuffers {
             if (own == null || own.segment.byteSize() < size) {
                 Owned grown = new Owned(Long.highestOneBit(size - 1) << 1, false);
                 grown.inUse = true;
-                if (!OWNED.compareAndSet(i, own, grown)) {      // another carrier of this slot made one meanwhile
+                if (!OWNED.compareAndSet(i, own, grown)) {      // another carrier made this slot's meanwhile
                     grown.arena.close();
                     return null;
                 }

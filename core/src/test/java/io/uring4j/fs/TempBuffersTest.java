@@ -63,6 +63,25 @@ class TempBuffersTest {
         }).get(30, java.util.concurrent.TimeUnit.SECONDS);
     }
 
+    /**
+     * A carrier whose buffer is held (by a virtual thread parked with it, or by a carrier that hashes alike) is served
+     * by another slot's buffer, not by a new zeroed allocation per transfer: eight virtual threads reading large
+     * files on two carriers measured half the JDK's throughput when two carriers shared a slot.
+     */
+    @Test
+    void aVirtualThreadWhoseCarriersBufferIsHeldGetsAnotherKeptOne() throws Exception {
+        OnVirtualThread.supply(() -> {
+            // No blocking call in between: the virtual thread stays on its carrier, whose slot the first lease holds.
+            TempBuffers.Lease first = TempBuffers.lease(MIB, 8);
+            TempBuffers.Lease second = TempBuffers.lease(MIB, 8);
+            assertThat(second.owned()).as("a kept buffer, not memory of its own").isNotNull();
+            assertThat(disjoint(first.segment(), second.segment())).isTrue();
+            second.release();
+            first.release();
+            return null;
+        }).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     @Test
     void aBufferStillInUseIsNeverHandedOutAgainUntilReleasedFromAnyThread() throws Exception {
         OnThread.run(() -> {
