@@ -61,8 +61,19 @@ public final class AsyncFile implements AutoCloseable {
     private final int offsetAlignment;
     /** The file system refused an RWF_NOWAIT write (EOPNOTSUPP): virtual threads' writes go to the ring. */
     private volatile boolean noWaitRefused;
+    /** From this many other virtual threads writing the file, a crowded O_DIRECT write goes through the ring. */
+    static final int RING_WRITERS_FROM = 16;
+    /** A file synced within this many writes has its crowded O_DIRECT writes made as the JDK's, however many. */
+    static final int SYNCED_WITHIN = 64;
     /** Virtual threads in an O_DIRECT write of this file ({@link #write}): one alone writes on its carrier. */
     private final AtomicInteger directWriters = new AtomicInteger();
+    /** Where {@link #write} sends a virtual thread's O_DIRECT write that finds others writing, if anywhere. */
+    private volatile CompensatedWrite crowdedWrites;
+    /**
+     * Writes since the last sync, counted by crowded O_DIRECT writes ({@link #write}); approximate, as the racy
+     * increments of several threads may be: it only tells a file synced now and then from one that is not.
+     */
+    private int writesSinceSync = SYNCED_WITHIN;
     /** Blocking single-buffer reads: where each goes. */
     private final BlockingReads reads;
     /**
@@ -217,20 +228,48 @@ public final class AsyncFile implements AutoCloseable {
         if (!WRITES_IN_PLACE || !isBounded()) {
             return call(Op.write(fd(), part, position));
         }
-        // A virtual thread's O_DIRECT write. With others writing the file too, the ring's io-wq workers write them
-        // side by side while their carriers run other threads; one alone is a plain pwrite on its carrier, as the
-        // JDK's: the ring would hand it to a worker (ext4 takes no non-blocking direct write into unwritten extents)
-        // at the cost of a wake-up on each side, and one held carrier is all the JDK's holds too.
-        boolean alone = directWriters.getAndIncrement() == 0;
+        // A virtual thread's O_DIRECT write. One alone is a plain pwrite on its carrier, as the JDK's: the ring
+        // would hand it to a worker (ext4 takes no non-blocking direct write into unwritten extents) at the cost of
+        // a wake-up on each side, and one held carrier is all the JDK's holds too. With others writing the file, see
+        // crowdedWrite.
+        int others = beginDirectWrite();
         try {
-            if (!alone) {
-                return call(Op.write(fd(), part, position));
+            if (others > 0) {
+                return crowdedWrite(others, part, position);
             }
             long n = writeHere(part, position, false);
             return n == part.byteSize() ? (int) n : restThroughRing(n, part, position, Opcode.WRITE);
         } finally {
-            directWriters.decrementAndGet();
+            endDirectWrite();
         }
+    }
+
+    /**
+     * A virtual thread's O_DIRECT write while {@code others} write the file too. Up to {@link #RING_WRITERS_FROM},
+     * and in a file synced within its last {@link #SYNCED_WITHIN} writes (a log's or a database's, whose writes wait
+     * on syncs anyway), through {@link #crowdedWrites} where the channel set one: the JDK's channel, whose write adds
+     * a carrier while it waits, as the JDK's own does. Each such write through the ring costs a hand-over to the loop
+     * and back, more CPU than a carrier's wait on a machine of few CPUs. More at once go through the ring, where
+     * they are in flight side by side without as many carriers, and get ahead of the JDK's.
+     */
+    private int crowdedWrite(int others, MemorySegment part, long position) throws IOException {
+        CompensatedWrite jdk = crowdedWrites;
+        if (jdk != null && (others < RING_WRITERS_FROM || writesSinceSync++ < SYNCED_WITHIN)) {
+            long n = jdk.write(part, position);
+            if (n >= 0) {
+                return (int) n;
+            }
+        }
+        return call(Op.write(fd(), part, position));
+    }
+
+    /** Counts a virtual thread's O_DIRECT write of this file as under way; answers how many others are. */
+    int beginDirectWrite() {
+        return directWriters.getAndIncrement();
+    }
+
+    void endDirectWrite() {
+        directWriters.decrementAndGet();
     }
 
     /**
@@ -351,6 +390,7 @@ public final class AsyncFile implements AutoCloseable {
      * and back, which cost more than a carrier's on a machine of few CPUs.
      */
     void sync(boolean dataOnly, CompensatedSync crowded) throws IOException {
+        writesSinceSync = 0;
         if (!WRITES_IN_PLACE || Thread.currentThread().isVirtual() && !isBounded()) {
             call(FileOps.fsync(fd(), dataOnly));
             return;
@@ -369,6 +409,18 @@ public final class AsyncFile implements AutoCloseable {
             return;
         }
         syncHere(dataOnly);
+    }
+
+    /** A write of this file made elsewhere: see {@link #crowdedWrite}. */
+    @FunctionalInterface
+    interface CompensatedWrite {
+        /** Writes {@code src} at {@code position}, or answers -1, without writing, where it cannot (the ring then writes). */
+        long write(MemorySegment src, long position) throws IOException;
+    }
+
+    /** Where virtual threads' crowded O_DIRECT writes go ({@link #crowdedWrite}); set once, by the owning channel. */
+    void crowdedWrites(CompensatedWrite writes) {
+        crowdedWrites = writes;
     }
 
     /** A sync of this file made elsewhere: see {@link #sync(boolean, CompensatedSync)}. */

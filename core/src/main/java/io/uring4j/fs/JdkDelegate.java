@@ -3,8 +3,9 @@ package io.uring4j.fs;
 import java.io.IOException;
 import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
+import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
-import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -15,7 +16,7 @@ import java.util.Set;
 final class JdkDelegate<C extends Channel> {
     /** Opens the JDK channel with the access modes of the uring4j one. */
     interface Opener<C> {
-        C open(Set<StandardOpenOption> options) throws IOException;
+        C open(Set<OpenOption> options) throws IOException;
     }
 
     private final AsyncFile file;
@@ -35,12 +36,15 @@ final class JdkDelegate<C extends Channel> {
             throw new ClosedChannelException();
         }
         if (delegate == null) {
-            Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
+            Set<OpenOption> options = new HashSet<>();
             if (readable) {
                 options.add(StandardOpenOption.READ);
             }
             if (writable) {
                 options.add(StandardOpenOption.WRITE);
+            }
+            if (file.isDirect() && OpenOptions.JDK_DIRECT != null) {
+                options.add(OpenOptions.JDK_DIRECT);        // the same file's I/O: its writes bypass the cache too
             }
             delegate = opener.open(options);
         }

@@ -86,6 +86,21 @@ record OpenOptions(boolean read, boolean write, boolean append, boolean truncate
     }
 
     /**
+     * {@code com.sun.nio.file.ExtendedOpenOption.DIRECT} itself, for opening the JDK's channels O_DIRECT, looked up
+     * by name as below; null where module {@code jdk.unsupported} is not in the boot layer.
+     */
+    static final OpenOption JDK_DIRECT = jdkDirect();
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static OpenOption jdkDirect() {
+        try {
+            return (OpenOption) Enum.valueOf((Class) Class.forName("com.sun.nio.file.ExtendedOpenOption"), "DIRECT");
+        } catch (ReflectiveOperationException | LinkageError | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
      * {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, recognised by name: that enum lives in module
      * {@code jdk.unsupported}, which this module does not require (it also holds {@code sun.misc.Unsafe}).
      */

@@ -77,8 +77,8 @@ public final class UringFileChannel extends FileChannel {
     private final Io sizeCall;
     /** A crowded virtual thread's sync ({@link #syncThroughJdk}), made once as {@link #sizeCall} is. */
     private final AsyncFile.CompensatedSync jdkSync;
-    /** The JDK delegate could not be opened for a sync: syncs stay on the ring. */
-    private volatile boolean jdkSyncRefused;
+    /** The JDK delegate could not be opened for a sync or write: those stay on the ring. */
+    private volatile boolean jdkRefused;
 
     private UringFileChannel(AsyncFile file, OpenOptions options, int alignment) {
         this.file = file;
@@ -90,6 +90,9 @@ public final class UringFileChannel extends FileChannel {
         this.cleanable = CLEANER.register(this, file::closeAsync);
         this.sizeCall = file::size;
         this.jdkSync = this::syncThroughJdk;
+        if (writable && options.direct()) {
+            file.crowdedWrites(this::writeThroughJdk);
+        }
     }
 
     // ---- opening -------------------------------------------------------------------------------------------
@@ -386,20 +389,37 @@ public final class UringFileChannel extends FileChannel {
      * {@code /proc/self/fd} checks the file's permissions again, which may have changed since this channel's).
      */
     private boolean syncThroughJdk(boolean dataOnly) throws IOException {
-        if (file.isUninterruptible() || jdkSyncRefused) {
-            return false;
-        }
-        FileChannel jdk;
-        try {
-            jdk = delegate();
-        } catch (ClosedChannelException e) {
-            throw e;
-        } catch (IOException e) {
-            jdkSyncRefused = true;
+        FileChannel jdk = jdkForBlockingCall();
+        if (jdk == null) {
             return false;
         }
         jdk.force(!dataOnly);
         return true;
+    }
+
+    /**
+     * A virtual thread's crowded O_DIRECT write ({@link AsyncFile#write}): the JDK delegate's, opened O_DIRECT as this
+     * channel is, whose write adds a carrier while it waits. Not where the delegate cannot be opened O_DIRECT, and,
+     * as {@link #syncThroughJdk}, not for an uninterruptible channel nor once the delegate could not be opened.
+     */
+    private long writeThroughJdk(MemorySegment src, long position) throws IOException {
+        FileChannel jdk = OpenOptions.JDK_DIRECT == null ? null : jdkForBlockingCall();
+        return jdk == null ? -1 : jdk.write(src.asByteBuffer(), position);
+    }
+
+    /** The JDK delegate for a blocking call made there, or null where this channel keeps its own. */
+    private FileChannel jdkForBlockingCall() throws IOException {
+        if (file.isUninterruptible() || jdkRefused) {
+            return null;
+        }
+        try {
+            return delegate();
+        } catch (ClosedChannelException e) {
+            throw e;
+        } catch (IOException e) {
+            jdkRefused = true;
+            return null;
+        }
     }
 
     // ---- transfers (ChannelTransfers) -----------------------------------------------------------------------

@@ -17,10 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -139,6 +141,63 @@ class InPlaceMetadataTest {
             VirtualSyncs.end();
         }
         assertThat(Files.readAllBytes(path)).startsWith(1, 2, 3);
+    }
+
+    /**
+     * A virtual thread's O_DIRECT write while another writes the file (this test counts itself as that other) goes
+     * through the JDK's channel on the file, opened O_DIRECT too, whose write adds a carrier while it waits, as the
+     * JDK's own does: through the ring, each was a hand-over to the loop and back. With
+     * {@link AsyncFile#RING_WRITERS_FROM} others, in a file not synced lately, it goes through the ring, where many
+     * are in flight side by side; in a file just synced, through the JDK's channel again (a log's writes).
+     */
+    @Test
+    void aVirtualThreadsCrowdedDirectWriteIsTheJdksUntilManyWrite() throws Exception {
+        Path path = dir.resolve("crowded-direct");
+        int block = (int) Files.getFileStore(dir).getBlockSize();
+        Files.write(path, new byte[4 * block]);
+        long[] requests = OnVirtualThread.supply(() -> {
+            try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, ExtendedOpenOption.DIRECT)) {
+                ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                int others = 0;
+                try {
+                    ch.file.beginDirectWrite();
+                    others++;
+                    long before = submitted();
+                    writeBlock(ch, aligned, block, 0);
+                    long crowded = submitted();
+                    while (others < AsyncFile.RING_WRITERS_FROM) {
+                        ch.file.beginDirectWrite();
+                        others++;
+                    }
+                    writeBlock(ch, aligned, block, 1);
+                    long many = submitted();
+                    ch.force(false);                // the only sync: in place, and the file is now synced lately
+                    long synced = submitted();
+                    writeBlock(ch, aligned, block, 2);
+                    return new long[] {before, crowded, many, synced, submitted()};
+                } finally {
+                    for (; others > 0; others--) {
+                        ch.file.endDirectWrite();
+                    }
+                }
+            }
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(requests[1]).as("requests for a crowded write").isEqualTo(requests[0]);
+        assertThat(requests[2]).as("requests for a write among many").isEqualTo(requests[1] + 1);
+        assertThat(requests[3]).as("requests for the lone sync").isEqualTo(requests[2]);
+        assertThat(requests[4]).as("requests for a write among many, just after a sync").isEqualTo(requests[3]);
+        byte[] bytes = Files.readAllBytes(path);
+        for (int i = 0; i < 3; i++) {
+            assertThat(Arrays.copyOfRange(bytes, i * block, (i + 1) * block)).as("block %d", i)
+                    .isEqualTo(pattern(i, block));
+        }
+    }
+
+    private static void writeBlock(FileChannel ch, ByteBuffer aligned, int block, int i) throws IOException {
+        aligned.clear().limit(block).put(pattern(i, block)).flip();
+        if (ch.write(aligned, (long) i * block) != block) {
+            throw new AssertionError("short write");
+        }
     }
 
     /**
