@@ -414,7 +414,7 @@ public final class AsyncFile implements AutoCloseable {
     /** A write of this file made elsewhere: see {@link #crowdedWrite}. */
     @FunctionalInterface
     interface CompensatedWrite {
-        /** Writes {@code src} at {@code position}, or answers -1, without writing, where it cannot (the ring then writes). */
+        /** Writes {@code src} at {@code position}; or answers -1, without writing, where it cannot. */
         long write(MemorySegment src, long position) throws IOException;
     }
 
