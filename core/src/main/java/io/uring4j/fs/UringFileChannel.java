@@ -79,6 +79,8 @@ public final class UringFileChannel extends FileChannel {
     private final AsyncFile.CompensatedSync jdkSync;
     /** The JDK delegate could not be opened for a sync or write: those stay on the ring. */
     private volatile boolean jdkRefused;
+    /** The JDK delegate refused a crowded O_DIRECT write ({@link #writeThroughJdk}): those stay on the ring. */
+    private volatile boolean jdkWritesRefused;
 
     private UringFileChannel(AsyncFile file, OpenOptions options, int alignment) {
         this.file = file;
@@ -401,10 +403,23 @@ public final class UringFileChannel extends FileChannel {
      * A virtual thread's crowded O_DIRECT write ({@link AsyncFile#write}): the JDK delegate's, opened O_DIRECT as this
      * channel is, whose write adds a carrier while it waits. Not where the delegate cannot be opened O_DIRECT, and,
      * as {@link #syncThroughJdk}, not for an uninterruptible channel nor once the delegate could not be opened.
+     * A write the JDK refuses goes to the ring, and so do the channel's later ones: the JDK's own O_DIRECT checks
+     * (it aligns to the file system's fragment size, this channel to the file's block size, the same on most file
+     * systems) or the write itself failed, and the ring names an error as this channel's other writes do.
      */
     private long writeThroughJdk(MemorySegment src, long position) throws IOException {
-        FileChannel jdk = OpenOptions.JDK_DIRECT == null ? null : jdkForBlockingCall();
-        return jdk == null ? -1 : jdk.write(src.asByteBuffer(), position);
+        FileChannel jdk = OpenOptions.JDK_DIRECT == null || jdkWritesRefused ? null : jdkForBlockingCall();
+        if (jdk == null) {
+            return -1;
+        }
+        try {
+            return jdk.write(src.asByteBuffer(), position);
+        } catch (ClosedChannelException e) {
+            throw e;                        // closed, by an interrupt too: as this channel's own write ends
+        } catch (IOException e) {
+            jdkWritesRefused = true;
+            return -1;
+        }
     }
 
     /** The JDK delegate for a blocking call made there, or null where this channel keeps its own. */

@@ -193,6 +193,48 @@ class InPlaceMetadataTest {
         }
     }
 
+    /**
+     * A crowded O_DIRECT write the JDK's channel fails (here: a full disk) is made again through the ring, which
+     * reports the error as this channel's writes do, naming the operation and the errno; so are the later ones.
+     */
+    @Test
+    void aCrowdedDirectWriteTheJdkRefusesGoesThroughTheRing() throws Exception {
+        Path tiny = Files.createDirectory(dir.resolve("tiny"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(FsTestKit.mountTmpfs(tiny, "64k"),
+                "cannot mount a small tmpfs here (needs root): no full disk to test with");
+        try {
+            Path path = tiny.resolve("full");
+            int block = 4096;
+            Throwable[] failures = OnVirtualThread.supply(() -> {
+                try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, CREATE,
+                        ExtendedOpenOption.DIRECT)) {
+                    ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                    ch.file.beginDirectWrite();             // another writer: this one is crowded
+                    try {
+                        Throwable[] seen = new Throwable[2];
+                        for (int i = 0, k = 0; k < 2 && i < 1000; i++) {
+                            try {
+                                writeBlock(ch, aligned, block, i);
+                            } catch (IOException e) {
+                                seen[k++] = e;
+                            }
+                        }
+                        return seen;
+                    } finally {
+                        ch.file.endDirectWrite();
+                    }
+                }
+            }).get(30, TimeUnit.SECONDS);
+            for (Throwable failure : failures) {
+                assertThat(failure).isInstanceOf(IOException.class).hasMessageContaining("No space left on device")
+                        .hasCauseInstanceOf(io.uring4j.sys.ErrnoException.class);
+                assertThat(failure.getCause()).hasMessageContaining("WRITE").hasMessageContaining("ENOSPC");
+            }
+        } finally {
+            FsTestKit.unmount(tiny);
+        }
+    }
+
     private static void writeBlock(FileChannel ch, ByteBuffer aligned, int block, int i) throws IOException {
         aligned.clear().limit(block).put(pattern(i, block)).flip();
         if (ch.write(aligned, (long) i * block) != block) {
