@@ -59,14 +59,24 @@ public final class LibC {
     /** Reads the thread pointer: no system call, so no transition. */
     private static final MethodHandle PTHREAD_SELF = Native.LINKER.downcallHandle(Native.symbol("pthread_self"),
             FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
-    private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle PREAD = Native.libcWithErrno("pread",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PWRITE = Native.libcWithErrno("pwrite",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    /*
+     * The positional reads and writes, each linked twice: without errno capture, which the call tries first (the
+     * capture costs a few percent of a page-cache read on a VM), and with it, made only after a failure, to learn the
+     * errno. A positional read or write that failed moved nothing, so making it again is harmless: it fails alike,
+     * or does what has become possible meanwhile.
+     */
+    private static final FunctionDescriptor PRW = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG);
+    private static final FunctionDescriptor PRWV2 = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT,
+            JAVA_LONG, JAVA_INT);
+    private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2", PRWV2);
+    private static final MethodHandle PREADV2_FIRST = Native.libc("preadv2", PRWV2);
+    private static final MethodHandle PREAD = Native.libcWithErrno("pread", PRW);
+    private static final MethodHandle PREAD_FIRST = Native.libc("pread", PRW);
+    private static final MethodHandle PWRITE = Native.libcWithErrno("pwrite", PRW);
+    private static final MethodHandle PWRITE_FIRST = Native.libc("pwrite", PRW);
+    private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2", PRWV2);
+    private static final MethodHandle PWRITEV2_FIRST = Native.libc("pwritev2", PRWV2);
     private static final MethodHandle FSYNC = Native.libcWithErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FDATASYNC = Native.libcWithErrno("fdatasync",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
@@ -179,9 +189,10 @@ public final class LibC {
         MemorySegment state = Native.callState();
         state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            return Native.result((long) PREADV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
-                    offset, flags), state);
+            long n = (long) PREADV2_FIRST.invokeExact(fd, iov, 1, offset, flags);
+            return n >= 0 ? n : Native.result((long) PREADV2.invokeExact(state, fd, iov, 1, offset, flags), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -189,8 +200,12 @@ public final class LibC {
 
     /** {@code pread(fd, buf, buf.byteSize(), offset)}: bytes read (0 at end of file), or {@code -errno}. */
     public static long pread(int fd, MemorySegment buf, long offset) {
-        MemorySegment state = Native.callState();
         try {
+            long n = (long) PREAD_FIRST.invokeExact(fd, buf.address(), buf.byteSize(), offset);
+            if (n >= 0) {
+                return n;
+            }
+            MemorySegment state = Native.callState();
             return Native.result((long) PREAD.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -199,8 +214,12 @@ public final class LibC {
 
     /** {@code pwrite(fd, buf, buf.byteSize(), offset)}: bytes written, or {@code -errno}. */
     public static long pwrite(int fd, MemorySegment buf, long offset) {
-        MemorySegment state = Native.callState();
         try {
+            long n = (long) PWRITE_FIRST.invokeExact(fd, buf.address(), buf.byteSize(), offset);
+            if (n >= 0) {
+                return n;
+            }
+            MemorySegment state = Native.callState();
             return Native.result((long) PWRITE.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -217,9 +236,10 @@ public final class LibC {
         MemorySegment state = Native.callState();
         state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            return Native.result((long) PWRITEV2.invokeExact(state, fd, state.address() + Native.IOVEC_OFFSET, 1,
-                    offset, flags), state);
+            long n = (long) PWRITEV2_FIRST.invokeExact(fd, iov, 1, offset, flags);
+            return n >= 0 ? n : Native.result((long) PWRITEV2.invokeExact(state, fd, iov, 1, offset, flags), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
