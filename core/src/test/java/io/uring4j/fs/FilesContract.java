@@ -186,23 +186,12 @@ abstract class FilesContract {
         // The platform provider's channel: a writer that keeps the FIFO open, so the stream opens at once.
         try (FileChannel writer = FileChannel.open(fifo, READ, WRITE);
              InputStream in = Files.newInputStream(dir.resolve("fifo"))) {
-            AtomicReference<Object> outcome = new AtomicReference<>();
-            AtomicReference<Boolean> interrupted = new AtomicReference<>();
-            Thread reader = Thread.ofPlatform().start(() -> {
-                try {
-                    byte[] b = new byte[16];
-                    outcome.set(Arrays.copyOf(b, in.read(b)));     // one write of 16 bytes: one read
-                } catch (Throwable e) {
-                    outcome.set(e);
-                }
-                interrupted.set(Thread.currentThread().isInterrupted());
+            BlockedReader reader = BlockedReader.interrupted(() -> {
+                byte[] b = new byte[16];
+                return Arrays.copyOf(b, in.read(b));            // one write of 16 bytes: one read
             });
-            awaitBlocked(reader);
-            reader.interrupt();
             writer.write(ByteBuffer.wrap(pattern(40, 16)));
-            reader.join();
-            assertThat(outcome.get()).isEqualTo(pattern(40, 16));
-            assertThat(interrupted.get()).as("interrupt status kept").isTrue();
+            assertThat(reader.outcome()).isEqualTo(pattern(40, 16));
         }
     }
 
@@ -216,22 +205,9 @@ abstract class FilesContract {
         // The platform provider's channel: a writer that keeps the FIFO open, so the channel opens at once.
         try (FileChannel writer = FileChannel.open(fifo, READ, WRITE);
              SeekableByteChannel ch = Files.newByteChannel(dir.resolve("fifo"))) {
-            AtomicReference<Object> outcome = new AtomicReference<>();
-            AtomicReference<Boolean> interrupted = new AtomicReference<>();
-            Thread reader = Thread.ofPlatform().start(() -> {
-                try {
-                    outcome.set(ch.read(ByteBuffer.allocate(16)));
-                } catch (Throwable e) {
-                    outcome.set(e);
-                }
-                interrupted.set(Thread.currentThread().isInterrupted());
-            });
-            awaitBlocked(reader);
-            reader.interrupt();
-            reader.join();
-            assertThat(outcome.get()).isExactlyInstanceOf(ClosedByInterruptException.class);
+            BlockedReader reader = BlockedReader.interrupted(() -> ch.read(ByteBuffer.allocate(16)));
+            assertThat(reader.outcome()).isExactlyInstanceOf(ClosedByInterruptException.class);
             assertThat(ch.isOpen()).isFalse();
-            assertThat(interrupted.get()).as("interrupt status kept").isTrue();
         }
     }
 
@@ -242,25 +218,43 @@ abstract class FilesContract {
     @Test
     void anInterruptDoesNotEndReadAllBytesBlockedRead() throws Throwable {
         Path fifo = mkfifo(tmp.resolve("fifo"));
-        FileChannel writer = FileChannel.open(fifo, READ, WRITE);
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        AtomicReference<Boolean> interrupted = new AtomicReference<>();
-        Thread reader = Thread.ofPlatform().start(() -> {
-            try {
-                outcome.set(Files.readAllBytes(dir.resolve("fifo")));
-            } catch (Throwable e) {
-                outcome.set(e);
-            }
-            interrupted.set(Thread.currentThread().isInterrupted());
-        });
-        try (writer) {
-            awaitBlocked(reader);
-            reader.interrupt();
+        BlockedReader reader;
+        try (FileChannel writer = FileChannel.open(fifo, READ, WRITE)) {
+            reader = BlockedReader.interrupted(() -> Files.readAllBytes(dir.resolve("fifo")));
             writer.write(ByteBuffer.wrap(pattern(42, 16)));
         }
-        reader.join();
-        assertThat(outcome.get()).isEqualTo(pattern(42, 16));
-        assertThat(interrupted.get()).as("interrupt status kept").isTrue();
+        assertThat(reader.outcome()).isEqualTo(pattern(42, 16));
+    }
+
+    /** A platform thread's read of a FIFO, interrupted once it waits: what it returned or threw. */
+    private record BlockedReader(Thread thread, AtomicReference<Object> result) {
+        interface Read {
+            Object read() throws Exception;
+        }
+
+        /** Starts {@code read} on a platform thread and interrupts it once it is blocked in its read. */
+        static BlockedReader interrupted(Read read) throws InterruptedException {
+            AtomicReference<Object> result = new AtomicReference<>();
+            Thread thread = Thread.ofPlatform().start(() -> {
+                try {
+                    result.set(read.read());
+                } catch (Throwable e) {
+                    result.set(e);
+                }
+                if (!Thread.currentThread().isInterrupted()) {
+                    result.set(new AssertionError("interrupt status lost; the read gave " + result.get()));
+                }
+            });
+            awaitBlocked(thread);
+            thread.interrupt();
+            return new BlockedReader(thread, result);
+        }
+
+        /** Waits for the read to end: what it returned or threw (an AssertionError had the status been cleared). */
+        Object outcome() throws InterruptedException {
+            thread.join();
+            return result.get();
+        }
     }
 
     /**
