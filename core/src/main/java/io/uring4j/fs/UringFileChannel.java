@@ -623,6 +623,8 @@ public final class UringFileChannel extends FileChannel {
                     return kernel(call, arg, at);
                 } catch (InterruptedIOException e) {       // the file asked: interruptible (the status is set again)
                     throw InterruptedCalls.closeOnInterrupt(this);
+                } catch (ClosedByInterruptException e) {   // the JDK delegate's sync: closed by an interrupt
+                    throw InterruptedCalls.closeOnInterrupt(this);
                 }
             }
             file.askCaller();

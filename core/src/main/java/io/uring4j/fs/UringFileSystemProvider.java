@@ -52,8 +52,8 @@ import static io.uring4j.fs.UringPath.unwrap;
  * file system API until then; the runtime starts with the first channel.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
-    /** Classes only: a frame's method is looked up per frame walked, which made the walk half an open's cost. */
     private static final String PACKAGE = UringFileSystemProvider.class.getPackageName();
+    /** Classes only: a frame's method is looked up per frame walked, which made the walk half an open's cost. */
     private static final StackWalker CALLERS = StackWalker.getInstance(
             Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE, StackWalker.Option.DROP_METHOD_INFO));
 
