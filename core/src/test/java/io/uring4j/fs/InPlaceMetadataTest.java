@@ -94,7 +94,7 @@ class InPlaceMetadataTest {
         Files.write(path, new byte[4 * block]);
         long[] requests = OnVirtualThread.supply(() -> {
             try (FileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, ExtendedOpenOption.DIRECT)) {
-                ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                ByteBuffer aligned = alignedBlock(block);
                 long before = submitted();
                 for (int i = 0; i < 4; i++) {
                     if (ch.write(aligned.clear().limit(block), (long) i * block) != block) {
@@ -157,7 +157,7 @@ class InPlaceMetadataTest {
         Files.write(path, new byte[4 * block]);
         long[] requests = OnVirtualThread.supply(() -> {
             try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, ExtendedOpenOption.DIRECT)) {
-                ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                ByteBuffer aligned = alignedBlock(block);
                 int others = 0;
                 try {
                     ch.file.beginDirectWrite();
@@ -214,7 +214,7 @@ class InPlaceMetadataTest {
             Throwable[] failures = OnVirtualThread.supply(() -> {
                 try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE, CREATE,
                         ExtendedOpenOption.DIRECT)) {
-                    ByteBuffer aligned = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                    ByteBuffer aligned = alignedBlock(block);
                     ch.file.beginDirectWrite();             // another writer: this one is crowded
                     try {
                         Throwable[] seen = new Throwable[2];
@@ -239,6 +239,11 @@ class InPlaceMetadataTest {
         } finally {
             FsTestKit.unmount(tiny);
         }
+    }
+
+    /** A direct buffer of one {@code block}, aligned to it, as O_DIRECT asks. */
+    private static ByteBuffer alignedBlock(int block) {
+        return ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
     }
 
     private static void writeBlock(FileChannel ch, ByteBuffer aligned, int block, int i) throws IOException {

@@ -128,7 +128,7 @@ final class BulkOps implements AutoCloseable {
 
     private Matrix.Sample run(FileSystemProvider provider, Path base, long nanos) throws InterruptedException {
         stop = false;
-        long cpu = Matrix.Sample.processCpuNanos();
+        long cpu = Counters.processCpuNanos();
         AtomicLong done = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
@@ -155,7 +155,7 @@ final class BulkOps implements AutoCloseable {
         } finally {
             ops = done.get();
             elapsed = System.nanoTime() - start;
-            cpu = Matrix.Sample.processCpuNanos() - cpu;
+            cpu = Counters.processCpuNanos() - cpu;
             stop = true;
         }
         for (Thread t : threads) {

@@ -54,6 +54,14 @@ final class Counters {
         return THREADS.getCurrentThreadCpuTime();
     }
 
+    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    /** The CPU time of the whole process: every thread's, the JIT's and the GC's too. */
+    static long processCpuNanos() {
+        return OS.getProcessCpuTime();
+    }
+
     void start(long nanos) {
         startNanos = nanos;
         cpuNanos = threadCpuNanos();

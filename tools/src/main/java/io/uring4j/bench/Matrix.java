@@ -194,13 +194,6 @@ final class Matrix {
      * readers', the event loops', the JIT's and the GC's), which a busy machine's preemptions leave out.
      */
     record Sample(double opsPerSecond, double cpuNsPerOp) {
-        private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-
-        static long processCpuNanos() {
-            return OS.getProcessCpuTime();
-        }
-
         static Sample of(long ops, long nanos, long cpuNanos) {
             return new Sample(ops * 1e9 / nanos, ops == 0 ? 0 : (double) cpuNanos / ops);
         }
@@ -232,9 +225,9 @@ final class Matrix {
                 drivers.add(Driver.create(side, List.of(target)));
             }
             warmUp((nanos, unused) -> runAll(drivers, nanos));
-            long cpu = Sample.processCpuNanos();
+            long cpu = Counters.processCpuNanos();
             Counters[] counters = runAll(drivers, seconds * 1_000_000_000L);
-            cpu = Sample.processCpuNanos() - cpu;
+            cpu = Counters.processCpuNanos() - cpu;
             long ops = 0;
             long nanos = 0;
             for (Counters c : counters) {

@@ -60,12 +60,12 @@ final class Runner {
                     go.await();
                     if (failure[0] == null) {
                         long before = driver.allocatedBytes();
-                        long cpu = Matrix.Sample.processCpuNanos();
+                        long cpu = Counters.processCpuNanos();
                         driver.run(duration, c);
                         boolean counts = index == 0 || !driver.countsEveryThread();
                         c.allocatedBytes = counts ? driver.allocatedBytes() - before : 0;
                         if (driver.countsEveryThread()) {       // its work is on other threads: the process's CPU
-                            c.cpuNanos = counts ? Matrix.Sample.processCpuNanos() - cpu : 0;
+                            c.cpuNanos = counts ? Counters.processCpuNanos() - cpu : 0;
                         }
                         histograms[index] = driver.latencies();
                     }
