@@ -129,12 +129,13 @@ final class BlockingReads {
 
     /**
      * A plain pread on the calling thread, while the fd is guarded: the bytes read or {@code -errno}. A virtual
-     * thread's O_DIRECT read holds its carrier for the device's time, which its device learns, as from a batch.
+     * thread's O_DIRECT read holds its carrier for the device's time, which its device learns (from one read in
+     * {@link DirectDevice#TIME_EVERY}), as from a batch.
      */
     private long inPlace(MemorySegment dst, long position) throws IOException {
         int fd = guard.acquire();
         try {
-            if (device == null || !Thread.currentThread().isVirtual()) {
+            if (device == null || !Thread.currentThread().isVirtual() || !device.timeThisRead()) {
                 return LibC.pread(fd, dst, position);
             }
             long start = System.nanoTime();

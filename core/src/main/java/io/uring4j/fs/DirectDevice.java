@@ -6,7 +6,9 @@ package io.uring4j.fs;
  * way the JDK's FileChannel reads (holding the thread for the device's time) but batched; a device slow enough
  * to hold a carrier for long is read through the event loop instead, where no carrier waits. Batches that
  * waited longer than {@link #SLOW_NANOS} (plus a little per read) several times in a row mark the device slow;
- * one read in {@link #PROBE_EVERY} then tries inline again, so a device that turns fast is noticed.
+ * one read in {@link #PROBE_EVERY} then tries inline again, so a device that turns fast is noticed. A lone read in
+ * place is timed once in {@link #TIME_EVERY}: the clock, read twice, is a measurable part of a read the page
+ * cache or a RAM disk answers, and a slow device is still noticed within a few dozen reads.
  *
  * <p>The counts are plain fields: a lost update between racing readers only delays a switch by a batch.
  */
@@ -17,9 +19,11 @@ final class DirectDevice {
     /** Slow batches in a row before the device's reads go to the event loop: one preemption is not a device. */
     static final int SLOW_LIMIT = 8;
     static final int PROBE_EVERY = 4096;
+    static final int TIME_EVERY = 8;
 
     private int slowBatches;
     private int untilProbe;
+    private int untilTimed;
 
     /** Whether the next direct read should wait inline. */
     boolean inline() {
@@ -31,6 +35,15 @@ final class DirectDevice {
         }
         untilProbe = PROBE_EVERY;
         slowBatches = SLOW_LIMIT - 1;       // one slow probe turns it back; a fast one clears the count
+        return true;
+    }
+
+    /** Whether the next lone read in place is one to time and report ({@link #waited}): one in {@link #TIME_EVERY}. */
+    boolean timeThisRead() {
+        if (--untilTimed > 0) {
+            return false;
+        }
+        untilTimed = TIME_EVERY;
         return true;
     }
 

@@ -45,6 +45,19 @@ class DirectDeviceTest {
         assertThat(inlineCalls(device, 100)).as("fast again").isEqualTo(100);
     }
 
+    @Test
+    void oneLoneReadInEveryFewIsTimed() {
+        DirectDevice device = new DirectDevice();
+        assertThat(device.timeThisRead()).as("the first read").isTrue();
+        int timed = 0;
+        for (int i = 0; i < 10 * DirectDevice.TIME_EVERY; i++) {
+            timed += device.timeThisRead() ? 1 : 0;
+        }
+        assertThat(timed).isEqualTo(10);
+        assertThat(DirectDevice.TIME_EVERY * DirectDevice.SLOW_LIMIT).as("reads before a slow device is noticed")
+                .isLessThanOrEqualTo(100);
+    }
+
     private static DirectDevice slow() {
         DirectDevice device = new DirectDevice();
         for (int i = 0; i < DirectDevice.SLOW_LIMIT; i++) {
