@@ -295,8 +295,7 @@ public final class LibC {
     private static final long STX_SIZE = 0x28;
     private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
     /** The calling thread's {@code struct statx} for {@link #fileSize} and the types: asking costs no allocation. */
-    private static final ThreadLocal<MemorySegment> STATX_BUFFER =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATX_SIZE, 8));
+    private static final ThreadScratch STATX_BUFFER = new ThreadScratch(STATX_SIZE);
 
     /**
      * The size of {@code fd}'s file (statx of the fd, as fstat's {@code st_size}), or {@code -errno}. The same statx

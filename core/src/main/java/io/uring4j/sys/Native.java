@@ -1,6 +1,5 @@
 package io.uring4j.sys;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -12,8 +11,8 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
  * The one place that links native functions. Calls that can fail capture errno into a per-thread segment
- * (reused: capturing allocates nothing after a thread's first call), and results follow the liburing
- * convention: {@code >= 0} on success, {@code -errno} on failure.
+ * (reused: capturing allocates nothing after a thread's first call, nor on a new virtual thread), and results
+ * follow the liburing convention: {@code >= 0} on success, {@code -errno} on failure.
  *
  * <p>Public for the library's other bindings (the portable engine's system calls), not as an API.
  */
@@ -26,12 +25,8 @@ public final class Native {
 
     /** Where a thread's one-element iovec sits in its capture segment, 8-aligned after the errno state. */
     static final long IOVEC_OFFSET = (CALL_STATE.byteSize() + 7) & ~7L;
-    /**
-     * Automatic arena: a thread's capture segment is freed when the thread (and its ThreadLocal) is gone. It also
-     * holds one iovec for calls that need a pointer to one, used only during the call.
-     */
-    private static final ThreadLocal<MemorySegment> STATE =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(IOVEC_OFFSET + 16, 8));
+    /** A thread's capture segment, which also holds one iovec for calls that need a pointer to one. */
+    private static final ThreadScratch STATE = new ThreadScratch(IOVEC_OFFSET + 16);
 
     private Native() {
     }
@@ -54,7 +49,10 @@ public final class Native {
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
     }
 
-    /** The calling thread's errno capture segment. */
+    /**
+     * The calling thread's errno capture segment (a virtual thread's carrier's): pass it and read it before
+     * anything that may park ({@link ThreadScratch}).
+     */
     public static MemorySegment callState() {
         return STATE.get();
     }
