@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
-import java.lang.foreign.Arena;
+import io.uring4j.sys.ThreadScratch;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -34,8 +35,7 @@ final class Epoll {
     private static final MethodHandle CTL = handle("epoll_ctl", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG);
     private static final MethodHandle WAIT = handle("epoll_wait", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
     /** One epoll_event per thread for epoll_ctl. */
-    private static final ThreadLocal<MemorySegment> EVENT =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+    private static final ThreadScratch EVENT = new ThreadScratch(16);
 
     private Epoll() {
     }

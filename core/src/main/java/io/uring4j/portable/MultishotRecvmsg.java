@@ -1,6 +1,7 @@
 package io.uring4j.portable;
 
 import io.uring4j.sys.Errno;
+import io.uring4j.sys.ThreadScratch;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,8 +23,7 @@ final class MultishotRecvmsg {
     private static final MemorySegment USER = PortableRing.USER;
     private static final long OUT = 16;
     /** Per thread: a msghdr (56 bytes) and its one iovec, built for each receive. */
-    private static final ThreadLocal<MemorySegment> MSGHDR =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(72, 8));
+    private static final ThreadScratch MSGHDR = new ThreadScratch(72);
 
     private MultishotRecvmsg() {
     }

@@ -18,7 +18,10 @@ final class Readiness {
     private static final int ALWAYS_READY = -Errno.EPERM;
     /** poll(2)'s answer for an fd that is not open; the kernel's POLL_ADD fails with EBADF. */
     private static final int POLLNVAL = 0x20;
-    /** Per thread: the iovec a plain READ or WRITE becomes, so a request allocates nothing. */
+    /**
+     * Per thread: the iovec a plain READ or WRITE becomes, so a request allocates nothing. Not a
+     * {@code ThreadScratch}: {@link #transfer} uses it again after arming, which takes the ring's lock and may park.
+     */
     private static final ThreadLocal<MemorySegment> IOV =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
 

@@ -1,5 +1,7 @@
 package io.uring4j.portable;
 
+import io.uring4j.sys.ThreadScratch;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -30,8 +32,7 @@ final class SocketSys {
     private static final MethodHandle GETSOCKOPT = handle("getsockopt", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
             JAVA_LONG, JAVA_LONG);
     /** Per thread: a pollfd for {@link #readyNow}, and an int + socklen_t for {@link #option}. */
-    private static final ThreadLocal<MemorySegment> SCRATCH =
-            ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(16, 8));
+    private static final ThreadScratch SCRATCH = new ThreadScratch(16);
 
     private SocketSys() {
     }

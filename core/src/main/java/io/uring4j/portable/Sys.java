@@ -2,6 +2,7 @@ package io.uring4j.portable;
 
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Native;
+import io.uring4j.sys.ThreadScratch;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -37,8 +38,7 @@ final class Sys {
             JAVA_LONG, JAVA_INT);
     private static final MethodHandle TEE = handle("tee", JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     /** Per thread: splice's two offsets, passed by pointer. */
-    private static final ThreadLocal<MemorySegment> OFFSETS =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+    private static final ThreadScratch OFFSETS = new ThreadScratch(16);
     private static final MethodHandle RENAMEAT2 = handle("renameat2", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle UNLINKAT = handle("unlinkat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final MethodHandle MKDIRAT = handle("mkdirat", JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
@@ -154,8 +154,7 @@ final class Sys {
     private static final int STATX_INO = 0x100;
     private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
     /** Per thread: the struct statx that {@link #fileKind} reads (stx_mode at 0x1C, stx_ino at 0x20, dev at 0x88). */
-    private static final ThreadLocal<MemorySegment> STATX_BUF =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(256, 8));
+    private static final ThreadScratch STATX_BUF = new ThreadScratch(256);
 
     /**
      * What io-wq needs to know of {@code fd}'s file: a positive hash of (device, inode) for a regular file,

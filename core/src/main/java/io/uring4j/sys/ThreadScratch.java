@@ -14,8 +14,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * are found by {@code pthread_self} in a small open-addressed table; a carrier's entry outlives it and serves
  * whichever thread the id is given to next. A carrier that finds no room uses a thread-local segment, as platform
  * threads do.
+ *
+ * <p>Public for the library's other bindings (the portable engine's system calls), not as an API.
  */
-final class ThreadScratch {
+public final class ThreadScratch {
     private static final int CARRIERS = 256;            // a power of two
     private static final int PROBES = 16;
 
@@ -26,13 +28,13 @@ final class ThreadScratch {
     private record Carrier(long thread, MemorySegment segment) {
     }
 
-    ThreadScratch(long size) {
+    public ThreadScratch(long size) {
         this.size = size;
         this.own = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(size, 8));
     }
 
     /** The calling thread's segment (a virtual thread's carrier's): use it before anything that may park. */
-    MemorySegment get() {
+    public MemorySegment get() {
         if (!Thread.currentThread().isVirtual()) {
             return own.get();
         }
