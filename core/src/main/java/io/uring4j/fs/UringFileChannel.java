@@ -92,7 +92,7 @@ public final class UringFileChannel extends FileChannel {
         this.cleanable = CLEANER.register(this, file::closeAsync);
         this.sizeCall = file::size;
         this.jdkSync = this::syncThroughJdk;
-        if (writable && options.direct()) {
+        if (writable && options.direct() && OpenOptions.JDK_DIRECT != null) {
             file.crowdedWrites(this::writeThroughJdk);
         }
     }
@@ -401,14 +401,14 @@ public final class UringFileChannel extends FileChannel {
 
     /**
      * A virtual thread's crowded O_DIRECT write ({@link AsyncFile#write}): the JDK delegate's, opened O_DIRECT as this
-     * channel is, whose write adds a carrier while it waits. Not where the delegate cannot be opened O_DIRECT, and,
-     * as {@link #syncThroughJdk}, not for an uninterruptible channel nor once the delegate could not be opened.
+     * channel is, whose write adds a carrier while it waits (set only where the JDK can open it O_DIRECT). As
+     * {@link #syncThroughJdk}, not for an uninterruptible channel nor once the delegate could not be opened.
      * A write the JDK refuses goes to the ring, and so do the channel's later ones: the JDK's own O_DIRECT checks
      * (it aligns to the file system's fragment size, this channel to the file's block size, the same on most file
      * systems) or the write itself failed, and the ring names an error as this channel's other writes do.
      */
     private long writeThroughJdk(MemorySegment src, long position) throws IOException {
-        FileChannel jdk = OpenOptions.JDK_DIRECT == null || jdkWritesRefused ? null : jdkForBlockingCall();
+        FileChannel jdk = jdkWritesRefused ? null : jdkForBlockingCall();
         if (jdk == null) {
             return -1;
         }
@@ -621,9 +621,8 @@ public final class UringFileChannel extends FileChannel {
             if (!Thread.currentThread().isInterrupted()) {
                 try {
                     return kernel(call, arg, at);
-                } catch (InterruptedIOException e) {       // the file asked: interruptible (the status is set again)
-                    throw InterruptedCalls.closeOnInterrupt(this);
-                } catch (ClosedByInterruptException e) {   // the JDK delegate's sync: closed by an interrupt
+                } catch (InterruptedIOException | ClosedByInterruptException e) {
+                    // the file asked (interruptible: the status is set again), or the JDK delegate's sync was closed
                     throw InterruptedCalls.closeOnInterrupt(this);
                 }
             }

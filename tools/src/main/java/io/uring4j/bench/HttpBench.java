@@ -142,8 +142,9 @@ final class HttpBench implements Callable<Integer> {
         }
         HttpLoad load = rate > 0 ? new FixedRate(pinning.wrk(), connections, rate) : wrk(pinning);
         int n = servers.size();
-        out.printf(Locale.ROOT, "uring4j bench http: %s (after 2 x %d s of warm-up) per run, %d round(s), %d loop(s) per "
-                + "server, %s engine%s%n", load.describe(duration), warmup, rounds, threads, engine, pinning.describe());
+        out.printf(Locale.ROOT, "uring4j bench http: %s (after 2 x %d s of warm-up) per run, %d round(s), %d loop(s)"
+                + " per server, %s engine%s%n", load.describe(duration), warmup, rounds, threads, engine,
+                pinning.describe());
         Sample[][] results = new Sample[n][rounds];
         for (int round = 0; round < rounds; round++) {
             for (int k = 0; k < n; k++) {
