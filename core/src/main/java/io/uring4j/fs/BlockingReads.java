@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       (a wake-up, a park and an unpark) only adds to it, O_DIRECT or cached.</li>
  *   <li>{@link Route#NOWAIT}: a buffered file's read tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
  *       non-blocking attempt io_uring itself makes when it issues a read — so what the page cache holds is copied
- *       without a hand-over to an event loop and back. RWF_NOWAIT never waits for the device.</li>
+ *       without a hand-over to an event loop and back. RWF_NOWAIT never waits for the device. A virtual thread's
+ *       reads of a regular file whose attempts keep hitting are plain preads, with a probe now and then
+ *       ({@link CacheHits}).</li>
  *   <li>{@link Route#CARRIER_BATCH}: a virtual thread's attempt is batched with those of its carrier's other
  *       virtual threads ({@link InlineReads}) where a system call costs more than a park and an unpark
  *       ({@link ReadBatching}) — unless it is the file's only reader, with no one to batch with.</li>
@@ -52,6 +54,8 @@ final class BlockingReads {
     private final DirectDevice device;
     /** Virtual threads in a batched read of this file: one alone reads as it would without batching. */
     private final AtomicInteger virtualReaders = new AtomicInteger();
+    /** Whether a virtual thread's RWF_NOWAIT attempts on this file keep hitting, so it may read plainly. */
+    private final CacheHits cacheHits = new CacheHits();
 
     BlockingReads(AsyncFile file, FdGuard guard, Uring uring, DirectDevice device) {
         this.file = file;
@@ -82,7 +86,7 @@ final class BlockingReads {
                 long n = inPlace(dst, position);
                 yield n >= 0 ? (int) n : ring(dst, position);           // the ring names an error
             }
-            case NOWAIT -> orRest(onCarrier(null, dst, position), dst, position);
+            case NOWAIT -> noWait(dst, position);
             case CARRIER_BATCH -> orRest(onCarrier(InlineReads.of(uring), dst, position), dst, position);
             case DIRECT_BATCH -> {
                 InlineReads batch = InlineReads.of(uring);
@@ -108,6 +112,23 @@ final class BlockingReads {
             return Route.RING;
         }
         return virtual && ReadBatching.cached() ? Route.CARRIER_BATCH : Route.NOWAIT;
+    }
+
+    /**
+     * A page-cache read on the calling thread: a preadv2(RWF_NOWAIT), or — a virtual thread's read of a regular
+     * file whose attempts keep hitting ({@link CacheHits}) — a plain pread, which spares the kernel the iovec.
+     */
+    private int noWait(MemorySegment dst, long position) throws IOException {
+        boolean counted = Thread.currentThread().isVirtual() && file.isBounded();
+        if (counted && cacheHits.plain()) {
+            long n = inPlace(dst, position);
+            return n >= 0 ? (int) n : ring(dst, position);              // the ring names an error
+        }
+        long n = onCarrier(null, dst, position);
+        if (counted) {
+            cacheHits.attempted(n == dst.byteSize() || n == 0);
+        }
+        return orRest(n, dst, position);
     }
 
     /**

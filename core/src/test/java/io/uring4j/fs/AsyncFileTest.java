@@ -16,7 +16,9 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -350,6 +352,43 @@ class AsyncFileTest {
             cachedAndPartlyCachedReads("cached-virtual", true);
             return null;
         }).get(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * After a run of whole cache hits, a virtual thread's reads are plain preads ({@link CacheHits}): pages dropped
+     * then are read in place, with no request, and only an RWF_NOWAIT probe, one read in a few, sends a miss
+     * through the ring. Each read is dropped first, so every probe may miss (one can still hit, when readahead it
+     * started finishes first: then the run goes on).
+     */
+    @Test
+    void aVirtualThreadsRunOfCacheHitsReadsInPlaceUntilAProbeMisses() throws Exception {
+        Path path = dir.resolve("run-of-hits");
+        byte[] data = pattern(9, 64 * 1024);
+        Files.write(path, data);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDWR)) {
+            f.fdatasync();                  // clean pages, which DONT_NEED can drop
+            MemorySegment buf = arena.allocate(data.length);
+            List<Integer> requested = OnVirtualThread.supply(() -> {
+                for (int i = 0; i < CacheHits.RUN; i++) {
+                    assertThat(f.read(buf, 0)).isEqualTo(data.length);
+                }
+                List<Integer> reads = new ArrayList<>();
+                for (int i = 0; i < 10 * CacheHits.PROBE_EVERY && reads.isEmpty(); i++) {
+                    dropFromPageCache(f.fd(), 0);
+                    buf.fill((byte) 0);
+                    long before = submitted();
+                    assertThat(f.read(buf, 0)).isEqualTo(data.length);
+                    assertThat(buf.toArray(JAVA_BYTE)).isEqualTo(data);
+                    if (submitted() > before) {
+                        reads.add(i);
+                    }
+                }
+                return reads;
+            }).get(60, TimeUnit.SECONDS);
+            assertThat(requested).as("the reads after the run that made a request").hasSize(1);
+            assertThat(requested.getFirst() % CacheHits.PROBE_EVERY).as("made by a probe")
+                    .isEqualTo(CacheHits.PROBE_EVERY - 1);
+        }
     }
 
     /**
