@@ -1,6 +1,7 @@
 package io.uring4j.bench;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.runtime.BufferPool;
 import io.uring4j.runtime.Chain;
 import io.uring4j.runtime.CompletionHandler;
@@ -13,7 +14,9 @@ import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import org.HdrHistogram.Histogram;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +44,8 @@ final class RuntimeDriver implements Driver {
     private final EventLoop loop;
     private final BufferPool pool;
     private final int fd;
+    /** {@code -F1} on a file: requests name it as slot 0 of the loop's file table. */
+    private final boolean fixedFile;
     private final long blocks;
     private final int depth;
     private final int link;
@@ -68,18 +73,41 @@ final class RuntimeDriver implements Driver {
             }
             blocks = Math.max(1, target.size() / options.blockSize);
         }
-        UringBuilderHolder builder = new UringBuilderHolder(entries, options, pool);
+        this.fixedFile = pool != null && options.registeredFiles == 1;
+        UringBuilderHolder builder = new UringBuilderHolder(entries, options, pool, fixedFile);
         this.uring = builder.build();
         this.loop = uring.loop(0);
+        if (fixedFile) {
+            registerFile();
+        }
+    }
+
+    /**
+     * {@code -F1}: the file goes into slot 0 of the loop's file table, as t/io_uring registers its files. The
+     * update is a request on the loop (FILES_UPDATE), so a SINGLE_ISSUER ring is touched by its own thread only.
+     */
+    private void registerFile() throws ErrnoException {
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment fds = arena.allocateFrom(ValueLayout.JAVA_INT, fd);
+            int updated = loop.call((sqe, scratch) -> sqe.prepFilesUpdate(fds, 1, 0));
+            if (updated != 1) {
+                throw new BenchException("FILES_UPDATE of the read file into slot 0: " + updated);
+            }
+        } catch (java.io.IOException e) {
+            throw new BenchException("registering the read file: " + e.getMessage());
+        }
     }
 
     /** Keeps the builder calls in one place (fixed buffers only when asked for). */
-    private record UringBuilderHolder(int entries, BenchOptions options, BufferPool pool) {
+    private record UringBuilderHolder(int entries, BenchOptions options, BufferPool pool, boolean fixedFile) {
         Uring build() throws ErrnoException {
             var b = Uring.builder().loops(1).entries(entries).cqEntries(entries * 2)
                     .spin(Duration.ofNanos((long) options.spinMicros * 1000));
             if (pool != null && options.fixedBuffers == 1) {
                 b.fixedBuffers(pool);
+            }
+            if (fixedFile) {
+                b.directDescriptors(1);
             }
             return b.build();
         }
@@ -93,6 +121,7 @@ final class RuntimeDriver implements Driver {
     @Override
     public String describe() {
         return "Engine=io_uring runtime, api=" + options.api + ", loops=1, depth=" + depth
+                + (fixedFile ? ", registered file" : "")
                 + (link > 0 ? ", link=" + link : "") + (options.spinMicros > 0 ? ", spin=" + options.spinMicros + "us" : "");
     }
 
@@ -115,14 +144,13 @@ final class RuntimeDriver implements Driver {
                 return;
             }
             long block = offsets.next();
+            int file = fixedFile ? 0 : fd;
             if (options.fixedBuffers == 1) {
-                sqe.prepReadFixed(fd, buffer.segment(), block * options.blockSize, BufferPool.FIXED_INDEX);
+                sqe.prepReadFixed(file, buffer.segment(), block * options.blockSize, BufferPool.FIXED_INDEX);
             } else {
-                sqe.prepRead(fd, buffer.segment(), block * options.blockSize);
+                sqe.prepRead(file, buffer.segment(), block * options.blockSize);
             }
-            if (options.async == 1) {
-                sqe.addFlags(io.uring4j.ring.abi.SqeFlags.ASYNC);
-            }
+            sqe.addFlags((fixedFile ? SqeFlags.FIXED_FILE : 0) | (options.async == 1 ? SqeFlags.ASYNC : 0));
         }
 
         @Override

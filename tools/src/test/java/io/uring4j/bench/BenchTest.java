@@ -124,6 +124,21 @@ class BenchTest {
         }
     }
 
+    /**
+     * {@code -F1} (the default) registers the read file with the runtime's loop, as the raw driver and the C
+     * reference do, and every read names its slot; {@code -F0} names the fd. A read the kernel refused (a wrong
+     * slot: EBADF) would fail the run.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "--api {0} -F{1}")
+    @org.junit.jupiter.params.provider.CsvSource({"future,1", "future,0", "loop,1", "vthread,1"})
+    void runtimeApisReadThroughTheRegisteredFile(String api, int registered) {
+        BenchRun run = BenchRun.of("-d8", "-O1", "-F" + registered, "-r1", "--warmup", "0", "--size", "4M", "--api",
+                api, "--json");
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+        assertThat(run.out().contains("registered file")).as(run.out()).isEqualTo(registered == 1);
+    }
+
     /** The java.nio channel drivers, ours and the JDK's, read the file with both buffered and O_DIRECT opens. */
     @org.junit.jupiter.params.ParameterizedTest(name = "--api {0} -O{1}")
     @org.junit.jupiter.params.provider.CsvSource({"filechannel,0", "jdk-filechannel,1", "async-filechannel,1",
