@@ -115,11 +115,13 @@ final class BlockingReads {
     }
 
     /**
-     * A page-cache read on the calling thread: a preadv2(RWF_NOWAIT), or — a virtual thread's read of a regular
-     * file whose attempts keep hitting ({@link CacheHits}) — a plain pread, which spares the kernel the iovec.
+     * A page-cache read on the calling thread: a preadv2(RWF_NOWAIT), or — a virtual thread's read of a file whose
+     * attempts keep hitting ({@link CacheHits}) — a plain pread, which spares the kernel the iovec. Only a file
+     * whose reads end on their own (a regular file, a block device) answers RWF_NOWAIT at an offset with data, so
+     * no other file starts a run, and its type need not be asked (a system call, for a stream's every open).
      */
     private int noWait(MemorySegment dst, long position) throws IOException {
-        boolean counted = Thread.currentThread().isVirtual() && file.isBounded();
+        boolean counted = Thread.currentThread().isVirtual();
         if (counted && cacheHits.plain()) {
             long n = inPlace(dst, position);
             return n >= 0 ? (int) n : ring(dst, position);              // the ring names an error

@@ -11,7 +11,7 @@ package io.uring4j.fs;
  * <p>The counts are plain fields: a lost update between racing readers only moves a switch by a read.
  */
 final class CacheHits {
-    static final int RUN = 16;
+    static final int RUN = 8;
     static final int PROBE_EVERY = 8;
 
     private int hits;

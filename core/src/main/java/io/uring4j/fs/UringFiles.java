@@ -118,17 +118,23 @@ public final class UringFiles {
             throw Await.runtimeClosed(new RejectedExecutionException("uring4j runtime is closed: file not opened"));
         }
         int fd;
+        int type = AsyncFile.TYPE_UNKNOWN;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = NativePath.of(path, arena);
-            if (Thread.currentThread().isVirtual() && !opensAtOnce(LibC.pathType(name), flags)) {
-                return Await.uninterruptibly(openAsync(path, flags, mode));
+            if (Thread.currentThread().isVirtual()) {
+                type = LibC.pathType(name);
+                if (!opensAtOnce(type, flags)) {
+                    return Await.uninterruptibly(openAsync(path, flags, mode));
+                }
             }
             fd = LibC.open(name, flags | OpenFlags.O_CLOEXEC, mode);
         }
         if (fd < 0) {
             throw FileErrors.translate(new ErrnoException("OPENAT", fd), path, null);
         }
-        return new AsyncFile(uring, fd, path, flags, AsyncFile.TYPE_UNKNOWN, 0, 0);
+        // The type just asked is the file's, unless a rename put another file there in between: then a FIFO could
+        // pass for the regular file, as its open above would already have held the carrier. Not asked again.
+        return new AsyncFile(uring, fd, path, flags, type < 0 ? AsyncFile.TYPE_UNKNOWN : type, 0, 0);
     }
 
     /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */
