@@ -84,12 +84,37 @@ class FaultInjectionTest {
             server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             try (SocketChannel client = SocketChannel.open(server.getLocalAddress());
                  SocketChannel peer = server.accept()) {
-                CompletableFuture<Integer> read = OnVirtualThread.supply(() -> client.read(ByteBuffer.allocate(1)));
-                Thread.sleep(100);      // parked in the read: the JDK's pollers exist from then on
+                CompletableFuture<Integer> read = new CompletableFuture<>();
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try {
+                        read.complete(client.read(ByteBuffer.allocate(1)));
+                    } catch (IOException | RuntimeException e) {
+                        read.completeExceptionally(e);
+                    }
+                });
+                awaitParkedInAPoller(reader);   // the JDK's pollers exist from then on
                 peer.write(ByteBuffer.wrap(new byte[1]));
                 read.get(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * Waits until {@code reader} is parked in the JDK's poller (sun.nio.ch.Poller), which creates its epoll sets on
+     * first use. A fixed sleep was not enough: on a loaded machine the thread could start its read after the data
+     * had come, never park, and leave the pollers to appear in the middle of a case, as fds it had not opened.
+     */
+    private static void awaitParkedInAPoller(Thread reader) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!inAPoller(reader)) {
+            assertThat(System.nanoTime() - deadline).as("the warm-up read parked in the JDK's poller").isNegative();
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean inAPoller(Thread thread) {
+        return thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace())
+                .anyMatch(frame -> frame.getClassName().equals("sun.nio.ch.Poller"));
     }
 
     private static Engine engine(String name) {
