@@ -78,7 +78,12 @@ final class RuntimeDriver implements Driver {
         this.uring = builder.build();
         this.loop = uring.loop(0);
         if (fixedFile) {
-            registerFile();
+            try {
+                registerFile();
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
         }
     }
 
