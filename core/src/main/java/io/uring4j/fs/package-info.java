@@ -51,10 +51,12 @@
  * {@code BlockingReads} chooses where each blocking read of a file goes, in one method: a buffered file's read
  * tries {@code preadv2(RWF_NOWAIT)} on the calling thread, so what the page cache holds is copied without a
  * hand-over to an event loop and back; a virtual thread's attempt is batched with its carrier's other readers
- * ({@code InlineReads}) where system calls are dear ({@link ReadBatching}); a virtual thread's O_DIRECT read is
- * batched and waited for on its carrier while the device answers fast ({@code DirectDevice}). Everything else, and
- * what an attempt left (a miss, the rest of a short read, an error), goes through the ring: no carrier waits for
- * a slow device, and no caller gets a short read the JDK would not give.
+ * ({@code InlineReads}) where system calls are dear ({@link ReadBatching}); a virtual thread alone on a file whose
+ * attempts keep hitting makes plain preads, with an RWF_NOWAIT probe now and then ({@code CacheHits}); a virtual
+ * thread's O_DIRECT read is batched and waited for on its carrier while the device answers fast
+ * ({@code DirectDevice}). Everything else, and what an attempt left (a miss, the rest of a short read, an error),
+ * goes through the ring: a carrier waits for a device only while it has been answering fast (or, in a run of
+ * cache hits, until a probe misses), and no caller gets a short read the JDK would not give.
  *
  * <p>The blocking style parks virtual threads instead of pinning or adding carriers — and, unlike the JDK's
  * FileChannel, a virtual thread blocked in a read (of a FIFO, say) can be woken by interrupt or close.
