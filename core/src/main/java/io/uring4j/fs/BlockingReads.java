@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link Route#NOWAIT}: a buffered file's read tries {@code preadv2(RWF_NOWAIT)} on the calling thread — the
  *       non-blocking attempt io_uring itself makes when it issues a read — so what the page cache holds is copied
  *       without a hand-over to an event loop and back. RWF_NOWAIT never waits for the device. A virtual thread's
- *       reads of a regular file whose attempts keep hitting are plain preads, with a probe now and then
+ *       reads of a file whose attempts keep hitting take the PREAD route, with a probe now and then
  *       ({@link CacheHits}).</li>
  *   <li>{@link Route#CARRIER_BATCH}: a virtual thread's attempt is batched with those of its carrier's other
  *       virtual threads ({@link InlineReads}) where a system call costs more than a park and an unpark
@@ -116,15 +116,15 @@ final class BlockingReads {
 
     /**
      * A page-cache read on the calling thread: a preadv2(RWF_NOWAIT), or — a virtual thread's read of a file whose
-     * attempts keep hitting ({@link CacheHits}) — a plain pread, which spares the kernel the iovec. Only a file
-     * whose reads end on their own (a regular file, a block device) answers RWF_NOWAIT at an offset with data, so
-     * no other file starts a run, and its type need not be asked (a system call, for a stream's every open).
+     * attempts keep hitting ({@link CacheHits}) — a plain pread ({@link Route#PREAD}), which spares the kernel the
+     * iovec. Only a file whose reads end on their own (a regular file, a block device) answers RWF_NOWAIT at an
+     * offset with data, so no other file starts a run, and its type need not be asked (a system call, for a
+     * stream's every open).
      */
     private int noWait(MemorySegment dst, long position) throws IOException {
         boolean counted = Thread.currentThread().isVirtual();
         if (counted && cacheHits.plain()) {
-            long n = inPlace(dst, position);
-            return n >= 0 ? (int) n : ring(dst, position);              // the ring names an error
+            return read(Route.PREAD, dst, position);
         }
         long n = onCarrier(null, dst, position);
         if (counted) {

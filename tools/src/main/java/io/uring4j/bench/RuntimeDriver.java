@@ -91,7 +91,7 @@ final class RuntimeDriver implements Driver {
      * {@code -F1}: the file goes into slot 0 of the loop's file table, as t/io_uring registers its files. The
      * update is a request on the loop (FILES_UPDATE), so a SINGLE_ISSUER ring is touched by its own thread only.
      */
-    private void registerFile() throws ErrnoException {
+    private void registerFile() {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment fds = arena.allocateFrom(ValueLayout.JAVA_INT, fd);
             int updated = loop.call((sqe, scratch) -> sqe.prepFilesUpdate(fds, 1, 0));
