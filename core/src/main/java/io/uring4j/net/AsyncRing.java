@@ -52,6 +52,8 @@ final class AsyncRing {
     private static final long WAKE = -1L;
     private static final long IGNORED = -2L;
     private static final int TIMEOUT_BIT = 1;
+    /** Outbox chunks kept for the next channel that writes, beyond those lent. */
+    private static final int SPARE_CHUNKS = 64;
 
     /** One operation: its op, the fd it uses (held from preparation to final CQE), and an optional timeout. */
     static final class Request {
@@ -97,6 +99,8 @@ final class AsyncRing {
      * of the batch.
      */
     private final ConcurrentLinkedQueue<Request> ready = new ConcurrentLinkedQueue<>();
+    /** Outbox chunks not lent now ({@link #lendChunk}). */
+    private final ArrayDeque<MemorySegment> spareChunks = new ArrayDeque<>();
 
     // Under the lock.
     private Request[] slots = new Request[64];
@@ -106,6 +110,9 @@ final class AsyncRing {
     private int inFlight;
     private boolean wakeArmed;
     private final ArrayDeque<Request> reaped = new ArrayDeque<>();
+    /** Requests prepared just before the next enter ({@link #submitBeforeEnter}). */
+    private final ArrayDeque<Request> beforeEnter = new ArrayDeque<>();
+    private boolean cancelledOnStop;
 
     /** The thread polling now; null while a successor is on its way. */
     private volatile Thread poller;
@@ -169,6 +176,35 @@ final class AsyncRing {
         submitOrHand(request);
     }
 
+    /**
+     * Submits {@code request} with the poller's next enter, prepared just before it: an op that gathers what the
+     * handlers of this batch write ({@link AsyncOutbox}) then sends all of it in one request.
+     */
+    void submitBeforeEnter(Request request) {
+        submitOrHand((Runnable) () -> beforeEnter.add(request));
+    }
+
+    /**
+     * Native memory for an outbox's queued bytes ({@link AsyncOutbox#CAPACITY}), lent while bytes are queued or in
+     * flight, so an idle connection holds none.
+     */
+    MemorySegment lendChunk() {
+        MemorySegment chunk;
+        synchronized (spareChunks) {
+            chunk = spareChunks.poll();
+        }
+        return chunk != null ? chunk : Arena.ofAuto().allocate(AsyncOutbox.CAPACITY, 8);
+    }
+
+    /** A chunk back from an outbox whose last send has completed: no request reads it any more. */
+    void returnChunk(MemorySegment chunk) {
+        synchronized (spareChunks) {
+            if (spareChunks.size() < SPARE_CHUNKS) {
+                spareChunks.add(chunk);
+            }
+        }
+    }
+
     /** Cancels {@code request} if it is in flight; it then completes as usual (-ECANCELED, or what it got). */
     void cancel(Request request) {
         submitOrHand((Runnable) () -> {
@@ -211,6 +247,11 @@ final class AsyncRing {
         }
     }
 
+    /** Whether the group has terminated: the ring ends once every request has completed. */
+    boolean stopping() {
+        return stopping;
+    }
+
     /** Sets the ring to end once every request has completed (the group has terminated). */
     void stop() {
         stopping = true;
@@ -240,7 +281,8 @@ final class AsyncRing {
                     if (poller != me) {
                         return;
                     }
-                    if (stopping && inFlight == 0 && incoming.isEmpty() && reaped.isEmpty()) {
+                    if (stopping && inFlight == 0 && incoming.isEmpty() && reaped.isEmpty()
+                            && beforeEnter.isEmpty()) {
                         close();
                         return;
                     }
@@ -260,6 +302,15 @@ final class AsyncRing {
     private void waitAndReap() throws ErrnoException {
         for (Object task; (task = incoming.poll()) != null; ) {
             run(task);
+        }
+        for (Request r; (r = beforeEnter.poll()) != null; ) {
+            prepare(r);
+        }
+        if (stopping && !cancelledOnStop) {
+            // The group has terminated: what is left are sends of closed channels' last writes. What the socket
+            // takes with this enter goes; a send that would wait for a peer that does not read is cancelled.
+            sqe().prepCancel(0, OpFlags.Cancel.ANY | OpFlags.Cancel.ALL).userData(IGNORED);
+            cancelledOnStop = true;
         }
         if (!wakeArmed) {
             sqe().prepPollMultishot(eventFd, OpFlags.Poll.POLLIN).userData(WAKE);

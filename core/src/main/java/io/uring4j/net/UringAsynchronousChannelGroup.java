@@ -90,8 +90,13 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     /** Whether the calling thread is polling ring {@code index} now. */
     boolean onPoller(int index) {
+        return polling(index) != null;
+    }
+
+    /** Ring {@code index} if the calling thread is polling it now, else null. */
+    AsyncRing polling(int index) {
         AsyncRing r = rings.get(index);
-        return r != null && r.onPoller();
+        return r != null && r.onPoller() ? r : null;
     }
 
     /** Whether the calling thread is polling one of the group's rings now. */

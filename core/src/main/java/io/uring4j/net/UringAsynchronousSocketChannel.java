@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.Timespec;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
@@ -9,6 +10,8 @@ import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -61,6 +64,11 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final AsyncTransfer reader;
     private final AsyncTransfer writer;
+    /** Writes made on the ring's poller, sent with its next enter. */
+    private final AsyncOutbox outbox;
+    /** The read and the write on the group's ring, if any: a close with sends still going cancels them alone. */
+    private volatile RingTransfer<?, ?> readOnRing;
+    private volatile RingTransfer<?, ?> writeOnRing;
 
     private final Object stateLock = new Object();
     private int state;
@@ -93,6 +101,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         this.guard = new FdGuard(loop, fd);
         this.reader = new AsyncTransfer(fd, true);
         this.writer = new AsyncTransfer(fd, false);
+        this.outbox = new AsyncOutbox(fd, guard);
         try {
             group.register(this);
             if (remote != null) {
@@ -331,6 +340,17 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         if (shut && !read) {
             return immediate(null, new ClosedChannelException(), attachment, handler);
         }
+        boolean waitForOutbox = false;
+        if (!read && hasWork && !shut) {
+            int taken = offerToOutbox(buffers, offset, length);
+            if (taken != AsyncOutbox.DIRECT && taken != AsyncOutbox.WAIT) {
+                setPending(false, false);
+                return taken >= 0 ? immediate(count(vectored, taken), null, attachment, handler)
+                        : immediate(null, AsyncRequest.failure(new ErrnoException("send", taken), isOpen(), false),
+                                attachment, handler);
+            }
+            waitForOutbox = taken == AsyncOutbox.WAIT;
+        }
         AsyncTransfer transfer = read ? reader : writer;
         long asked;
         try {
@@ -347,7 +367,9 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         }
         // On the poller a read is queued, not tried: the poller's next enter submits it with the rest of the batch
         // (the kernel tries it at once there), which costs no system call of its own whether data is there or not.
-        int now = read && group.onPoller(ringIndex) ? AsyncTransfer.WOULD_BLOCK : transfer.attempt(guard);
+        // A write behind the outbox's bytes is not tried either: it would overtake them.
+        int now = read && group.onPoller(ringIndex) || waitForOutbox ? AsyncTransfer.WOULD_BLOCK
+                : transfer.attempt(guard);
         if (now != AsyncTransfer.WOULD_BLOCK) {
             return completedInPlace(read, vectored, transfer, now, attachment, handler);
         }
@@ -360,36 +382,142 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             return immediate(null, e, attachment, handler);
         }
         group.operationStarted();
-        RingTransfer<V, A> op = new RingTransfer<>(read, vectored, transfer, attachment, handler);
-        op.request = new AsyncRing.Request(transfer, guard, timeoutNanos,
-                timeoutNanos > 0 ? transfer.timespec() : null, op);
-        op.future = handler != null ? null
-                : new AsyncRequest.Pending<>(() -> kill(read), () -> ring.cancel(op.request), this, group);
-        ring.submit(op.request);
+        RingTransfer<V, A> op = new RingTransfer<>(read, vectored, transfer, ring, timeoutNanos, attachment, handler);
+        op.future = handler != null ? null : new AsyncRequest.Pending<>(() -> kill(read), op::cancel, this, group);
+        if (read) {
+            readOnRing = op;
+        } else {
+            writeOnRing = op;
+        }
+        if (!waitForOutbox || !op.awaitOutbox()) {
+            op.submit();
+        }
         return op.future;
     }
 
-    /** A read or write the socket was not ready for, as a request on the group's ring; completed by its poller. */
-    private final class RingTransfer<V extends Number, A> implements AsyncRing.Completion {
+    /** A write's turn at the outbox ({@link AsyncOutbox#offer}); nothing is taken from a null buffer. */
+    private int offerToOutbox(ByteBuffer[] buffers, int offset, int length) {
+        long total = 0;
+        try {
+            for (int i = offset; i < offset + length; i++) {
+                total += buffers[i].remaining();
+            }
+        } catch (RuntimeException e) {
+            setPending(false, false);
+            throw e;
+        }
+        return total == 0 ? AsyncOutbox.DIRECT : outbox.offer(buffers, offset, length, total, group.polling(ringIndex));
+    }
+
+    /**
+     * A read or write the socket was not ready for, as a request on the group's ring; completed by its poller. A
+     * write behind bytes in the outbox waits there first ({@link AsyncOutbox.Waiter}), its timeout counted by a
+     * TIMEOUT request meanwhile, and is submitted with what is left of it once they have gone.
+     */
+    private final class RingTransfer<V extends Number, A> implements AsyncRing.Completion, AsyncOutbox.Waiter {
         private final boolean read;
         private final boolean vectored;
         private final AsyncTransfer transfer;
+        private final AsyncRing ring;
+        private final long timeoutNanos;
         private final A attachment;
         private final CompletionHandler<V, ? super A> handler;
-        AsyncRing.Request request;
+        private volatile AsyncRing.Request request;
+        /** While the write waits in the outbox with a timeout: the TIMEOUT request counting it. */
+        private AsyncRing.Request timer;
+        private long deadline;
         AsyncRequest.Pending<V> future;
 
-        RingTransfer(boolean read, boolean vectored, AsyncTransfer transfer, A attachment,
-                     CompletionHandler<V, ? super A> handler) {
+        RingTransfer(boolean read, boolean vectored, AsyncTransfer transfer, AsyncRing ring, long timeoutNanos,
+                     A attachment, CompletionHandler<V, ? super A> handler) {
             this.read = read;
             this.vectored = vectored;
             this.transfer = transfer;
+            this.ring = ring;
+            this.timeoutNanos = timeoutNanos;
             this.attachment = attachment;
             this.handler = handler;
         }
 
+        /** The request on the ring, with the time left of its timeout (all of it, unless it waited). */
+        void submit() {
+            long left = timeoutNanos;
+            if (timeoutNanos > 0 && timer != null) {
+                ring.cancel(timer);
+                left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    completed(-Errno.ECANCELED, true);
+                    return;
+                }
+            }
+            AsyncRing.Request r = new AsyncRing.Request(transfer, guard, left, left > 0 ? transfer.timespec() : null,
+                    this);
+            request = r;
+            ring.submit(r);
+        }
+
+        /** Waits in the outbox (and its timeout starts); false if the outbox is idle already. */
+        boolean awaitOutbox() {
+            if (timeoutNanos > 0) {
+                deadline = System.nanoTime() + timeoutNanos;
+                MemorySegment ts = Arena.ofAuto().allocate(Timespec.SIZE, 8);
+                Timespec.set(ts, timeoutNanos);
+                timer = new AsyncRing.Request((sqe, scratch) -> sqe.prepTimeout(ts, 0, 0), null, 0, null,
+                        (result, timedOut) -> {
+                            if (result == -Errno.ETIME && outbox.withdraw(this)) {
+                                completed(-Errno.ECANCELED, true);
+                            }
+                        });
+            }
+            if (!outbox.await(this)) {
+                return false;
+            }
+            if (timer != null) {
+                ring.submit(timer);
+            }
+            return true;
+        }
+
+        @Override
+        public void proceed(int failure) {
+            if (failure != 0) {
+                if (timer != null) {
+                    ring.cancel(timer);
+                }
+                completed(failure, false);
+            } else {
+                submit();
+            }
+        }
+
+        /** The channel is closing: a request is cancelled, a write waiting in the outbox fails at the ring. */
+        void closing() {
+            if (outbox.withdraw(this)) {
+                submit();
+            } else if (request != null) {
+                ring.cancel(request);
+            }
+        }
+
+        /** The future's cancel: a waiting write is taken back, a request cancelled. */
+        void cancel() {
+            if (outbox.withdraw(this)) {
+                if (timer != null) {
+                    ring.cancel(timer);
+                }
+                completed(-Errno.ECANCELED, false);
+            } else if (request != null) {
+                ring.cancel(request);
+            }
+        }
+
         @Override
         public void completed(int n, boolean timedOut) {
+            if (read) {
+                readOnRing = null;
+            } else {
+                writeOnRing = null;
+            }
             if (future != null && future.isCancelled()) {
                 transfer.release();
                 group.operationEnded();         // nothing to deliver: cancelled, and the channel refuses more
@@ -525,7 +653,9 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         }
         synchronized (writeLock) {
             if (!writeShutdown) {
-                shutdown(Sockets.SHUT_WR);
+                if (!outbox.shutdownWhenDrained()) {      // else after the bytes written before it
+                    shutdown(Sockets.SHUT_WR);
+                }
                 writeShutdown = true;
             }
         }
@@ -568,9 +698,12 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
                     pending = reading || writing;
                 }
             }
+            // What the outbox took still goes out, as a socket's buffer does after close: its send keeps a use of
+            // the fd, so the fd closes after it, and the pending read and write are cancelled one by one instead.
+            boolean sending = outbox.busy();
             // A read or write on the group's ring is cancelled there; the cancel names the fd, so it holds a use
             // of it, taken before the guard closes.
-            AsyncRing onRing = pending ? group.ring(ringIndex) : null;
+            AsyncRing onRing = pending && !sending ? group.ring(ringIndex) : null;
             if (onRing != null) {
                 try {
                     guard.acquire();
@@ -582,13 +715,25 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             if (onRing != null) {
                 onRing.cancelAll(guard);
             }
+            if (sending) {
+                cancelOnRing(readOnRing);
+                cancelOnRing(writeOnRing);
+            }
             // Not on the threads that reap the cancelled requests, which would wait for themselves — nor on another
-            // ring's poller, which could be waiting for this one's thread as it closes a channel of its own.
-            if (!loop.inLoop() && (onRing == null || !group.onAnyPoller())) {
+            // ring's poller, which could be waiting for this one's thread as it closes a channel of its own; nor
+            // for sends to a peer that may not be reading.
+            if (!loop.inLoop() && !sending && (onRing == null || !group.onAnyPoller())) {
                 ChannelSockets.await(closed, loop);
             }
         } finally {
             group.unregister(this);
+        }
+    }
+
+    /** A close's cancel of {@code op}: a write waiting in the outbox goes to the ring, which fails it (closing). */
+    private static void cancelOnRing(RingTransfer<?, ?> op) {
+        if (op != null) {
+            op.closing();
         }
     }
 

@@ -138,6 +138,15 @@
  *       the calling thread, and only a socket that is not ready makes it a request — except a read started on its
  *       ring's poller, which is queued: the poller's next enter submits it with the rest of its batch, and the
  *       kernel tries it there without a system call of its own.</li>
+ *   <li>Writes on the poller: a write made by a handler the poller runs is copied into the channel's outbox
+ *       ({@code AsyncOutbox}, 16 KiB of native memory the ring lends while bytes are queued) and completes at once,
+ *       as a write into a socket's buffer does; the poller's next enter, which submits the reads its handlers
+ *       queued as well, sends what the batch wrote in one SEND per channel. Pipelined responses go out in one send,
+ *       and a response with the enter that re-arms its connection's read. A write on another thread, or a larger
+ *       one, into an idle outbox goes as above; one that finds bytes queued waits behind them, its timeout counted
+ *       meanwhile. A close lets what was taken go out before the fd is closed, a shutdownOutput comes after it, and
+ *       a failed send fails the channel's later writes. The group's termination cancels sends a peer never takes.
+ *       </li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
  *       operations of that kind.</li>

@@ -1,0 +1,201 @@
+package io.uring4j.net;
+
+import io.uring4j.ring.Sqe;
+import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Op;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.Sockets;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+
+/**
+ * An asynchronous socket channel's writes made on its ring's poller — by the handlers it runs — gathered and sent
+ * with the poller's next {@code io_uring_enter}, which it makes anyway: the responses to a batch of pipelined
+ * requests go out in one SEND, and a response goes out with the enter that re-arms its connection's read, instead
+ * of one send system call each. A write taken here completes at once, as a write into a socket's buffer does.
+ *
+ * <p>What is taken: a write on the poller that fits in what the chunk ({@link #CAPACITY}) has left. A write on
+ * another thread, or a larger one, into an idle outbox goes as before (tried in place, else a request). A write
+ * that finds bytes queued or in flight and cannot join them waits ({@link Waiter}) until they have gone, so the
+ * stream keeps its order; one write is pending at a time, so at most one waits.
+ *
+ * <p>States: idle; queued (bytes, a SEND to be prepared just before the poller's next enter); sending (one SEND
+ * in flight; bytes written meanwhile go out with the next). The outbox holds a use of the fd from its first byte
+ * until it is idle again, so a close lets what was taken go out before the fd is closed, as the kernel sends a
+ * closed socket's buffer; a shutdown of the output waits likewise ({@link #shutdownWhenDrained}). A SEND that
+ * fails loses what was queued, as a socket's error does, and fails every later write of the channel.
+ */
+final class AsyncOutbox implements Op, AsyncRing.Completion {
+    static final int CAPACITY = 16 * 1024;
+    /** What {@link #offer} answers when the write goes as before. */
+    static final int DIRECT = Integer.MIN_VALUE;
+    /** What {@link #offer} answers when the write must wait until the outbox is idle. */
+    static final int WAIT = Integer.MIN_VALUE + 1;
+    private static final int IDLE = 0;
+    private static final int QUEUED = 1;
+    private static final int SENDING = 2;
+
+    /** A write waiting for the outbox to be idle. */
+    interface Waiter {
+        /** The outbox is idle ({@code failure} 0), or a send failed with {@code failure} ({@code -errno}). */
+        void proceed(int failure);
+    }
+
+    private final int fd;
+    private final FdGuard guard;
+    /** The one SEND request, reused: at most one is in flight. */
+    private final AsyncRing.Request request = new AsyncRing.Request(this, null, 0, null, this);
+    private AsyncRing ring;
+    /** Native memory the SEND reads, lent by the ring from the first byte queued until the outbox is idle. */
+    private MemorySegment chunk;
+    private int start;
+    private int end;
+    private int state;
+    private int failure;
+    private Waiter waiter;
+    private boolean shutdownWhenDrained;
+
+    AsyncOutbox(int fd, FdGuard guard) {
+        this.fd = fd;
+        this.guard = guard;
+    }
+
+    /**
+     * A write of {@code total} bytes from {@code buffers[offset, offset + length)}; {@code poller}: the channel's
+     * ring if the calling thread polls it, else null. Answers the bytes taken (all of them, their buffers' positions
+     * moved past them), a failed send's {@code -errno}, {@link #DIRECT} or {@link #WAIT}.
+     */
+    int offer(ByteBuffer[] buffers, int offset, int length, long total, AsyncRing poller) {
+        synchronized (this) {
+            if (failure != 0) {
+                return failure;
+            }
+            if (state != IDLE) {
+                if (poller == null || waiter != null || total > CAPACITY - end) {
+                    return WAIT;
+                }
+                take(buffers, offset, length);
+                return (int) total;
+            }
+            if (poller == null || total > CAPACITY) {
+                return DIRECT;
+            }
+            try {
+                guard.acquire();
+            } catch (ClosedChannelException closing) {
+                return DIRECT;                  // the write fails as a close makes it fail
+            }
+            ring = poller;
+            chunk = poller.lendChunk();
+            state = QUEUED;
+            take(buffers, offset, length);
+        }
+        poller.submitBeforeEnter(request);
+        return (int) total;
+    }
+
+    private void take(ByteBuffer[] buffers, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer b = buffers[i];
+            int n = b.remaining();
+            MemorySegment.copy(MemorySegment.ofBuffer(b), 0, chunk, end, n);
+            b.position(b.position() + n);
+            end += n;
+        }
+    }
+
+    /** Ring lock, just before the enter: one SEND for everything queued. */
+    @Override
+    public synchronized void prepare(Sqe sqe, MemorySegment scratch) {
+        state = SENDING;
+        sqe.prepSend(fd, chunk.asSlice(start, end - start), Sockets.MSG_NOSIGNAL);
+    }
+
+    /** The SEND's CQE, on the poller: what is left goes with the next enter, or the outbox is idle. */
+    @Override
+    public void completed(int result, boolean timedOut) {
+        Waiter next = null;
+        boolean shut = false;
+        boolean more;
+        int failed;
+        synchronized (this) {
+            if (result >= 0) {
+                start += result;
+            } else {
+                failure = result;
+                start = end;                    // what was queued is lost, as with a socket's error
+            }
+            if (start < end && ring.stopping()) {
+                failure = -Errno.ECANCELED;     // the group has terminated: nobody sends the rest
+                start = end;
+            }
+            more = start < end;
+            if (more) {
+                state = QUEUED;
+            } else {
+                state = IDLE;
+                start = 0;
+                end = 0;
+                ring.returnChunk(chunk);
+                chunk = null;
+                next = waiter;
+                waiter = null;
+                shut = shutdownWhenDrained;
+                shutdownWhenDrained = false;
+            }
+            failed = failure;
+        }
+        if (more) {
+            ring.submitBeforeEnter(request);
+            return;
+        }
+        if (shut) {
+            Sockets.shutdown(fd, Sockets.SHUT_WR);      // as shutdownOutput would have; the peer may be gone
+        }
+        guard.release();
+        if (next != null) {
+            next.proceed(failed);
+        }
+    }
+
+    /** Parks {@code w} until the outbox is idle; false if it is idle already (the write goes now). */
+    synchronized boolean await(Waiter w) {
+        if (state == IDLE) {
+            return false;
+        }
+        waiter = w;
+        return true;
+    }
+
+    /** Takes back {@code w} if it is still waiting: true if it was (it will not proceed). */
+    synchronized boolean withdraw(Waiter w) {
+        if (waiter != w) {
+            return false;
+        }
+        waiter = null;
+        return true;
+    }
+
+    /** The channel's close: the waiting write, to be failed, or null. What was taken still goes out. */
+    synchronized Waiter closing() {
+        Waiter w = waiter;
+        waiter = null;
+        return w;
+    }
+
+    /** Whether bytes are queued or in flight (then the fd is held until they have gone). */
+    synchronized boolean busy() {
+        return state != IDLE;
+    }
+
+    /** The channel's shutdownOutput: true if it must wait until what was taken has gone (it is done then). */
+    synchronized boolean shutdownWhenDrained() {
+        if (state == IDLE) {
+            return false;
+        }
+        shutdownWhenDrained = true;
+        return true;
+    }
+}
