@@ -52,8 +52,11 @@ final class AsyncRing {
     private static final long WAKE = -1L;
     private static final long IGNORED = -2L;
     private static final int TIMEOUT_BIT = 1;
-    /** Outbox chunks kept for the next channel that writes, beyond those lent. */
-    private static final int SPARE_CHUNKS = 64;
+    /**
+     * Outbox chunks kept for the channels that write next, beyond those lent: as many as a batch of 1,000
+     * connections lends at once (16 MiB), since allocating native memory per batch costs more than the sends save.
+     */
+    private static final int SPARE_CHUNKS = 1024;
 
     /** One operation: its op, the fd it uses (held from preparation to final CQE), and an optional timeout. */
     static final class Request {
