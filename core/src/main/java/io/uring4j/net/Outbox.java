@@ -60,8 +60,25 @@ final class Outbox {
      * {@link #DIRECT}.
      */
     int offer(ByteBuffer src) {
+        return offer(null, src, 0, 1);
+    }
+
+    /**
+     * A non-blocking gathering write of {@code srcs[offset, offset + length)}, in order: as {@link #offer(ByteBuffer)},
+     * and nothing for no bytes ({@link #DIRECT}).
+     */
+    int offer(ByteBuffer[] srcs, int offset, int length) {
+        return offer(srcs, null, offset, length);
+    }
+
+    /** {@code single}, or else {@code srcs[offset, offset + length)}. */
+    private int offer(ByteBuffer[] srcs, ByteBuffer single, int offset, int length) {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            total += (single != null ? single : srcs[i]).remaining();
+        }
         UringSelectionKey queueFor;
-        int n;
+        int n = 0;
         synchronized (this) {
             if (failure != 0) {
                 return failure;
@@ -71,17 +88,21 @@ final class Outbox {
             }
             UringSelector selector = owner.uringSelector();
             if (state == IDLE) {
-                if (src.remaining() > CAPACITY || selector.sends().waiting()) {
+                if (total == 0 || total > CAPACITY || selector.sends().waiting()) {
                     return DIRECT;
                 }
                 chunk = selector.sends().chunks().take();
                 start = 0;
                 end = 0;
             }
-            n = Math.min(CAPACITY - end, src.remaining());
-            chunk.bytes().put(end, src, src.position(), n);
-            src.position(src.position() + n);
-            end += n;
+            for (int i = offset; i < offset + length && end < CAPACITY; i++) {
+                ByteBuffer src = single != null ? single : srcs[i];
+                int part = Math.min(CAPACITY - end, src.remaining());
+                chunk.bytes().put(end, src, src.position(), part);
+                src.position(src.position() + part);
+                end += part;
+                n += part;
+            }
             if (end == CAPACITY) {
                 readiness.forget(OpFlags.Poll.POLLOUT);
             }

@@ -360,9 +360,10 @@ public final class UringSocketChannel extends SocketChannel {
     }
 
     /**
-     * As the JDK's writev: the buffers' bytes go out together, gathered into the staging memory a chunk at a
-     * time, so that what fits in one chunk is one send — a send per buffer could fail halfway (a peer's reset
-     * arriving between them) where the JDK's single writev succeeds.
+     * As the JDK's writev: the buffers' bytes go out together — gathered into the outbox when a selector sends
+     * for the channel, else into the staging memory a chunk at a time, so that what fits in one chunk is one send
+     * (a send per buffer could fail halfway, a peer's reset arriving between them, where the JDK's single writev
+     * succeeds).
      */
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
@@ -370,6 +371,15 @@ public final class UringSocketChannel extends SocketChannel {
         writeLock.lock();
         try {
             ensureWritable();
+            if (!isBlocking()) {
+                int queued = link.outbox.offer(srcs, offset, length);
+                if (queued != Outbox.DIRECT) {
+                    if (queued < 0) {
+                        throw NetErrors.transfer("send", new ErrnoException("send", queued));
+                    }
+                    return queued;
+                }
+            }
             long total = 0;
             while (true) {
                 ByteBuffer chunk = staging.gather(srcs, offset, length);
