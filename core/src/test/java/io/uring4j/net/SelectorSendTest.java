@@ -73,6 +73,28 @@ class SelectorSendTest extends ClosesAfterEach {
         assertThat(readAll(p[0], 1000)).isEqualTo(data);       // the flusher sends it: nobody selects
     }
 
+    /** Gathering writes (heap and direct buffers, as Jetty writes a header and a body) queue in order. */
+    @Test
+    void gatheringWritesBetweenSelectsAreQueuedInOrder() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(60_000);
+        int at = 0;
+        for (int i = 0; at < data.length; i++) {
+            int head = Math.min(100 + i, data.length - at);
+            int body = Math.min(900 + 37 * i, data.length - at - head);
+            ByteBuffer direct = ByteBuffer.allocateDirect(body).put(data, at + head, body).flip();
+            ByteBuffer[] srcs = {ByteBuffer.wrap(data, at, head), direct};
+            while (srcs[0].hasRemaining() || srcs[1].hasRemaining()) {
+                if (p[1].write(srcs) == 0) {
+                    selector.selectNow();
+                }
+            }
+            at += head + body;
+        }
+        assertThat(readAll(p[0], data.length)).isEqualTo(data);
+    }
+
     @Test
     void bytesQueuedBeforeACloseArriveAndThenTheEndOfStream() throws Exception {
         Selector selector = closing(PROVIDER.openSelector());
