@@ -1,14 +1,17 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.Timespec;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An asynchronous socket channel's writes made on its ring's poller — by the handlers it runs — gathered and sent
@@ -24,11 +27,21 @@ import java.nio.channels.ClosedChannelException;
  * <p>States: idle; queued (bytes, a SEND to be prepared just before the poller's next enter); sending (one SEND
  * in flight; bytes written meanwhile go out with the next). The outbox holds a use of the fd from its first byte
  * until it is idle again, so a close lets what was taken go out before the fd is closed, as the kernel sends a
- * closed socket's buffer; a shutdown of the output waits likewise ({@link #shutdownWhenDrained}). A SEND that
+ * closed socket's buffer — for at most the linger ({@link #lingerOnClose}), so that peers that stop reading cannot
+ * hold fds and chunks for ever; a shutdown of the output waits likewise ({@link #shutdownWhenDrained}). A SEND that
  * fails loses what was queued, as a socket's error does, and fails every later write of the channel.
  */
 final class AsyncOutbox implements Op, AsyncRing.Completion {
     static final int CAPACITY = 16 * 1024;
+    /**
+     * How long a closed channel's queued bytes may wait for a peer that does not read before their send is
+     * cancelled and the fd closed ({@code -During4j.async.closeLingerMillis}, read at each such close): the kernel
+     * likewise gives up on an orphaned socket's data in the end.
+     */
+    private static final String LINGER_PROPERTY = "uring4j.async.closeLingerMillis";
+    private static final long LINGER_DEFAULT_MILLIS = 30_000;
+    /** How soon a cancel that found the send between two requests is tried again. */
+    private static final long RETRY_NANOS = 1_000_000;
     /** What {@link #offer} answers when the write goes as before. */
     static final int DIRECT = Integer.MIN_VALUE;
     /** What {@link #offer} answers when the write must wait until the outbox is idle. */
@@ -56,6 +69,11 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     private int failure;
     private Waiter waiter;
     private boolean shutdownWhenDrained;
+    /** The channel closed and its linger ran out: what is left is dropped. */
+    private boolean abandoned;
+    /** After a close with bytes queued: the TIMEOUT request that ends the linger (one at a time), and its time. */
+    private AsyncRing.Request linger;
+    private MemorySegment lingerTime;
 
     AsyncOutbox(int fd, FdGuard guard) {
         this.fd = fd;
@@ -117,6 +135,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     @Override
     public void completed(int result, boolean timedOut) {
         Waiter next = null;
+        AsyncRing.Request lingering = null;
         boolean shut = false;
         boolean more;
         int failed;
@@ -127,8 +146,8 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 failure = result;
                 start = end;                    // what was queued is lost, as with a socket's error
             }
-            if (start < end && ring.stopping()) {
-                failure = -Errno.ECANCELED;     // the group has terminated: nobody sends the rest
+            if (start < end && (ring.stopping() || abandoned)) {
+                failure = -Errno.ECANCELED;     // the group has terminated, or the linger ran out
                 start = end;
             }
             more = start < end;
@@ -142,6 +161,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 chunk = null;
                 next = waiter;
                 waiter = null;
+                lingering = linger;
                 shut = shutdownWhenDrained;
                 shutdownWhenDrained = false;
             }
@@ -153,6 +173,9 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         }
         if (shut) {
             Sockets.shutdown(fd, Sockets.SHUT_WR);      // as shutdownOutput would have; the peer may be gone
+        }
+        if (lingering != null) {
+            ring.cancel(lingering);             // all sent: the linger has nothing to end
         }
         guard.release();
         if (next != null) {
@@ -185,9 +208,54 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         return w;
     }
 
-    /** Whether bytes are queued or in flight (then the fd is held until they have gone). */
-    synchronized boolean busy() {
-        return state != IDLE;
+    /**
+     * The channel's close: whether bytes are queued or in flight. Then the fd is held until they have gone — or
+     * until the linger runs out, when their send is cancelled.
+     */
+    boolean lingerOnClose() {
+        AsyncRing r;
+        synchronized (this) {
+            if (state == IDLE) {
+                return false;
+            }
+            r = ring;
+        }
+        after(r, TimeUnit.MILLISECONDS.toNanos(Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
+        return true;
+    }
+
+    /**
+     * Calls {@link #giveUp} after {@code nanos}, by a TIMEOUT request on {@code r}: once at the close, then from
+     * the previous one's completion, so one is in flight at a time. Cancelled when the outbox is idle.
+     */
+    private void after(AsyncRing r, long nanos) {
+        AsyncRing.Request timer;
+        synchronized (this) {
+            if (linger == null) {
+                lingerTime = Arena.ofAuto().allocate(Timespec.SIZE, 8);
+                MemorySegment ts = lingerTime;
+                linger = new AsyncRing.Request((sqe, scratch) -> sqe.prepTimeout(ts, 0, 0), null, 0, null,
+                        (result, timedOut) -> giveUp(r));
+            }
+            Timespec.set(lingerTime, nanos);
+            timer = linger;
+        }
+        r.submit(timer);
+    }
+
+    /**
+     * The linger has run out: the send in flight is cancelled and what is left dropped. A cancel that finds the
+     * send between two requests (a partial send's rest, queued for the next enter) is tried again shortly.
+     */
+    private void giveUp(AsyncRing r) {
+        synchronized (this) {
+            abandoned = true;
+            if (state == IDLE) {
+                return;
+            }
+        }
+        r.cancel(request);
+        after(r, RETRY_NANOS);
     }
 
     /** The channel's shutdownOutput: true if it must wait until what was taken has gone (it is done then). */

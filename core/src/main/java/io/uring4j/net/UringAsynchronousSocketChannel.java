@@ -700,7 +700,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             // What the outbox took still goes out, as a socket's buffer does after close: its send keeps a use of
             // the fd, so the fd closes after it, and the pending read and write are cancelled one by one instead.
-            boolean sending = outbox.busy();
+            boolean sending = outbox.lingerOnClose();
             // A read or write on the group's ring is cancelled there; the cancel names the fd, so it holds a use
             // of it, taken before the guard closes.
             AsyncRing onRing = pending && !sending ? group.ring(ringIndex) : null;

@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.net.AsyncKit.Recorder;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.AfterEach;
@@ -21,9 +22,14 @@ import java.nio.channels.CompletionHandler;
 import java.nio.channels.InterruptedByTimeoutException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -197,6 +203,54 @@ class AsyncOutboxTest {
     }
 
     @Test
+    void aClosedChannelsBytesThePeerNeverTakesAreDroppedOnceTheLingerRunsOut() throws Exception {
+        connect(true);
+        onPoller(ch -> assertThat(ch.write(ByteBuffer.allocateDirect(CHUNK)).get()).isEqualTo(CHUNK));
+        Matcher number = Pattern.compile("fd (\\d+)").matcher(channel.toString());
+        assertThat(number.find()).isTrue();
+        Path fd = Path.of("/proc/self/fd", number.group(1));
+        Path socket = Files.readSymbolicLink(fd);
+        String before = System.setProperty("uring4j.async.closeLingerMillis", "100");
+        try {
+            channel.close();
+        } finally {
+            restore("uring4j.async.closeLingerMillis", before);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AsyncKit.WAIT_SECONDS);
+        while (isLink(fd, socket)) {
+            assertThat(System.nanoTime()).as("the fd is still open").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void aFailedSendFailsTheChannelsLaterWrites() throws Exception {
+        connect(false);
+        CompletableFuture<Integer> taken = new CompletableFuture<>();
+        channel.read(ByteBuffer.allocate(1), null, new CompletionHandler<Integer, Void>() {
+            @Override
+            public void completed(Integer n, Void a) {
+                taken.completeExceptionally(new AssertionError("read " + n + " instead of a reset"));
+            }
+
+            @Override
+            public void failed(Throwable exc, Void a) {            // on the poller: the write goes to the outbox
+                try {
+                    taken.complete(channel.write(ByteBuffer.wrap("lost".getBytes())).get());
+                } catch (Exception e) {
+                    taken.completeExceptionally(e);
+                }
+            }
+        });
+        peer.setOption(StandardSocketOptions.SO_LINGER, 0);
+        peer.close();                                           // a reset
+        assertThat(AsyncKit.get(taken)).as("taken, as a socket's buffer takes it").isEqualTo(4);
+        Throwable failure = AsyncKit.failureOf(channel.write(ByteBuffer.wrap("next".getBytes())));
+        assertThat(failure).isInstanceOf(IOException.class).hasCauseInstanceOf(ErrnoException.class);
+        assertThat(failure.getCause()).hasMessageMatching("send(msg)?: E(PIPE|CONNRESET).*");
+    }
+
+    @Test
     void aShutdownOfTheOutputAfterHandlersWritesComesAfterThem() throws Exception {
         connect(false);
         onPoller(ch -> {
@@ -247,6 +301,22 @@ class AsyncOutboxTest {
         assertThat(ch.write(ByteBuffer.allocateDirect(CHUNK)).get()).isEqualTo(CHUNK);
         ch.write(ByteBuffer.allocate(1000), timeoutMillis, TimeUnit.MILLISECONDS, "waiting", waiting);
         assertThat(waiting.outcome).as("a write behind a full outbox waits").isNotDone();
+    }
+
+    private static boolean isLink(Path fd, Path target) throws IOException {
+        try {
+            return Files.readSymbolicLink(fd).equals(target);
+        } catch (NoSuchFileException gone) {
+            return false;
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
+        }
     }
 
     private static ByteBuffer block(int i, int size) {
