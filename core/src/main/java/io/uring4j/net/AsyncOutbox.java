@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * fails loses what was queued, as a socket's error does, and fails every later write of the channel.
  */
 final class AsyncOutbox implements Op, AsyncRing.Completion {
-    static final int CAPACITY = 16 * 1024;
+    static final int CAPACITY = Outbox.CAPACITY;
     /**
      * How long a closed channel's queued bytes may wait for a peer that does not read before their send is
      * cancelled and the fd closed ({@code -During4j.async.closeLingerMillis}, read at each such close): the kernel
@@ -62,7 +62,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     private final AsyncRing.Request request = new AsyncRing.Request(this, null, 0, null, this);
     private AsyncRing ring;
     /** Native memory the SEND reads, lent by the ring from the first byte queued until the outbox is idle. */
-    private MemorySegment chunk;
+    private SendChunks.Chunk chunk;
     private int start;
     private int end;
     private int state;
@@ -78,6 +78,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     AsyncOutbox(int fd, FdGuard guard) {
         this.fd = fd;
         this.guard = guard;
+        request.preparedLast = true;
     }
 
     /**
@@ -106,11 +107,11 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 return DIRECT;                  // the write fails as a close makes it fail
             }
             ring = poller;
-            chunk = poller.lendChunk();
+            chunk = poller.chunks().take();
             state = QUEUED;
             take(buffers, offset, length);
         }
-        poller.submitBeforeEnter(request);
+        poller.submit(request);
         return (int) total;
     }
 
@@ -118,7 +119,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         for (int i = offset; i < offset + length; i++) {
             ByteBuffer b = buffers[i];
             int n = b.remaining();
-            MemorySegment.copy(MemorySegment.ofBuffer(b), 0, chunk, end, n);
+            chunk.bytes().put(end, b, b.position(), n);
             b.position(b.position() + n);
             end += n;
         }
@@ -128,7 +129,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     @Override
     public synchronized void prepare(Sqe sqe, MemorySegment scratch) {
         state = SENDING;
-        sqe.prepSend(fd, chunk.asSlice(start, end - start), Sockets.MSG_NOSIGNAL);
+        sqe.prepSend(fd, chunk.memory().asSlice(start, end - start), Sockets.MSG_NOSIGNAL);
     }
 
     /** The SEND's CQE, on the poller: what is left goes with the next enter, or the outbox is idle. */
@@ -157,7 +158,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 state = IDLE;
                 start = 0;
                 end = 0;
-                ring.returnChunk(chunk);
+                ring.chunks().give(chunk);
                 chunk = null;
                 next = waiter;
                 waiter = null;
@@ -168,7 +169,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
             failed = failure;
         }
         if (more) {
-            ring.submitBeforeEnter(request);
+            ring.submit(request);
             return;
         }
         if (shut) {

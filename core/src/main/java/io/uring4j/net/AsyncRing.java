@@ -52,11 +52,6 @@ final class AsyncRing {
     private static final long WAKE = -1L;
     private static final long IGNORED = -2L;
     private static final int TIMEOUT_BIT = 1;
-    /**
-     * Outbox chunks kept for the channels that write next, beyond those lent: as many as a batch of 1,000
-     * connections lends at once (16 MiB), since allocating native memory per batch costs more than the sends save.
-     */
-    private static final int SPARE_CHUNKS = 1024;
 
     /** One operation: its op, the fd it uses (held from preparation to final CQE), and an optional timeout. */
     static final class Request {
@@ -72,6 +67,11 @@ final class AsyncRing {
         boolean timedOut;
         /** Where its link timeout's timespec is written (Timespec.SIZE bytes, the op's): untouched until the final CQE. */
         final MemorySegment timespec;
+        /**
+         * Prepared just before the next enter rather than at once: an op that gathers what the handlers of this batch
+         * write ({@link AsyncOutbox}) then sends all of it in one request.
+         */
+        boolean preparedLast;
 
         Request(Op op, FdGuard guard, long timeoutNanos, MemorySegment timespec, Completion completion) {
             this.op = op;
@@ -102,8 +102,11 @@ final class AsyncRing {
      * of the batch.
      */
     private final ConcurrentLinkedQueue<Request> ready = new ConcurrentLinkedQueue<>();
-    /** Outbox chunks not lent now ({@link #lendChunk}). */
-    private final ArrayDeque<MemorySegment> spareChunks = new ArrayDeque<>();
+    /**
+     * The outboxes' native memory, lent while bytes are queued; kept when given back (allocating it per batch costs
+     * more than the sends save), and freed with the ring, once no send can read it.
+     */
+    private final SendChunks chunks = new SendChunks();
 
     // Under the lock.
     private Request[] slots = new Request[64];
@@ -113,7 +116,7 @@ final class AsyncRing {
     private int inFlight;
     private boolean wakeArmed;
     private final ArrayDeque<Request> reaped = new ArrayDeque<>();
-    /** Requests prepared just before the next enter ({@link #submitBeforeEnter}). */
+    /** Requests prepared just before the next enter ({@link Request#preparedLast}). */
     private final ArrayDeque<Request> beforeEnter = new ArrayDeque<>();
     private boolean cancelledOnStop;
 
@@ -179,33 +182,9 @@ final class AsyncRing {
         submitOrHand(request);
     }
 
-    /**
-     * Submits {@code request} with the poller's next enter, prepared just before it: an op that gathers what the
-     * handlers of this batch write ({@link AsyncOutbox}) then sends all of it in one request.
-     */
-    void submitBeforeEnter(Request request) {
-        submitOrHand((Runnable) () -> beforeEnter.add(request));
-    }
-
-    /**
-     * Native memory for an outbox's queued bytes ({@link AsyncOutbox#CAPACITY}), lent while bytes are queued or in
-     * flight, so an idle connection holds none.
-     */
-    MemorySegment lendChunk() {
-        MemorySegment chunk;
-        synchronized (spareChunks) {
-            chunk = spareChunks.poll();
-        }
-        return chunk != null ? chunk : Arena.ofAuto().allocate(AsyncOutbox.CAPACITY, 8);
-    }
-
-    /** A chunk back from an outbox whose last send has completed: no request reads it any more. */
-    void returnChunk(MemorySegment chunk) {
-        synchronized (spareChunks) {
-            if (spareChunks.size() < SPARE_CHUNKS) {
-                spareChunks.add(chunk);
-            }
-        }
+    /** An outbox's chunks: lent while its bytes are queued or in flight, so an idle connection holds none. */
+    SendChunks chunks() {
+        return chunks;
     }
 
     /** Cancels {@code request} if it is in flight; it then completes as usual (-ECANCELED, or what it got). */
@@ -428,6 +407,8 @@ final class AsyncRing {
     private void run(Object task) {
         if (task instanceof Runnable control) {
             control.run();
+        } else if (((Request) task).preparedLast) {
+            beforeEnter.add((Request) task);
         } else {
             prepare((Request) task);
         }
@@ -517,6 +498,7 @@ final class AsyncRing {
         AsyncWatchdog.unwatch(this);
         poller = null;
         ring.close();
+        chunks.close();
         synchronized (one) {
             closed = true;
             LibC.close(eventFd);

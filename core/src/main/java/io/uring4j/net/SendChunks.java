@@ -8,9 +8,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * A selector's native memory for queued sends: {@link Outbox#CAPACITY}-byte chunks, lent to a channel's outbox
- * while it holds bytes and given back once its last send has completed, so an idle connection holds none. Slabs
- * are added as needed and freed with the selector (only if no send can still read them). Any thread.
+ * A selector's or an asynchronous group's ring's native memory for queued sends: {@link Outbox#CAPACITY}-byte
+ * chunks, lent to a channel's outbox ({@link Outbox}, {@link AsyncOutbox}) while it holds bytes and given back once
+ * its last send has completed, so an idle connection holds none. Slabs are added as needed — as many as were ever
+ * lent at once — and freed with their owner (only once no send can still read them). Any thread.
  */
 final class SendChunks {
     private static final int PER_SLAB = 16;
@@ -30,7 +31,7 @@ final class SendChunks {
     synchronized Chunk take() {
         if (free.isEmpty()) {
             if (closed) {
-                throw new IllegalStateException("selector closed");
+                throw new IllegalStateException("send chunks freed: their selector or ring is closed");
             }
             MemorySegment slab = arena.allocate((long) PER_SLAB * Outbox.CAPACITY, 64);
             for (int i = 0; i < PER_SLAB; i++) {
