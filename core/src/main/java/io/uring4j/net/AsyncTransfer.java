@@ -199,4 +199,10 @@ final class AsyncTransfer implements Op {
         buffers = null;
         first = null;
     }
+
+    /** An operation's result as the API types it: Long for a vectored operation, Integer otherwise. */
+    @SuppressWarnings("unchecked")
+    static <V extends Number> V count(boolean vectored, long n) {
+        return (V) (vectored ? (Number) n : (Number) (int) n);
+    }
 }

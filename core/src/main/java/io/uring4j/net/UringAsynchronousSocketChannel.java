@@ -1,6 +1,5 @@
 package io.uring4j.net;
 
-import io.uring4j.ring.Timespec;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Op;
@@ -10,8 +9,6 @@ import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -39,8 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * An {@link AsynchronousSocketChannel} whose connect is one io_uring request on the channel's event loop
  * ({@link AsyncRequest}), and whose reads and writes are tried in place and otherwise one request on the group's
- * ring ({@link AsyncTransfer}, {@link AsyncRing}); completion handlers run on the group's threads
- * ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
+ * ring ({@link AsyncTransfer}, {@link AsyncRingTransfer}, {@link AsyncRing}); completion handlers run on the
+ * group's threads ({@link AsyncHandlers}). The JDK's contract and its exceptions, checked by a suite run against both:
  * one read and one write pending at a time ({@link ReadPendingException}, {@link WritePendingException}); a timeout
  * fails the operation with {@link InterruptedByTimeoutException} and refuses further operations of its kind, as
  * does cancelling an operation's future; a failed connect closes the channel; a close fails pending operations
@@ -67,8 +64,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     /** Writes made on the ring's poller, sent with its next enter. */
     private final AsyncOutbox outbox;
     /** The read and the write on the group's ring, if any: a close with sends still going cancels them alone. */
-    private volatile RingTransfer<?, ?> readOnRing;
-    private volatile RingTransfer<?, ?> writeOnRing;
+    private volatile AsyncRingTransfer<?, ?> readOnRing;
+    private volatile AsyncRingTransfer<?, ?> writeOnRing;
 
     private final Object stateLock = new Object();
     private int state;
@@ -345,7 +342,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             int taken = offerToOutbox(buffers, offset, length);
             if (taken != AsyncOutbox.DIRECT && taken != AsyncOutbox.WAIT) {
                 setPending(false, false);
-                return taken >= 0 ? immediate(count(vectored, taken), null, attachment, handler)
+                return taken >= 0 ? immediate(AsyncTransfer.count(vectored, taken), null, attachment, handler)
                         : immediate(null, AsyncRequest.failure(new ErrnoException("send", taken), isOpen(), false),
                                 attachment, handler);
             }
@@ -363,7 +360,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             if (hasWork && !shut) {
                 setPending(read, false);
             }
-            return immediate(count(vectored, shut ? -1 : 0), null, attachment, handler);
+            return immediate(AsyncTransfer.count(vectored, shut ? -1 : 0), null, attachment, handler);
         }
         // On the poller a read is queued, not tried: the poller's next enter submits it with the rest of the batch
         // (the kernel tries it at once there), which costs no system call of its own whether data is there or not.
@@ -382,7 +379,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             return immediate(null, e, attachment, handler);
         }
         group.operationStarted();
-        RingTransfer<V, A> op = new RingTransfer<>(read, vectored, transfer, ring, timeoutNanos, attachment, handler);
+        AsyncRingTransfer<V, A> op = new AsyncRingTransfer<>(this, read, vectored, transfer, ring, timeoutNanos,
+                attachment, handler);
         op.future = handler != null ? null : new AsyncRequest.Pending<>(() -> kill(read), op::cancel, this, group);
         if (read) {
             readOnRing = op;
@@ -409,148 +407,35 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         return total == 0 ? AsyncOutbox.DIRECT : outbox.offer(buffers, offset, length, total, group.polling(ringIndex));
     }
 
-    /**
-     * A read or write the socket was not ready for, as a request on the group's ring; completed by its poller. A
-     * write behind bytes in the outbox waits there first ({@link AsyncOutbox.Waiter}), its timeout counted by a
-     * TIMEOUT request meanwhile, and is submitted with what is left of it once they have gone.
-     */
-    private final class RingTransfer<V extends Number, A> implements AsyncRing.Completion, AsyncOutbox.Waiter {
-        private final boolean read;
-        private final boolean vectored;
-        private final AsyncTransfer transfer;
-        private final AsyncRing ring;
-        private final long timeoutNanos;
-        private final A attachment;
-        private final CompletionHandler<V, ? super A> handler;
-        private volatile AsyncRing.Request request;
-        /** While the write waits in the outbox with a timeout: the TIMEOUT request counting it. */
-        private AsyncRing.Request timer;
-        private long deadline;
-        AsyncRequest.Pending<V> future;
+    // ---- for the requests on the ring (AsyncRingTransfer) -----------------------------------------------
 
-        RingTransfer(boolean read, boolean vectored, AsyncTransfer transfer, AsyncRing ring, long timeoutNanos,
-                     A attachment, CompletionHandler<V, ? super A> handler) {
-            this.read = read;
-            this.vectored = vectored;
-            this.transfer = transfer;
-            this.ring = ring;
-            this.timeoutNanos = timeoutNanos;
-            this.attachment = attachment;
-            this.handler = handler;
+    FdGuard guard() {
+        return guard;
+    }
+
+    AsyncOutbox outbox() {
+        return outbox;
+    }
+
+    UringAsynchronousChannelGroup group() {
+        return group;
+    }
+
+    /** A request of this channel's on the ring has completed: a close has nothing of it left to cancel. */
+    void leftRing(boolean read) {
+        if (read) {
+            readOnRing = null;
+        } else {
+            writeOnRing = null;
         }
+    }
 
-        /** The request on the ring, with the time left of its timeout (all of it, unless it waited). */
-        void submit() {
-            long left = timeoutNanos;
-            if (timeoutNanos > 0 && timer != null) {
-                ring.cancel(timer);
-                left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    completed(-Errno.ECANCELED, true);
-                    return;
-                }
-            }
-            AsyncRing.Request r = new AsyncRing.Request(transfer, guard, left, left > 0 ? transfer.timespec() : null,
-                    this);
-            request = r;
-            ring.submit(r);
-        }
-
-        /** Waits in the outbox (and its timeout starts); false if the outbox is idle already. */
-        boolean awaitOutbox() {
-            if (timeoutNanos > 0) {
-                deadline = System.nanoTime() + timeoutNanos;
-                MemorySegment ts = Arena.ofAuto().allocate(Timespec.SIZE, 8);
-                Timespec.set(ts, timeoutNanos);
-                timer = new AsyncRing.Request((sqe, scratch) -> sqe.prepTimeout(ts, 0, 0), null, 0, null,
-                        (result, timedOut) -> {
-                            if (result == -Errno.ETIME && outbox.withdraw(this)) {
-                                completed(-Errno.ECANCELED, true);
-                            }
-                        });
-            }
-            if (!outbox.await(this)) {
-                return false;
-            }
-            if (timer != null) {
-                ring.submit(timer);
-            }
-            return true;
-        }
-
-        @Override
-        public void proceed(int failure) {
-            if (failure != 0) {
-                if (timer != null) {
-                    ring.cancel(timer);
-                }
-                completed(failure, false);
-            } else {
-                submit();
-            }
-        }
-
-        /** The channel is closing: a request is cancelled, a write waiting in the outbox fails at the ring. */
-        void closing() {
-            if (outbox.withdraw(this)) {
-                submit();
-            } else if (request != null) {
-                ring.cancel(request);
-            }
-        }
-
-        /** The future's cancel: a waiting write is taken back, a request cancelled. */
-        void cancel() {
-            if (outbox.withdraw(this)) {
-                if (timer != null) {
-                    ring.cancel(timer);
-                }
-                completed(-Errno.ECANCELED, false);
-            } else if (request != null) {
-                ring.cancel(request);
-            }
-        }
-
-        @Override
-        public void completed(int n, boolean timedOut) {
-            if (read) {
-                readOnRing = null;
-            } else {
-                writeOnRing = null;
-            }
-            if (future != null && future.isCancelled()) {
-                transfer.release();
-                group.operationEnded();         // nothing to deliver: cancelled, and the channel refuses more
-                return;
-            }
-            V value = null;
-            Throwable exc = null;
+    /** An operation on the ring is over: another may start, unless it timed out (then none may, as the JDK's). */
+    void ended(boolean read, boolean timedOut) {
+        synchronized (read ? readLock : writeLock) {
+            setPending(read, false);
             if (timedOut) {
-                transfer.release();
-                exc = new InterruptedByTimeoutException();
-            } else if (n >= 0) {
-                transfer.finish(n);
-                value = count(vectored, read && n == 0 ? -1 : n);
-            } else {
-                transfer.release();
-                exc = AsyncRequest.failure(new ErrnoException(read ? "recvmsg" : "sendmsg", n), isOpen(), read);
-            }
-            synchronized (read ? readLock : writeLock) {
-                setPending(read, false);
-                if (timedOut) {
-                    kill(read);
-                }
-            }
-            try {
-                if (handler != null) {
-                    group.handlers().runHere(handler, attachment, value, exc);
-                } else if (exc == null) {
-                    future.complete(value);
-                } else {
-                    future.completeExceptionally(exc);
-                }
-            } finally {
-                group.operationEnded();
+                kill(read);
             }
         }
     }
@@ -566,7 +451,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         Throwable exc = null;
         if (n >= 0) {
             transfer.finish(n);
-            value = count(vectored, read && n == 0 ? -1 : n);
+            value = AsyncTransfer.count(vectored, read && n == 0 ? -1 : n);
         } else {
             transfer.release();
             exc = AsyncRequest.failure(new ErrnoException(read ? "recv" : "send", n), isOpen(), read);
@@ -594,11 +479,6 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
                 writeKilled = true;
             }
         }
-    }
-
-    @SuppressWarnings("unchecked")      // V is Long for vectored operations, Integer otherwise
-    private static <V extends Number> V count(boolean vectored, long n) {
-        return (V) (vectored ? (Number) n : (Number) (int) n);
     }
 
     // ---- outcomes ----------------------------------------------------------------------------------------
@@ -731,7 +611,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     }
 
     /** A close's cancel of {@code op}: a write waiting in the outbox goes to the ring, which fails it (closing). */
-    private static void cancelOnRing(RingTransfer<?, ?> op) {
+    private static void cancelOnRing(AsyncRingTransfer<?, ?> op) {
         if (op != null) {
             op.closing();
         }
