@@ -115,7 +115,9 @@
  *       what was queued before it, then shuts the output down; the key holds the fd until the last SEND has
  *       completed. A blocking write or shutdownOutput waits for the queue to drain. If nobody selects (code
  *       that writes and then waits for something else), the {@code SendFlusher} thread submits a selector's
- *       queued sends after a millisecond; it sleeps while nothing is queued.</li>
+ *       queued sends after a millisecond; it sleeps while nothing is queued. The chunks come in slabs
+ *       ({@code SendChunks}); a slab a burst added is freed once it has lent nothing for a second or two, so
+ *       memory goes back down after the burst (this holds for the asynchronous outboxes too).</li>
  * </ul>
  * Datagram channels and pipes ({@code UringDatagramChannel}, {@code UringPipe}) are selectable with plain
  * multishot polls: in blocking mode their calls are RECVMSG/SENDMSG and READ/WRITE requests on a runtime loop, in
