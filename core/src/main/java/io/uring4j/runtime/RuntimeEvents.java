@@ -5,6 +5,7 @@ import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Period;
@@ -14,49 +15,86 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * JFR events for the rare things worth a trace: a full SQ, a CQ overflow backlog, a close with work in flight;
  * and, sampled periodically, the native memory in use.
- * Each emitter checks {@code shouldCommit()} first; with JFR off the event object never escapes and costs nothing.
+ *
+ * <p>Nothing here touches JFR until JFR itself starts (a recording, {@code -XX:StartFlightRecording}, {@code jcmd
+ * JFR.start}): the first use of an event class, or registering a periodic event, loads JFR's metadata, a fifth of a
+ * second of a process's start that a program which never records would pay with the first runtime. A listener
+ * learns of JFR's start instead; until then the emitters return at a volatile read, and after it each checks
+ * {@code shouldCommit()} first, so with no recording asking the event object never escapes and costs nothing.
  */
 final class RuntimeEvents {
-    private static final AtomicBoolean PERIODIC = new AtomicBoolean();
+    private static final AtomicBoolean LISTENING = new AtomicBoolean();
+    /** JFR has started: the event classes may be used. */
+    private static volatile boolean jfrStarted;
 
     private RuntimeEvents() {
     }
 
-    /** Registers the periodic events (once per JVM; a recording samples them at the period it asks for). */
-    static void registerPeriodic() {
-        if (PERIODIC.compareAndSet(false, true)) {
-            FlightRecorder.addPeriodicEvent(NativeMemoryInUse.class, () -> {
-                NativeMemoryInUse e = new NativeMemoryInUse();
-                e.bytes = NativeMemory.inUse();
-                e.limit = NativeMemory.limit();
-                e.commit();
+    /**
+     * Once per JVM: when JFR starts (or now, if it has), the periodic events are registered — a recording samples
+     * them at the period it asks for — and the others may be emitted.
+     */
+    static void listen() {
+        if (LISTENING.compareAndSet(false, true)) {
+            FlightRecorder.addListener(new FlightRecorderListener() {
+                @Override
+                public void recorderInitialized(FlightRecorder recorder) {
+                    FlightRecorder.addPeriodicEvent(NativeMemoryInUse.class, () -> {
+                        NativeMemoryInUse e = new NativeMemoryInUse();
+                        e.bytes = NativeMemory.inUse();
+                        e.limit = NativeMemory.limit();
+                        e.commit();
+                    });
+                    jfrStarted = true;
+                }
             });
         }
     }
 
     static void sqFull(int loop) {
-        SqFull e = new SqFull();
-        if (e.shouldCommit()) {
-            e.loop = loop;
-            e.commit();
+        if (jfrStarted) {
+            Emit.sqFull(loop);
         }
     }
 
     static void cqOverflow(int loop, int inFlight) {
-        CqOverflow e = new CqOverflow();
-        if (e.shouldCommit()) {
-            e.loop = loop;
-            e.inFlight = inFlight;
-            e.commit();
+        if (jfrStarted) {
+            Emit.cqOverflow(loop, inFlight);
         }
     }
 
     static void closeWithWork(int loop, int inFlight) {
-        CloseWithWork e = new CloseWithWork();
-        if (e.shouldCommit()) {
-            e.loop = loop;
-            e.inFlight = inFlight;
-            e.commit();
+        if (jfrStarted) {
+            Emit.closeWithWork(loop, inFlight);
+        }
+    }
+
+    /** The emitters proper, in a class of their own so that nothing loads the event classes before JFR starts. */
+    private static final class Emit {
+        static void sqFull(int loop) {
+            SqFull e = new SqFull();
+            if (e.shouldCommit()) {
+                e.loop = loop;
+                e.commit();
+            }
+        }
+
+        static void cqOverflow(int loop, int inFlight) {
+            CqOverflow e = new CqOverflow();
+            if (e.shouldCommit()) {
+                e.loop = loop;
+                e.inFlight = inFlight;
+                e.commit();
+            }
+        }
+
+        static void closeWithWork(int loop, int inFlight) {
+            CloseWithWork e = new CloseWithWork();
+            if (e.shouldCommit()) {
+                e.loop = loop;
+                e.inFlight = inFlight;
+                e.commit();
+            }
         }
     }
 

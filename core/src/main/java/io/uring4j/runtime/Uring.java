@@ -38,7 +38,7 @@ public final class Uring implements AutoCloseable {
 
     Uring(UringBuilder config) throws ErrnoException {
         this.config = config;
-        RuntimeEvents.registerPeriodic();
+        RuntimeEvents.listen();
         this.loops = new EventLoop[config.loops()];
         try {
             for (int i = 0; i < loops.length; i++) {
