@@ -384,6 +384,7 @@ public final class EventLoop implements Executor {
             return;
         }
         started.countDown();
+        VmExit.running(this);
         try {
             loop();
         } catch (Throwable t) {
@@ -391,11 +392,17 @@ public final class EventLoop implements Executor {
             LOG.log(System.Logger.Level.ERROR, closeFailure, t);
             closing = true;
         } finally {
+            VmExit.stopped(this);
             drainLateHandOvers();
             failUndelivered();
             cleanUp();
             stopped.countDown();
         }
+    }
+
+    /** The process is ending: the loop wakes and bounds its sleeps from then on ({@link VmExit}). */
+    void wakeForExit() {
+        waker.wakeNow();
     }
 
     /** Refuses further hand-overs, waits out threads still writing the eventfd, and fails what was queued. */

@@ -30,6 +30,10 @@ import java.util.Queue;
  * wake-up that reaped a quarter of one (4 at least), so light load waits for one CQE and pays no added latency; a
  * hand-over from another thread may wait up to the maximum delay.
  *
+ * <h2>The process's end</h2>
+ * Once the process is ending ({@link VmExit}), a sleep lasts at most {@link VmExit#SLEEP_NANOS}, so that HotSpot's
+ * last safepoint does not wait for the loop in the kernel.
+ *
  * <p>Loop thread only.
  */
 final class SleepPolicy {
@@ -111,6 +115,8 @@ final class SleepPolicy {
     void sleep(boolean closing, boolean bounded) throws ErrnoException {
         if (closing) {
             ring.submitAndWait(1, CLOSING_NANOS);
+        } else if (VmExit.ending()) {
+            ring.submitAndWait(1, VmExit.SLEEP_NANOS);
         } else if (bounded) {
             ring.submitAndWait(1, RIDE_ALONG_NANOS);
         } else if (batchWait && lastReaped >= batchThreshold) {
