@@ -21,8 +21,7 @@ public final class IoUringSyscalls {
     public static final long NR_IO_URING_ENTER = 426;
     public static final long NR_IO_URING_REGISTER = 427;
 
-    private static final MethodHandle SYSCALL3 = syscall(2);
-    private static final MethodHandle SYSCALL5 = syscall(4);
+    /** One handle of one shape for all three (the linker generates a stub per shape): unused arguments are 0. */
     private static final MethodHandle SYSCALL7 = syscall(6);
 
     private IoUringSyscalls() {
@@ -39,7 +38,8 @@ public final class IoUringSyscalls {
     public static int setup(int entries, MemorySegment params) {
         MemorySegment state = Native.callState();
         try {
-            long ret = (long) SYSCALL3.invokeExact(state, NR_IO_URING_SETUP, (long) entries, params.address());
+            long ret = (long) SYSCALL7.invokeExact(state, NR_IO_URING_SETUP, (long) entries, params.address(), 0L,
+                    0L, 0L, 0L);
             return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -84,8 +84,8 @@ public final class IoUringSyscalls {
     public static int register(int fd, int opcode, long arg, int nrArgs) {
         MemorySegment state = Native.callState();
         try {
-            long ret = (long) SYSCALL5.invokeExact(state, NR_IO_URING_REGISTER, (long) fd,
-                    Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs));
+            long ret = (long) SYSCALL7.invokeExact(state, NR_IO_URING_REGISTER, (long) fd,
+                    Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs), 0L, 0L);
             return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -44,65 +44,46 @@ public final class LibC {
     public static final int EFD_CLOEXEC = O_CLOEXEC;
     public static final int EFD_NONBLOCK = O_NONBLOCK;
 
-    private static final MethodHandle MMAP = Native.libcWithErrno("mmap",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = Native.libcWithErrno("munmap",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle MADVISE = Native.libcWithErrno("madvise",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle CLOSE = Native.libcWithErrno("close",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle READ = Native.libcWithErrno("read",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITE = Native.libcWithErrno("write",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    /** Reads the thread pointer: no system call, so no transition. */
-    private static final MethodHandle PTHREAD_SELF = Native.LINKER.downcallHandle(Native.symbol("pthread_self"),
-            FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     /*
-     * The positional reads and writes, each linked twice: without errno capture, which the call tries first (the
-     * capture costs a few percent of a page-cache read on a VM), and with it, made only after a failure, to learn the
-     * errno. A positional read or write that failed moved nothing, so making it again is harmless: it fails alike,
-     * or does what has become possible meanwhile.
+     * All linked with one shape (Native.LONGS), so the linker generates one stub for them, and one more for the
+     * positional reads and writes linked again without errno capture: each of those is tried first without it
+     * (the capture costs a few percent of a page-cache read on a VM) and made again with it only after a failure,
+     * to learn the errno. A positional read or write that failed moved nothing, so making it again is harmless: it
+     * fails alike, or does what has become possible meanwhile.
      */
-    private static final FunctionDescriptor PRW = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG);
-    private static final FunctionDescriptor PRWV2 = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT,
-            JAVA_LONG, JAVA_INT);
-    private static final MethodHandle PREADV2 = Native.libcWithErrno("preadv2", PRWV2);
-    private static final MethodHandle PREADV2_FIRST = Native.libc("preadv2", PRWV2);
-    private static final MethodHandle PREAD = Native.libcWithErrno("pread", PRW);
-    private static final MethodHandle PREAD_FIRST = Native.libc("pread", PRW);
-    private static final MethodHandle PWRITE = Native.libcWithErrno("pwrite", PRW);
-    private static final MethodHandle PWRITE_FIRST = Native.libc("pwrite", PRW);
-    private static final MethodHandle PWRITEV2 = Native.libcWithErrno("pwritev2", PRWV2);
-    private static final MethodHandle PWRITEV2_FIRST = Native.libc("pwritev2", PRWV2);
-    private static final MethodHandle FSYNC = Native.libcWithErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FDATASYNC = Native.libcWithErrno("fdatasync",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FTRUNCATE = Native.libcWithErrno("ftruncate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle EVENTFD = Native.libcWithErrno("eventfd",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle PIPE2 = Native.libcWithErrno("pipe2",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle MMAP = longs("mmap");
+    private static final MethodHandle MUNMAP = longs("munmap");
+    private static final MethodHandle MADVISE = longs("madvise");
+    private static final MethodHandle CLOSE = longs("close");
+    private static final MethodHandle READ = longs("read");
+    private static final MethodHandle WRITE = longs("write");
+    private static final MethodHandle PREADV2 = longs("preadv2");
+    private static final MethodHandle PREADV2_FIRST = Native.libc("preadv2", Native.LONGS);
+    private static final MethodHandle PREAD = longs("pread");
+    private static final MethodHandle PREAD_FIRST = Native.libc("pread", Native.LONGS);
+    private static final MethodHandle PWRITE = longs("pwrite");
+    private static final MethodHandle PWRITE_FIRST = Native.libc("pwrite", Native.LONGS);
+    private static final MethodHandle PWRITEV2 = longs("pwritev2");
+    private static final MethodHandle PWRITEV2_FIRST = Native.libc("pwritev2", Native.LONGS);
+    private static final MethodHandle FSYNC = longs("fsync");
+    private static final MethodHandle FDATASYNC = longs("fdatasync");
+    private static final MethodHandle FTRUNCATE = longs("ftruncate");
+    private static final MethodHandle EVENTFD = longs("eventfd");
+    private static final MethodHandle PIPE2 = longs("pipe2");
+    private static final MethodHandle LSEEK = longs("lseek");
+    private static final MethodHandle STATX_AT = longs("statx");
+    private static final MethodHandle GETRLIMIT = longs("getrlimit");
+    private static final MethodHandle SETRLIMIT = longs("setrlimit");
+    /** Variadic, so of a shape of its own. */
     private static final MethodHandle OPEN = Native.libcWithErrno("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle LSEEK = Native.libcWithErrno("lseek",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    /** statx with the path and buffer as addresses: a size or type asked often passes no segment through the linker. */
-    private static final MethodHandle STATX_AT = Native.libcWithErrno("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle GETRLIMIT = Native.libcWithErrno("getrlimit",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle SETRLIMIT = Native.libcWithErrno("setrlimit",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    /** Reads the thread pointer and a constant: no system call, so no transition (one stub for both). */
+    private static final MethodHandle PTHREAD_SELF = Native.libc("pthread_self", Native.LONGS,
+            Linker.Option.critical(false));
+    private static final MethodHandle SYSCONF = Native.libc("sysconf", Native.LONGS, Linker.Option.critical(false));
     public static final int RLIMIT_NPROC = 6;
     public static final int RLIMIT_NOFILE = 7;
     public static final int RLIMIT_MEMLOCK = 8;
-
-    private static final MethodHandle SYSCONF = Native.LINKER.downcallHandle(Native.symbol("sysconf"),
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT), Linker.Option.critical(false));
 
     private static final int SC_PAGESIZE = 30;
     /** The system page size (4096 on x86-64). */
@@ -111,11 +92,16 @@ public final class LibC {
     private LibC() {
     }
 
+    private static MethodHandle longs(String name) {
+        return Native.libcWithErrno(name, Native.LONGS);
+    }
+
     /** {@code mmap}: the mapped address, or {@code -errno}. */
     public static long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
         MemorySegment state = Native.callState();
         try {
-            return Native.result((long) MMAP.invokeExact(state, addr, length, prot, flags, fd, offset), state);
+            long ret = (long) MMAP.invokeExact(state, addr, length, (long) prot, (long) flags, (long) fd, offset);
+            return Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -124,7 +110,7 @@ public final class LibC {
     public static int munmap(long addr, long length) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) MUNMAP.invokeExact(state, addr, length), state);
+            return (int) Native.result((int) (long) MUNMAP.invokeExact(state, addr, length, 0L, 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -133,7 +119,8 @@ public final class LibC {
     public static int madvise(long addr, long length, int advice) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) MADVISE.invokeExact(state, addr, length, advice), state);
+            int ret = (int) (long) MADVISE.invokeExact(state, addr, length, (long) advice, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -142,7 +129,7 @@ public final class LibC {
     public static int close(int fd) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) CLOSE.invokeExact(state, fd), state);
+            return (int) Native.result((int) (long) CLOSE.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -152,7 +139,8 @@ public final class LibC {
     public static long read(int fd, MemorySegment buf) {
         MemorySegment state = Native.callState();
         try {
-            return Native.result((long) READ.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+            long ret = (long) READ.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), 0L, 0L, 0L);
+            return Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -162,7 +150,8 @@ public final class LibC {
     public static long write(int fd, MemorySegment buf) {
         MemorySegment state = Native.callState();
         try {
-            return Native.result((long) WRITE.invokeExact(state, fd, buf.address(), buf.byteSize()), state);
+            long ret = (long) WRITE.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), 0L, 0L, 0L);
+            return Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -174,7 +163,7 @@ public final class LibC {
      */
     public static long threadSelf() {
         try {
-            return (long) PTHREAD_SELF.invokeExact();
+            return (long) PTHREAD_SELF.invokeExact(0L, 0L, 0L, 0L, 0L, 0L);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -191,8 +180,9 @@ public final class LibC {
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            long n = (long) PREADV2_FIRST.invokeExact(fd, iov, 1, offset, flags);
-            return n >= 0 ? n : Native.result((long) PREADV2.invokeExact(state, fd, iov, 1, offset, flags), state);
+            long n = (long) PREADV2_FIRST.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+            return n >= 0 ? n : Native.result(
+                    (long) PREADV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -201,12 +191,13 @@ public final class LibC {
     /** {@code pread(fd, buf, buf.byteSize(), offset)}: bytes read (0 at end of file), or {@code -errno}. */
     public static long pread(int fd, MemorySegment buf, long offset) {
         try {
-            long n = (long) PREAD_FIRST.invokeExact(fd, buf.address(), buf.byteSize(), offset);
+            long n = (long) PREAD_FIRST.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
             if (n >= 0) {
                 return n;
             }
             MemorySegment state = Native.callState();
-            return Native.result((long) PREAD.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
+            return Native.result((long) PREAD.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), offset, 0L,
+                    0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -215,12 +206,13 @@ public final class LibC {
     /** {@code pwrite(fd, buf, buf.byteSize(), offset)}: bytes written, or {@code -errno}. */
     public static long pwrite(int fd, MemorySegment buf, long offset) {
         try {
-            long n = (long) PWRITE_FIRST.invokeExact(fd, buf.address(), buf.byteSize(), offset);
+            long n = (long) PWRITE_FIRST.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
             if (n >= 0) {
                 return n;
             }
             MemorySegment state = Native.callState();
-            return Native.result((long) PWRITE.invokeExact(state, fd, buf.address(), buf.byteSize(), offset), state);
+            return Native.result((long) PWRITE.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), offset, 0L,
+                    0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -238,8 +230,9 @@ public final class LibC {
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            long n = (long) PWRITEV2_FIRST.invokeExact(fd, iov, 1, offset, flags);
-            return n >= 0 ? n : Native.result((long) PWRITEV2.invokeExact(state, fd, iov, 1, offset, flags), state);
+            long n = (long) PWRITEV2_FIRST.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+            return n >= 0 ? n : Native.result(
+                    (long) PWRITEV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -249,8 +242,9 @@ public final class LibC {
     public static int fsync(int fd, boolean dataOnly) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result(dataOnly ? (int) FDATASYNC.invokeExact(state, fd)
-                    : (int) FSYNC.invokeExact(state, fd), state);
+            int ret = dataOnly ? (int) (long) FDATASYNC.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L)
+                    : (int) (long) FSYNC.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -260,7 +254,8 @@ public final class LibC {
     public static int ftruncate(int fd, long length) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) FTRUNCATE.invokeExact(state, fd, length), state);
+            int ret = (int) (long) FTRUNCATE.invokeExact(state, (long) fd, length, 0L, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -270,7 +265,8 @@ public final class LibC {
     public static int eventfd(int initval, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) EVENTFD.invokeExact(state, initval, flags), state);
+            int ret = (int) (long) EVENTFD.invokeExact(state, (long) initval, (long) flags, 0L, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -305,8 +301,8 @@ public final class LibC {
         MemorySegment state = Native.callState();
         MemorySegment stx = STATX_BUFFER.get();
         try {
-            int ret = (int) Native.result((int) STATX_AT.invokeExact(state, fd, EMPTY_PATH.address(), AT_EMPTY_PATH,
-                    STATX_SIZE_MASK | STATX_TYPE, stx.address()), state);
+            int ret = (int) Native.result((int) (long) STATX_AT.invokeExact(state, (long) fd, EMPTY_PATH.address(),
+                    (long) AT_EMPTY_PATH, (long) (STATX_SIZE_MASK | STATX_TYPE), stx.address(), 0L), state);
             return ret < 0 ? ret : stx.get(JAVA_LONG, STX_SIZE);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -332,20 +328,23 @@ public final class LibC {
         MemorySegment state = Native.callState();
         MemorySegment stx = STATX_BUFFER.get();
         try {
-            int ret = (int) Native.result((int) STATX_AT.invokeExact(state, dirfd, path, flags | AT_STATX_DONT_SYNC,
-                    STATX_TYPE, stx.address()), state);
+            int ret = (int) Native.result((int) (long) STATX_AT.invokeExact(state, (long) dirfd, path,
+                    (long) (flags | AT_STATX_DONT_SYNC), (long) STATX_TYPE, stx.address(), 0L), state);
             return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    /** {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}. */
+    /**
+     * {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}.
+     */
     public static int pipe2(int[] fds, int flags) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pair = arena.allocate(JAVA_INT, 2);
-            int ret = (int) Native.result((int) PIPE2.invokeExact(state, pair, flags), state);
+            int ret = (int) Native.result(
+                    (int) (long) PIPE2.invokeExact(state, pair.address(), (long) flags, 0L, 0L, 0L, 0L), state);
             if (ret == 0) {
                 fds[0] = pair.getAtIndex(JAVA_INT, 0);
                 fds[1] = pair.getAtIndex(JAVA_INT, 1);
@@ -383,7 +382,7 @@ public final class LibC {
     public static long lseek(int fd, long offset, int whence) {
         MemorySegment state = Native.callState();
         try {
-            return Native.result((long) LSEEK.invokeExact(state, fd, offset, whence), state);
+            return Native.result((long) LSEEK.invokeExact(state, (long) fd, offset, (long) whence, 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -394,7 +393,8 @@ public final class LibC {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment limit = arena.allocate(JAVA_LONG, 2);
-            int ret = (int) Native.result((int) GETRLIMIT.invokeExact(state, resource, limit), state);
+            int ret = (int) Native.result((int) (long) GETRLIMIT.invokeExact(state, (long) resource,
+                    limit.address(), 0L, 0L, 0L, 0L), state);
             return ret < 0 ? null : new long[] {limit.getAtIndex(JAVA_LONG, 0), limit.getAtIndex(JAVA_LONG, 1)};
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -408,7 +408,8 @@ public final class LibC {
             MemorySegment limit = arena.allocate(JAVA_LONG, 2);
             limit.setAtIndex(JAVA_LONG, 0, soft);
             limit.setAtIndex(JAVA_LONG, 1, hard);
-            return (int) Native.result((int) SETRLIMIT.invokeExact(state, resource, limit), state);
+            return (int) Native.result((int) (long) SETRLIMIT.invokeExact(state, (long) resource,
+                    limit.address(), 0L, 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -416,7 +417,7 @@ public final class LibC {
 
     private static long sysconf(int name) {
         try {
-            return (long) SYSCONF.invokeExact(name);
+            return (long) SYSCONF.invokeExact((long) name, 0L, 0L, 0L, 0L, 0L);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The one place that links native functions. Calls that can fail capture errno into a per-thread segment
@@ -30,6 +31,17 @@ public final class Native {
 
     private Native() {
     }
+
+    /**
+     * The one shape the integer-only libc functions are linked with: six {@code long}s in, a {@code long} out. The
+     * linker generates a stub per shape, some milliseconds each as the first runtime starts (most of a small
+     * program's run under the file-system provider), and shares it between the functions of one shape. The C calling
+     * conventions of x86-64 and aarch64 pass six integer arguments in registers: a function that takes fewer
+     * ignores the rest, an {@code int} argument is the low half of its register, and an {@code int} result is the
+     * low half of the one returned — cast it to {@code int} before comparing it with -1.
+     */
+    static final FunctionDescriptor LONGS = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     /** A libc function whose errno is captured: the handle takes the capture segment as its first argument. */
     public static MethodHandle libcWithErrno(String name, FunctionDescriptor descriptor, Linker.Option... options) {
