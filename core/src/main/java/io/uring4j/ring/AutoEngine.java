@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * {@link Engine#auto()}: the kernel's io_uring where it is allowed, the portable engine where setup is refused for
@@ -24,25 +25,30 @@ import java.util.function.Consumer;
  * one it is.
  */
 final class AutoEngine implements Engine {
-    static final AutoEngine INSTANCE = new AutoEngine(Engine.kernel(), FallbackLookup.engine(),
+    static final AutoEngine INSTANCE = new AutoEngine(Engine.kernel(), FallbackLookup::engine,
             message -> System.getLogger("io.uring4j").log(System.Logger.Level.WARNING, message), new int[0]);
 
     private final Engine kernel;
-    private final FallbackEngine portable;
+    /**
+     * Finds the portable engine: only when the kernel refuses, or lacks a required opcode. A process the kernel
+     * serves never loads it (its lookup and classes are some milliseconds of the first runtime's start).
+     */
+    private final Supplier<FallbackEngine> portableLookup;
+    private volatile FallbackEngine portable;
     private final Consumer<String> log;
     private final int[] required;
 
     /** {@code kernel} and {@code log} are replaceable so that tests can inject setup failures and read the line. */
-    AutoEngine(Engine kernel, FallbackEngine portable, Consumer<String> log, int[] required) {
+    AutoEngine(Engine kernel, Supplier<FallbackEngine> portableLookup, Consumer<String> log, int[] required) {
         this.kernel = kernel;
-        this.portable = portable;
+        this.portableLookup = portableLookup;
         this.log = log;
         this.required = required.clone();
     }
 
     /** This selection, also choosing the portable engine when the kernel lacks some of {@code opcodes} it has. */
     AutoEngine requiring(int... opcodes) {
-        return new AutoEngine(kernel, portable, log, opcodes);
+        return new AutoEngine(kernel, portableLookup, log, opcodes);
     }
 
     @Override
@@ -61,7 +67,7 @@ final class AutoEngine implements Engine {
         if (fix == null) {
             return ret;
         }
-        int fd = portable.setup(entries, params);
+        int fd = portable().setup(entries, params);
         if (fd >= 0) {
             log.accept("uring4j: io_uring_setup failed with " + Errno.name(-ret) + ", using the portable engine: "
                     + fix + ", or force one with -During4j.engine=kernel|portable");
@@ -81,7 +87,7 @@ final class AutoEngine implements Engine {
             Probe p = Probe.decode(probe);
             for (int op : required) {
                 if (!probed || !p.isSupported(op)) {
-                    if (!portable.supports(op)) {
+                    if (!portable().supports(op)) {
                         return fd;          // neither has everything: the kernel's is the better partial answer
                     }
                     missing.add(Opcode.name(op));
@@ -93,7 +99,7 @@ final class AutoEngine implements Engine {
         }
         kernel.close(fd);
         params.copyFrom(request);
-        int portableFd = portable.setup(entries, params);
+        int portableFd = portable().setup(entries, params);
         if (portableFd >= 0) {
             log.accept("uring4j: this kernel's io_uring lacks " + String.join(", ", missing)
                     + ", using the portable engine, which has them: use a newer kernel for the kernel's own,"
@@ -115,9 +121,19 @@ final class AutoEngine implements Engine {
         };
     }
 
-    /** The engine behind a ring fd this engine set up. */
+    private FallbackEngine portable() {
+        FallbackEngine p = portable;
+        if (p == null) {
+            p = portableLookup.get();
+            portable = p;
+        }
+        return p;
+    }
+
+    /** The engine behind a ring fd this engine set up: the kernel's while the portable one was never needed. */
     Engine owner(int ringFd) {
-        return portable.owns(ringFd) ? portable : kernel;
+        FallbackEngine p = portable;
+        return p != null && p.owns(ringFd) ? p : kernel;
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +27,7 @@ class EngineSelectionTest {
     @CsvSource({"EPERM, 1, seccomp", "ENOSYS, 38, CONFIG_IO_URING", "ENOMEM, 12, RLIMIT_MEMLOCK"})
     void aRefusedSetupFallsBackToThePortableEngineWithOneLine(String name, int errno, String fix) throws Exception {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(errno), FallbackLookup.engine(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(errno), FallbackLookup::engine, log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
             ring.sq().next().prepNop().userData(7);
@@ -41,7 +42,7 @@ class EngineSelectionTest {
     @Test
     void otherSetupErrorsAreTheCallersAndChooseNothing() {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), FallbackLookup.engine(), log::add, new int[0]);
+        Engine auto = new AutoEngine(Engine.refusing(Errno.EINVAL), FallbackLookup::engine, log::add, new int[0]);
         int errno = Rings.errnoOf(() -> IoUring.builder().entries(8).engine(auto).build());
         assertThat(errno).isEqualTo(Errno.EINVAL);
         assertThat(log).isEmpty();
@@ -50,11 +51,16 @@ class EngineSelectionTest {
     @Test
     void aKernelThatAcceptsKeepsTheKernelEngineSilently() throws ErrnoException {
         List<String> log = new ArrayList<>();
-        Engine auto = new AutoEngine(Engine.kernel(), FallbackLookup.engine(), log::add, new int[0]);
+        AtomicInteger lookups = new AtomicInteger();
+        Engine auto = new AutoEngine(Engine.kernel(), () -> {
+            lookups.incrementAndGet();
+            return FallbackLookup.engine();
+        }, log::add, new int[0]);
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.kernel());
         }
         assertThat(log).isEmpty();
+        assertThat(lookups).as("the portable engine is not even looked up").hasValue(0);
     }
 
     /** The real kernel, except that its probe hides {@code hidden}; records the rings it closes. */
@@ -105,7 +111,7 @@ class EngineSelectionTest {
     void aKernelLackingARequiredOpcodeThePortableEngineHasGivesWayWithOneLine() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), FallbackLookup.engine(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.STATX, closed), FallbackLookup::engine, log::add,
                 new int[] {Opcode.READ, Opcode.STATX});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed()).isSameAs(Engine.portable());
@@ -123,7 +129,7 @@ class EngineSelectionTest {
     void anOpcodeNeitherEngineHasKeepsTheKernelSilently() throws Exception {
         List<String> log = new ArrayList<>();
         List<Integer> closed = new ArrayList<>();
-        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), FallbackLookup.engine(), log::add,
+        Engine auto = new AutoEngine(kernelWithout(Opcode.URING_CMD, closed), FallbackLookup::engine, log::add,
                 new int[] {Opcode.URING_CMD});
         try (IoUring ring = IoUring.builder().entries(8).engine(auto).build()) {
             assertThat(ring.engineUsed().name()).isEqualTo("kernel");
