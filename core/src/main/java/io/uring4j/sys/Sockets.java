@@ -5,9 +5,9 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.Reference;
 import java.nio.ByteOrder;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -106,42 +106,36 @@ public final class Sockets {
     private static final ValueLayout.OfShort NET_U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt NET_U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private static final MethodHandle SOCKET = Native.libcWithErrno("socket",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle SOCKETPAIR = Native.libcWithErrno("socketpair",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle BIND = Native.libcWithErrno("bind",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle LISTEN = Native.libcWithErrno("listen",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle CONNECT = Native.libcWithErrno("connect",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle ACCEPT4 = Native.libcWithErrno("accept4",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle GETSOCKNAME = Native.libcWithErrno("getsockname",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle GETPEERNAME = Native.libcWithErrno("getpeername",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SETSOCKOPT = Native.libcWithErrno("setsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle GETSOCKOPT = Native.libcWithErrno("getsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SHUTDOWN = Native.libcWithErrno("shutdown",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle RECV = Native.libcWithErrno("recv",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SEND = Native.libcWithErrno("send",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle RECVMSG = Native.libcWithErrno("recvmsg",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SENDMSG = Native.libcWithErrno("sendmsg",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    /*
+     * All but fcntl (variadic) linked with one shape, Native.LONGS, so the linker generates one stub for them.
+     * Segments go by address; each call fences the segments it was given, so that none is freed meanwhile.
+     */
+    private static final MethodHandle SOCKET = longs("socket");
+    private static final MethodHandle SOCKETPAIR = longs("socketpair");
+    private static final MethodHandle BIND = longs("bind");
+    private static final MethodHandle LISTEN = longs("listen");
+    private static final MethodHandle CONNECT = longs("connect");
+    private static final MethodHandle ACCEPT4 = longs("accept4");
+    private static final MethodHandle GETSOCKNAME = longs("getsockname");
+    private static final MethodHandle GETPEERNAME = longs("getpeername");
+    private static final MethodHandle SETSOCKOPT = longs("setsockopt");
+    private static final MethodHandle GETSOCKOPT = longs("getsockopt");
+    private static final MethodHandle SHUTDOWN = longs("shutdown");
+    private static final MethodHandle RECV = longs("recv");
+    private static final MethodHandle SEND = longs("send");
+    private static final MethodHandle RECVMSG = longs("recvmsg");
+    private static final MethodHandle SENDMSG = longs("sendmsg");
     private static final MethodHandle FCNTL = Native.libcWithErrno("fcntl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), java.lang.foreign.Linker.Option.firstVariadicArg(2));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            java.lang.foreign.Linker.Option.firstVariadicArg(2));
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
 
     private Sockets() {
+    }
+
+    private static MethodHandle longs(String name) {
+        return Native.libcWithErrno(name, Native.LONGS);
     }
 
     // ---- calls ----------------------------------------------------------------------------------------
@@ -150,18 +144,22 @@ public final class Sockets {
     public static int socket(int domain, int type, int protocol) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) SOCKET.invokeExact(state, domain, type, protocol), state);
+            int ret = (int) (long) SOCKET.invokeExact(state, (long) domain, (long) type, (long) protocol, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    /** {@code socketpair(domain, type, protocol, fds)}: fills {@code fds[0]} and {@code fds[1]}; 0 or {@code -errno}. */
+    /**
+     * {@code socketpair(domain, type, protocol, fds)}: fills {@code fds[0]} and {@code fds[1]}; 0 or {@code -errno}.
+     */
     public static int socketpair(int domain, int type, int protocol, int[] fds) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pair = arena.allocate(JAVA_INT, 2);
-            int ret = (int) Native.result((int) SOCKETPAIR.invokeExact(state, domain, type, protocol, pair), state);
+            int ret = (int) Native.result((int) (long) SOCKETPAIR.invokeExact(state, (long) domain, (long) type,
+                    (long) protocol, pair.address(), 0L, 0L), state);
             if (ret == 0) {
                 fds[0] = pair.getAtIndex(JAVA_INT, 0);
                 fds[1] = pair.getAtIndex(JAVA_INT, 1);
@@ -176,9 +174,12 @@ public final class Sockets {
     public static int bind(int fd, MemorySegment addr) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) BIND.invokeExact(state, fd, addr, socklen(addr)), state);
+            return (int) Native.result((int) (long) BIND.invokeExact(state, (long) fd, addr.address(),
+                    (long) socklen(addr), 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
@@ -186,7 +187,8 @@ public final class Sockets {
     public static int listen(int fd, int backlog) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) LISTEN.invokeExact(state, fd, backlog), state);
+            int ret = (int) (long) LISTEN.invokeExact(state, (long) fd, (long) backlog, 0L, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -196,9 +198,12 @@ public final class Sockets {
     public static int connect(int fd, MemorySegment addr) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) CONNECT.invokeExact(state, fd, addr, socklen(addr)), state);
+            return (int) Native.result((int) (long) CONNECT.invokeExact(state, (long) fd, addr.address(),
+                    (long) socklen(addr), 0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
@@ -211,9 +216,13 @@ public final class Sockets {
     public static int accept4(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) ACCEPT4.invokeExact(state, fd, addr, addrLen, flags), state);
+            return (int) Native.result((int) (long) ACCEPT4.invokeExact(state, (long) fd, addr.address(),
+                    addrLen.address(), (long) flags, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(addr);
+            Reference.reachabilityFence(addrLen);
         }
     }
 
@@ -230,22 +239,31 @@ public final class Sockets {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
-            int ret = (int) Native.result((int) GETSOCKNAME.invokeExact(state, fd, addr, len), state);
+            int ret = (int) Native.result((int) (long) GETSOCKNAME.invokeExact(state, (long) fd, addr.address(),
+                    len.address(), 0L, 0L, 0L), state);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
-    /** {@code getpeername(fd, addr, &len)} with {@code len = addr.byteSize()}: the peer address's length, or {@code -errno}. */
+    /**
+     * {@code getpeername(fd, addr, &len)} with {@code len = addr.byteSize()}: the peer address's length, or
+     * {@code -errno}.
+     */
     public static int getpeername(int fd, MemorySegment addr) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
-            int ret = (int) Native.result((int) GETPEERNAME.invokeExact(state, fd, addr, len), state);
+            int ret = (int) Native.result((int) (long) GETPEERNAME.invokeExact(state, (long) fd, addr.address(),
+                    len.address(), 0L, 0L, 0L), state);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
@@ -254,19 +272,25 @@ public final class Sockets {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment optval = arena.allocateFrom(JAVA_INT, value);
-            return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, 4), state);
+            return (int) Native.result((int) (long) SETSOCKOPT.invokeExact(state, (long) fd, (long) level, (long) name,
+                    optval.address(), 4L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    /** {@code setsockopt(fd, level, name, optval, optval.byteSize())} for struct-valued options: 0 or {@code -errno}. */
+    /**
+     * {@code setsockopt(fd, level, name, optval, optval.byteSize())} for struct-valued options: 0 or {@code -errno}.
+     */
     public static int setsockopt(int fd, int level, int name, MemorySegment optval) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) SETSOCKOPT.invokeExact(state, fd, level, name, optval, socklen(optval)), state);
+            return (int) Native.result((int) (long) SETSOCKOPT.invokeExact(state, (long) fd, (long) level,
+                    (long) name, optval.address(), (long) socklen(optval), 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(optval);
         }
     }
 
@@ -278,10 +302,13 @@ public final class Sockets {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(optval));
-            int ret = (int) Native.result((int) GETSOCKOPT.invokeExact(state, fd, level, name, optval, len), state);
+            int ret = (int) Native.result((int) (long) GETSOCKOPT.invokeExact(state, (long) fd, (long) level,
+                    (long) name, optval.address(), len.address(), 0L), state);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(optval);
         }
     }
 
@@ -289,7 +316,8 @@ public final class Sockets {
     public static int shutdown(int fd, int how) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) SHUTDOWN.invokeExact(state, fd, how), state);
+            int ret = (int) (long) SHUTDOWN.invokeExact(state, (long) fd, (long) how, 0L, 0L, 0L, 0L);
+            return (int) Native.result(ret, state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -302,7 +330,8 @@ public final class Sockets {
     public static int recv(int fd, MemorySegment buf, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) RECV.invokeExact(state, fd, buf.address(), buf.byteSize(), flags), state);
+            return (int) Native.result((long) RECV.invokeExact(state, (long) fd, buf.address(), buf.byteSize(),
+                    (long) flags, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -312,7 +341,8 @@ public final class Sockets {
     public static int send(int fd, MemorySegment buf, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) SEND.invokeExact(state, fd, buf.address(), buf.byteSize(), flags), state);
+            return (int) Native.result((long) SEND.invokeExact(state, (long) fd, buf.address(), buf.byteSize(),
+                    (long) flags, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -325,7 +355,8 @@ public final class Sockets {
     public static int recvmsg(int fd, MemorySegment msghdr, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) RECVMSG.invokeExact(state, fd, msghdr.address(), flags), state);
+            return (int) Native.result((long) RECVMSG.invokeExact(state, (long) fd, msghdr.address(), (long) flags,
+                    0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -335,7 +366,8 @@ public final class Sockets {
     public static int sendmsg(int fd, MemorySegment msghdr, int flags) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) SENDMSG.invokeExact(state, fd, msghdr.address(), flags), state);
+            return (int) Native.result((long) SENDMSG.invokeExact(state, (long) fd, msghdr.address(), (long) flags,
+                    0L, 0L, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -350,7 +382,8 @@ public final class Sockets {
                 return flags;
             }
             int wanted = on ? flags | SOCK_NONBLOCK : flags & ~SOCK_NONBLOCK;
-            return wanted == flags ? 0 : (int) Native.result((int) FCNTL.invokeExact(state, fd, F_SETFL, wanted), state);
+            return wanted == flags ? 0
+                    : (int) Native.result((int) FCNTL.invokeExact(state, fd, F_SETFL, wanted), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
