@@ -190,7 +190,8 @@ final class BenchOptions {
     @Option(names = "--app", paramLabel = "NAME", description = "an application nobody here wrote on the JDK's files"
             + " and, unmodified, on uring4j's through -Djava.nio.file.spi.DefaultFileSystemProvider, alternately, phase"
             + " by phase: h2 (JDBC: insert, point queries, updates, restart), mvstore (H2's MVStore as a write-ahead"
-            + " log), lucene (a search index: index, queries, updates, merge, re-open)")
+            + " log), lucene (a search index: index, queries, updates, merge, re-open), startup (a short program's"
+            + " few file calls, timed start to exit)")
     String app;
 
     @Option(names = "--h2", description = "--app h2")
@@ -246,7 +247,7 @@ final class BenchOptions {
     }
 
     /** The names {@code --app} takes. */
-    static final List<String> APPS = List.of("h2", "mvstore", "lucene");
+    static final List<String> APPS = List.of("h2", "mvstore", "lucene", "startup");
 
     /** Checks ranges as the C reference does; returns an error message, or null when all is well. */
     String validate() {

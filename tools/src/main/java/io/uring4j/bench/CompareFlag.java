@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,6 +56,12 @@ final class CompareFlag {
                     List.of(Integer.toString(ops)), phases("put_per_s", "mixed_per_s", "reopen_ms", "total_ms"));
         }
 
+        /** A short program's few file calls: what matters is the whole process, start to exit. */
+        static App startup() {
+            return new App("A short program (write, read, copy, list, delete a small file)",
+                    StartupWorkload.class.getName(), List.of(), phases("total_ms", "process_ms"));
+        }
+
         static App lucene(int docs) {
             return new App("Lucene (" + docs + " documents, NIOFSDirectory, commit every "
                     + LuceneWorkload.COMMIT_EVERY + ")", LuceneWorkload.class.getName(), List.of(Integer.toString(docs)),
@@ -67,6 +74,7 @@ final class CompareFlag {
                 case "h2" -> h2(o.h2Rows);
                 case "mvstore" -> mvstore(o.mvstoreOps);
                 case "lucene" -> lucene(o.luceneDocs);
+                case "startup" -> startup();
                 default -> throw new IllegalArgumentException("unknown application " + name);
             };
         }
@@ -86,7 +94,10 @@ final class CompareFlag {
         this.err = err;
     }
 
-    /** One run: the result lines (provider-independent) and the JSON summary. */
+    /**
+     * One run: the result lines (provider-independent) and the JSON summary, with {@code process_ms}, the child
+     * JVM's whole run (start to exit) as measured here, added.
+     */
     record Run(String results, Map<String, String> summary) {
     }
 
@@ -98,9 +109,13 @@ final class CompareFlag {
                     : Child.javaCommand(app.mainClass()));
             command.add(dir.toString());
             command.addAll(app.args());
+            long start = System.nanoTime();
             String output = Child.output(command, 600);
+            double processMillis = (System.nanoTime() - start) / 1e6;
             String results = output.lines().filter(l -> !l.startsWith("{")).reduce("", (a, b) -> a + b + "\n");
-            return new Run(results, Child.parseJson(output));
+            Map<String, String> summary = new LinkedHashMap<>(Child.parseJson(output));
+            summary.put("process_ms", String.format(Locale.ROOT, "%.1f", processMillis));
+            return new Run(results, summary);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {

@@ -55,6 +55,20 @@ class UnmodifiedApplicationTest {
                 .isEqualTo(jdk.results());
     }
 
+    /** A short program: the same results, and the child's whole run timed from outside. */
+    @Test
+    void aShortProgramGivesTheSameResultsOnUring4jFiles() throws Exception {
+        CompareFlag.Run jdk = CompareFlag.run(dir, false, CompareFlag.App.startup());
+        CompareFlag.Run uring = CompareFlag.run(dir, true, CompareFlag.App.startup());
+        assertThat(jdk.summary()).containsEntry("channel", "sun.nio.ch.FileChannelImpl")
+                .containsKeys("total_ms", "process_ms");
+        assertThat(uring.summary()).containsEntry("channel", UringFileChannel.class.getName());
+        assertThat(Double.parseDouble(uring.summary().get("process_ms")))
+                .isGreaterThan(Double.parseDouble(uring.summary().get("total_ms")));
+        assertThat(uring.results()).contains("read back: hello from a short program; 2 entries; copy of 27 bytes")
+                .isEqualTo(jdk.results());
+    }
+
     /** --app mvstore (--mvstore): a row per phase with the per-round speed ratios, each with the 0.97 target. */
     @Test
     void benchMvstoreReportsEachPhaseWithItsTarget() {
