@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Library-owned I/O buffers: one page-aligned slab (so every buffer suits O_DIRECT when its size is a multiple of
- * the block size) cut into equal buffers, leased and returned without allocation. A pool given to
+ * the block size), mapped so that it takes memory only as its pages are first used, cut into equal buffers, leased and returned without allocation. A pool given to
  * {@link UringBuilder#fixedBuffers} is registered with every loop's ring as fixed buffer 0, so reads and writes
  * on its buffers can use READ_FIXED / WRITE_FIXED ({@link Op#readFixed}).
  *
@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class BufferPool implements AutoCloseable {
     /** Fixed-buffer index of the pool's slab in each ring it is registered with. */
     public static final int FIXED_INDEX = 0;
-    private static final long ALIGNMENT = 4096;
 
     private final Arena arena = new TrackedArena();
     private final MemorySegment slab;
@@ -35,7 +34,9 @@ public final class BufferPool implements AutoCloseable {
 
     private BufferPool(int bufferSize, int count) {
         this.bufferSize = bufferSize;
-        this.slab = arena.allocate((long) bufferSize * count, ALIGNMENT);
+        // Mapped, not allocated: nothing is zeroed up front, and a page takes memory only once a buffer uses it
+        // (the file channels' shared pool is 4 MiB; a short program touches a page or two of it).
+        this.slab = NativeMemory.mapPages((long) bufferSize * count, arena);
         this.buffers = new Buffer[count];
         this.freeBits = new AtomicLongArray((count + 63) / 64);
         for (int i = 0; i < count; i++) {
