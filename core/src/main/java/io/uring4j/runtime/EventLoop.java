@@ -64,12 +64,17 @@ public final class EventLoop implements Executor {
     private LoopRing io;
     private boolean cancelIssued;
 
-    EventLoop(Uring runtime, int id, UringBuilder config) throws ErrnoException {
+    /** Starts the loop's thread, which sets its ring up; {@link #awaitStarted} waits for that. */
+    EventLoop(Uring runtime, int id, UringBuilder config) {
         this.runtime = runtime;
         this.id = id;
         this.config = config;
         this.thread = Thread.ofPlatform().name("uring4j-loop-" + id).daemon(true).unstarted(this::run);
         thread.start();
+    }
+
+    /** Waits until the loop runs; throws what its setup failed with (the loop has then stopped). */
+    void awaitStarted() throws ErrnoException {
         try {
             started.await();
         } catch (InterruptedException e) {

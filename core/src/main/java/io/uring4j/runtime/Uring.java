@@ -41,8 +41,13 @@ public final class Uring implements AutoCloseable {
         RuntimeEvents.listen();
         this.loops = new EventLoop[config.loops()];
         try {
+            // Every loop sets its ring up on its own thread at once: on a machine with many CPUs the loops' starts,
+            // one after another, would add up to a noticeable part of a program's first file call.
             for (int i = 0; i < loops.length; i++) {
                 loops[i] = new EventLoop(this, i, config);
+            }
+            for (EventLoop loop : loops) {
+                loop.awaitStarted();
             }
         } catch (ErrnoException | RuntimeException e) {
             close();

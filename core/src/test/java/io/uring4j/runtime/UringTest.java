@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -11,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -174,5 +177,62 @@ class UringTest {
             assertThat(uring.companion(maker)).as("none is made once the runtime is closed").isNull();
             assertThat(made.get()).isEqualTo(2);
         }
+    }
+
+    /**
+     * The loops set their rings up at once, each on its own thread; a setup that fails still fails the build with
+     * its errno, and the loops that started meanwhile stop.
+     */
+    @Test
+    void aLoopsFailedSetupFailsTheBuildAndStopsEveryLoop() throws InterruptedException {
+        Set<Thread> before = loopThreads();         // other tests' runtimes may be running
+        assertThatThrownBy(() -> Uring.builder().loops(4).engine(new SecondSetupRefused()).build())
+                .isInstanceOf(ErrnoException.class).hasMessageContaining("EPERM");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!before.containsAll(loopThreads()) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(loopThreads()).as("loop threads this build started").isSubsetOf(before);
+    }
+
+    /** The configured engine, but that its second ring setup is refused (EPERM): three loops start, one fails. */
+    private static final class SecondSetupRefused implements Engine {
+        private final Engine engine = Engine.configured();
+        private final AtomicInteger setups = new AtomicInteger();
+
+        @Override
+        public String name() {
+            return engine.name();
+        }
+
+        @Override
+        public int setup(int entries, MemorySegment params) {
+            return setups.incrementAndGet() == 2 ? -Errno.EPERM : engine.setup(entries, params);
+        }
+
+        @Override
+        public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
+            return engine.map(ringFd, offset, size, arena);
+        }
+
+        @Override
+        public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
+            return engine.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
+        }
+
+        @Override
+        public int register(int ringFd, int opcode, long arg, int nrArgs) {
+            return engine.register(ringFd, opcode, arg, nrArgs);
+        }
+
+        @Override
+        public int close(int ringFd) {
+            return engine.close(ringFd);
+        }
+    }
+
+    private static Set<Thread> loopThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("uring4j-loop-") && t.isAlive()).collect(Collectors.toSet());
     }
 }
