@@ -5,12 +5,12 @@ import io.uring4j.ring.abi.RegisterArgLayout;
 import io.uring4j.ring.abi.RegisterOpcode;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.ForwardingEngine;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,28 +65,7 @@ class EngineSelectionTest {
 
     /** The real kernel, except that its probe hides {@code hidden}; records the rings it closes. */
     private static Engine kernelWithout(int hidden, List<Integer> closed) {
-        Engine real = Engine.kernel();
-        return new Engine() {
-            @Override
-            public String name() {
-                return "kernel";
-            }
-
-            @Override
-            public int setup(int entries, MemorySegment params) {
-                return real.setup(entries, params);
-            }
-
-            @Override
-            public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
-                return real.map(ringFd, offset, size, arena);
-            }
-
-            @Override
-            public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-                return real.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
-            }
-
+        return new ForwardingEngine(Engine.kernel()) {
             @Override
             public int register(int ringFd, int opcode, long arg, int nrArgs) {
                 int ret = real.register(ringFd, opcode, arg, nrArgs);

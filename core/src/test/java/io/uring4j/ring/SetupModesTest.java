@@ -8,11 +8,11 @@ import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.ring.abi.SqeFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.testkit.ForwardingEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -210,8 +210,13 @@ class SetupModesTest {
     }
 
     /** The kernel engine, answering setup with EINVAL when any of {@code refused} is asked for. */
-    private record RefusingEngine(int refused) implements Engine {
-        private static final Engine KERNEL = Engine.kernel();
+    private static final class RefusingEngine extends ForwardingEngine {
+        private final int refused;
+
+        RefusingEngine(int refused) {
+            super(Engine.kernel());
+            this.refused = refused;
+        }
 
         @Override
         public String name() {
@@ -223,27 +228,7 @@ class SetupModesTest {
             if ((params.get(JAVA_INT, ParamsLayout.FLAGS) & refused) != 0) {
                 return -Errno.EINVAL;
             }
-            return KERNEL.setup(entries, params);
-        }
-
-        @Override
-        public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
-            return KERNEL.map(ringFd, offset, size, arena);
-        }
-
-        @Override
-        public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-            return KERNEL.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
-        }
-
-        @Override
-        public int register(int ringFd, int opcode, long arg, int nrArgs) {
-            return KERNEL.register(ringFd, opcode, arg, nrArgs);
-        }
-
-        @Override
-        public int close(int ringFd) {
-            return KERNEL.close(ringFd);
+            return real.setup(entries, params);
         }
     }
 

@@ -5,6 +5,7 @@ import io.uring4j.ring.Pipe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.ForwardingEngine;
 import org.junit.jupiter.api.Test;
 
 import java.io.InterruptedIOException;
@@ -196,38 +197,16 @@ class UringTest {
     }
 
     /** The configured engine, but that its second ring setup is refused (EPERM): three loops start, one fails. */
-    private static final class SecondSetupRefused implements Engine {
-        private final Engine engine = Engine.configured();
+    private static final class SecondSetupRefused extends ForwardingEngine {
         private final AtomicInteger setups = new AtomicInteger();
 
-        @Override
-        public String name() {
-            return engine.name();
+        SecondSetupRefused() {
+            super(Engine.configured());
         }
 
         @Override
         public int setup(int entries, MemorySegment params) {
-            return setups.incrementAndGet() == 2 ? -Errno.EPERM : engine.setup(entries, params);
-        }
-
-        @Override
-        public MemorySegment map(int ringFd, long offset, long size, Arena arena) throws ErrnoException {
-            return engine.map(ringFd, offset, size, arena);
-        }
-
-        @Override
-        public int enter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-            return engine.enter(ringFd, toSubmit, minComplete, flags, arg, argSize);
-        }
-
-        @Override
-        public int register(int ringFd, int opcode, long arg, int nrArgs) {
-            return engine.register(ringFd, opcode, arg, nrArgs);
-        }
-
-        @Override
-        public int close(int ringFd) {
-            return engine.close(ringFd);
+            return setups.incrementAndGet() == 2 ? -Errno.EPERM : real.setup(entries, params);
         }
     }
 
