@@ -2,10 +2,10 @@ package io.uring4j.net;
 
 import io.uring4j.runtime.NativeMemory;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.ChildJvm;
 import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -83,13 +83,8 @@ class UringSelectorProviderTest {
     /** Under the flag (a child JVM) the JDK's factories return uring4j's selector and channels, and they echo. */
     @Test
     void theFlagInstallsTheProviderForUnmodifiedCode() throws Exception {
-        String classPath = location(UringSelectorProvider.class) + File.pathSeparator + location(EchoProbe.class);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName(),
-                "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
-                "-cp", classPath, EchoProbe.class.getName())
-                .redirectErrorStream(true).start();
+        Process child = ChildJvm.start(EchoProbe.class,
+                "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName());
         String out = new String(child.getInputStream().readAllBytes());
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(out).isZero();
@@ -112,7 +107,7 @@ class UringSelectorProviderTest {
                     "--enable-native-access=ALL-UNNAMED",
                     "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName(),
                     "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
-                    "-cp", location(UringSelectorProvider.class), probe.toString())
+                    "-cp", ChildJvm.location(UringSelectorProvider.class), probe.toString())
                     .redirectErrorStream(true).redirectOutput(probe.resolveSibling("out").toFile()).start();
             boolean exited = child.waitFor(120, TimeUnit.SECONDS);
             if (!exited) {
@@ -129,9 +124,6 @@ class UringSelectorProviderTest {
         }
     }
 
-    private static String location(Class<?> c) throws Exception {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    }
 
     /** The child JVM's part: plain java.nio code, a selector loop echoing one connection. */
     static final class EchoProbe {

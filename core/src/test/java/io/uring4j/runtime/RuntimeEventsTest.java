@@ -1,12 +1,12 @@
 package io.uring4j.runtime;
 
+import io.uring4j.testkit.ChildJvm;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,12 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeEventsTest {
     @Test
     void aRuntimeClosedWithWorkInFlightLoadsNothingOfJfrWhileItIsOff() throws Exception {
-        String classPath = location(Uring.class) + File.pathSeparator + location(CloseWithWorkProbe.class);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-verbose:class",
-                "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
-                "-cp", classPath, CloseWithWorkProbe.class.getName())
-                .redirectErrorStream(true).start();
+        Process child = ChildJvm.start(CloseWithWorkProbe.class, "-verbose:class");
         String out = new String(child.getInputStream().readAllBytes());
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(out).isZero();
@@ -50,10 +45,6 @@ class RuntimeEventsTest {
             assertThat(e.getEventType().getName()).isEqualTo("io.uring4j.CloseWithWork");
             assertThat(e.getInt("inFlight")).isEqualTo(1);
         });
-    }
-
-    private static String location(Class<?> c) throws Exception {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
     /** A child JVM's program: a runtime closed while a long timer is in flight. */

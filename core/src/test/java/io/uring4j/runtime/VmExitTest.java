@@ -1,9 +1,8 @@
 package io.uring4j.runtime;
 
+import io.uring4j.testkit.ChildJvm;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,20 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class VmExitTest {
     @Test
     void anIdleLoopKeepsComingBackFromTheKernelOnceTheProcessEnds() throws Exception {
-        String classPath = location(Uring.class) + File.pathSeparator + location(EndingProbe.class);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-During4j.engine=" + System.getProperty("uring4j.engine", "auto"),
-                "-cp", classPath, EndingProbe.class.getName())
-                .redirectErrorStream(true).start();
+        Process child = ChildJvm.start(EndingProbe.class);
         String out = new String(child.getInputStream().readAllBytes());
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(out).isZero();
         assertThat(out).contains("nop in a hook: 7", "the idle loop came back from the kernel by itself");
-    }
-
-    private static String location(Class<?> c) throws Exception {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
     /** A child JVM's program: a runtime left open, and a hook that uses it and watches its loop. */

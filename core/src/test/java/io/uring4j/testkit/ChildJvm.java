@@ -1,0 +1,38 @@
+package io.uring4j.testkit;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs a probe's {@code main} in a JVM of its own, on uring4j's classes and the probe's, with native access and the
+ * engine this test run uses: for what only a fresh process shows (a flag read at start-up, class loading, the
+ * process's end).
+ */
+public final class ChildJvm {
+    private ChildJvm() {
+    }
+
+    /** The child, started: {@code jvmFlags} go before the main class; stdout and stderr are one stream. */
+    public static Process start(Class<?> probe, String... jvmFlags) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "--enable-native-access=ALL-UNNAMED",
+                "-During4j.engine=" + System.getProperty("uring4j.engine", "auto")));
+        command.addAll(List.of(jvmFlags));
+        command.addAll(List.of("-cp", location(io.uring4j.runtime.Uring.class) + File.pathSeparator
+                + location(probe), probe.getName()));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /** Where {@code c}'s class file was loaded from: a directory or a jar. */
+    public static String location(Class<?> c) {
+        try {
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
