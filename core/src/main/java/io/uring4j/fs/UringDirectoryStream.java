@@ -37,6 +37,22 @@ class UringDirectoryStream implements DirectoryStream<Path> {
                 : new UringDirectoryStream(fs, platform);
     }
 
+    /** A filter of this file system's paths as the platform's stream asks it (a class: no lambda to bootstrap). */
+    static final class PlatformFilter implements DirectoryStream.Filter<Path> {
+        private final UringFileSystem fs;
+        private final DirectoryStream.Filter<? super Path> filter;
+
+        PlatformFilter(UringFileSystem fs, DirectoryStream.Filter<? super Path> filter) {
+            this.fs = fs;
+            this.filter = filter;
+        }
+
+        @Override
+        public boolean accept(Path entry) throws IOException {
+            return filter.accept(fs.wrap(entry));
+        }
+    }
+
     @Override
     public Iterator<Path> iterator() {
         Iterator<Path> it = platform.iterator();

@@ -4,28 +4,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
-import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileAttributeView;
 import java.nio.file.spi.FileSystemProvider;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -49,14 +42,12 @@ import static io.uring4j.fs.UringPath.unwrap;
  * for its provider, so a bare provider wrapper would be bypassed by every platform path.
  *
  * <p>The JDK builds this provider while it initialises the default file system, so nothing here may touch the
- * file system API until then; the runtime starts with the first channel.
+ * file system API until then; the runtime starts with the first channel. Until it is up (a few hundred milliseconds,
+ * most of a short program's life), streams and {@code newByteChannel} are the platform's: they are read and closed
+ * at once, and a program that only reads its configuration need not wait for rings. {@code FileChannel.open} and
+ * {@code AsynchronousFileChannel.open}, whose channels an application keeps, wait for it.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
-    private static final String PACKAGE = UringFileSystemProvider.class.getPackageName();
-    /** Classes only: a frame's method is looked up per frame walked, which made the walk half an open's cost. */
-    private static final StackWalker CALLERS = StackWalker.getInstance(
-            Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE, StackWalker.Option.DROP_METHOD_INFO));
-
     private final FileSystemProvider platform;
     private final UringFileSystem fileSystem;
 
@@ -78,121 +69,46 @@ public final class UringFileSystemProvider extends FileSystemProvider {
 
     // ---- the channels: uring4j's ------------------------------------------------------------------------
     //
-    // The platform's for a file opened while a class loads, until the shared runtime is up: such a caller may hold
-    // a class-loading lock (verifying a signed jar reads java.security), and waiting there for the runtime's
-    // threads, which load classes as they start, would wait for ever (UringFiles.sharedOrStart).
+    // The platform's while the shared runtime starts, for a stream (SharedFiles.ifUp) and for a file opened while a
+    // class loads (SharedFiles.orStart); a channel an application holds waits for the runtime.
 
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        UringFiles files = UringFiles.sharedOrStart();
+        UringFiles files = SharedFiles.orStart();
         return files == null ? platform.newFileChannel(unwrap(path), options, attrs)
-                : UringFileChannel.open(files, path, options, attrs);
+                : UringChannels.fileChannel(files, path, options, attrs);
     }
 
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        UringFiles files = UringFiles.sharedOrStart();
-        if (files == null) {
-            return platform.newByteChannel(unwrap(path), options, attrs);
-        }
-        UringFileChannel channel = UringFileChannel.open(files, path, options, attrs);
-        if (options.isEmpty()) {
-            channel.uninterruptibleIf(UringFileSystemProvider::calledByReadAllBytes);
-        }
-        return channel;
+        UringFiles files = SharedFiles.ifUp();
+        return files == null ? platform.newByteChannel(unwrap(path), options, attrs)
+                : UringChannels.byteChannel(files, path, options, attrs);
     }
 
-    /**
-     * Whether {@code Files.readAllBytes} (or {@code readString}) is using the channel, asked on the thread of one of
-     * its operations: the JDK makes readAllBytes's channel uninterruptible itself, which it cannot do to ours, while
-     * {@code Files.newByteChannel}'s stays interruptible. Both are opened here the same way, with no options. Above
-     * this package's frames, readAllBytes's calls show {@code Files} itself ({@code size}), or the stream it reads
-     * through ({@code Channels.newInputStream}'s) and then {@code Files}; an application's show its own class there.
-     */
-    private static boolean calledByReadAllBytes() {
-        return CALLERS.walk(frames -> frames
-                .dropWhile(f -> f.getDeclaringClass().getPackageName().equals(PACKAGE))
-                .dropWhile(f -> InputStream.class.isAssignableFrom(f.getDeclaringClass())
-                        && f.getDeclaringClass().getModule() == InputStream.class.getModule())
-                .findFirst()
-                .filter(f -> f.getDeclaringClass() == Files.class)
-                .isPresent());
-    }
-
-    /** As the JDK's: a stream on an uninterruptible channel (JDK-8205612), with the JDK's option checks. */
     @Override
     public InputStream newInputStream(Path path, OpenOption... options) throws IOException {
-        for (OpenOption option : options) {
-            if (option == StandardOpenOption.APPEND || option == StandardOpenOption.WRITE) {
-                throw new UnsupportedOperationException("'" + option + "' not allowed");
-            }
-        }
-        UringFiles files = UringFiles.sharedOrStart();
-        if (files == null) {
-            return platform.newInputStream(unwrap(path), options);
-        }
-        UringFileChannel channel = UringFileChannel.open(files, path, UringFileChannel.toSet(options));
-        channel.setUninterruptible();
-        return Channels.newInputStream(channel.isOther() ? readableOnly(channel) : channel);
+        UringFiles files = SharedFiles.ifUp();
+        return files == null ? platform.newInputStream(unwrap(path), options)
+                : UringChannels.inputStream(files, path, options);
     }
 
-    /**
-     * {@code channel} as a ReadableByteChannel only, for the stream of a FIFO, socket or device: Channels'
-     * stream asks a SeekableByteChannel for its size and position in {@code available}, {@code readAllBytes} and
-     * {@code skip}, which such a file refuses (ESPIPE). The JDK's stream knows its own channel's file is "other"
-     * and then reads to the end, skips by reading, and counts nothing available — as it does with this.
-     */
-    private static ReadableByteChannel readableOnly(UringFileChannel channel) {
-        return new ReadableByteChannel() {
-            @Override
-            public int read(ByteBuffer dst) throws IOException {
-                return channel.read(dst);
-            }
-
-            @Override
-            public boolean isOpen() {
-                return channel.isOpen();
-            }
-
-            @Override
-            public void close() throws IOException {
-                channel.close();
-            }
-        };
-    }
-
-    /** As the JDK's: a stream on an uninterruptible channel, CREATE, TRUNCATE_EXISTING and WRITE by default. */
     @Override
     public OutputStream newOutputStream(Path path, OpenOption... options) throws IOException {
-        Set<OpenOption> set = new HashSet<>();
-        if (options.length == 0) {
-            Collections.addAll(set, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
-        }
-        for (OpenOption option : options) {
-            if (option == StandardOpenOption.READ) {
-                throw new IllegalArgumentException("READ not allowed");
-            }
-            set.add(option);
-        }
-        set.add(StandardOpenOption.WRITE);
-        UringFiles files = UringFiles.sharedOrStart();
-        if (files == null) {
-            return platform.newOutputStream(unwrap(path), options);
-        }
-        UringFileChannel channel = UringFileChannel.open(files, path, set);
-        channel.setUninterruptible();
-        return Channels.newOutputStream(channel);
+        UringFiles files = SharedFiles.ifUp();
+        return files == null ? platform.newOutputStream(unwrap(path), options)
+                : UringChannels.outputStream(files, path, options);
     }
 
     @Override
     public AsynchronousFileChannel newAsynchronousFileChannel(Path path, Set<? extends OpenOption> options,
                                                               ExecutorService executor, FileAttribute<?>... attrs)
             throws IOException {
-        UringFiles files = UringFiles.sharedOrStart();
+        UringFiles files = SharedFiles.orStart();
         return files == null ? platform.newAsynchronousFileChannel(unwrap(path), options, executor, attrs)
-                : UringAsynchronousFileChannel.open(files, path, options, executor, attrs);
+                : UringChannels.asynchronous(files, path, options, executor, attrs);
     }
 
     // ---- the file system: the platform's, with wrapped paths ----------------------------------------------
@@ -227,7 +143,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
             throws IOException {
         return UringDirectoryStream.of(fileSystem,
-                platform.newDirectoryStream(unwrap(dir), entry -> filter.accept(fileSystem.wrap(entry))));
+                platform.newDirectoryStream(unwrap(dir), new UringDirectoryStream.PlatformFilter(fileSystem, filter)));
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 
 import static io.uring4j.fs.FileOps.AT_FDCWD;
@@ -34,12 +33,7 @@ import static io.uring4j.fs.FileOps.AT_FDCWD;
  * }</pre>
  */
 public final class UringFiles {
-    private static volatile UringFiles shared;
-    /** {@link #sharedOrStart} has started the shared runtime on a thread of its own. */
-    private static final AtomicBoolean STARTING = new AtomicBoolean();
-    /** That start failed: {@link #sharedOrStart} then calls {@link #shared()}, which says why. */
-    private static volatile boolean startFailed;
-    private static final StackWalker STACK = StackWalker.getInstance();
+    private static UringFiles shared;
 
     private final Uring uring;
 
@@ -57,44 +51,9 @@ public final class UringFiles {
     public static synchronized UringFiles shared() throws IOException {
         if (shared == null) {
             shared = new UringFiles(Uring.shared());
+            SharedFiles.up(shared);
         }
         return shared;
-    }
-
-    /**
-     * The shared files, started and waited for if need be — unless the caller is loading a class. Then (until the
-     * runtime is up) null, once the start has been handed to a thread of its own: the runtime's threads load
-     * classes as they start, and a caller holding a class-loading lock — a JVM verifying a signed jar reads
-     * {@code java.security} through the default file system — would wait for them for ever. Such a caller serves
-     * itself some other way meanwhile.
-     */
-    static UringFiles sharedOrStart() throws IOException {
-        UringFiles files = shared;
-        if (files != null) {
-            return files;
-        }
-        if (startFailed || !loadingAClass()) {
-            return shared();            // starts it (or says why it cannot) and waits for it
-        }
-        if (STARTING.compareAndSet(false, true)) {
-            Thread.ofPlatform().daemon().name("uring4j-start").start(() -> {
-                try {
-                    shared();
-                } catch (IOException | RuntimeException e) {
-                    startFailed = true;
-                }
-            });
-        }
-        return null;
-    }
-
-    /** Whether the calling thread is inside class loading (a class loader, or a jar being opened or verified). */
-    private static boolean loadingAClass() {
-        return STACK.walk(frames -> frames.anyMatch(f -> {
-            String c = f.getClassName();
-            return c.equals("java.lang.ClassLoader") || c.startsWith("jdk.internal.loader.")
-                    || c.startsWith("java.util.jar.");
-        }));
     }
 
     public Uring runtime() {

@@ -1,0 +1,95 @@
+package io.uring4j.fs;
+
+import java.io.IOException;
+
+/**
+ * The file-system provider's way to the shared runtime ({@link UringFiles#shared()}), which may not be up yet. Kept
+ * apart from {@link UringFiles} so that asking loads none of the runtime's classes: a short program's streams are
+ * the platform's while the runtime starts on a thread of its own, and the program may well end before it is up.
+ */
+final class SharedFiles {
+    private static volatile UringFiles up;
+    /** The shared runtime is starting on a thread of its own (guarded by the class). */
+    private static boolean starting;
+    /** That start failed: the next caller then calls {@link UringFiles#shared()}, which says why. */
+    private static volatile boolean startFailed;
+    private static final StackWalker STACK = StackWalker.getInstance();
+
+    private SharedFiles() {
+    }
+
+    /** {@link UringFiles#shared()} has made {@code files}. */
+    static void up(UringFiles files) {
+        up = files;
+    }
+
+    /**
+     * For a channel an application holds ({@code FileChannel.open}, {@code AsynchronousFileChannel.open}): the
+     * shared files, started and waited for if need be — unless the caller is loading a class. Then (until the
+     * runtime is up) null, once the start has been handed to a thread of its own: the runtime's threads load classes
+     * as they start, and a caller holding a class-loading lock — a JVM verifying a signed jar reads
+     * {@code java.security} through the default file system — would wait for them for ever. Such a caller serves
+     * itself some other way meanwhile.
+     */
+    static UringFiles orStart() throws IOException {
+        UringFiles files = up;
+        if (files != null) {
+            return files;
+        }
+        if (startFailed || !loadingAClass()) {
+            return UringFiles.shared();             // starts it (or says why it cannot) and waits for it
+        }
+        startBehind();
+        return null;
+    }
+
+    /**
+     * For a stream's channel ({@code Files.newInputStream}, {@code newOutputStream}, {@code newByteChannel} and so
+     * {@code readAllBytes}, {@code readString}, {@code write}, {@code lines}): the shared files if they are up, else
+     * null once their start has been handed to a thread of its own. Starting them takes a few hundred milliseconds
+     * (the first native call's link, the rings, the loops), most of a short program's life; such streams are read
+     * and closed at once, so until then the caller serves itself the platform's.
+     */
+    static UringFiles ifUp() throws IOException {
+        UringFiles files = up;
+        if (files != null) {
+            return files;
+        }
+        if (startFailed) {
+            return UringFiles.shared();
+        }
+        startBehind();
+        return null;
+    }
+
+    /** A lock, not an atomic: a short program's first VarHandle costs it a generated class. */
+    private static synchronized void startBehind() {
+        if (!starting) {
+            starting = true;
+            Thread starter = new Thread(new Starter(), "uring4j-start");
+            starter.setDaemon(true);
+            starter.start();
+        }
+    }
+
+    /** A class rather than a lambda: a short program's first lambda costs it the lambda machinery's start. */
+    private static final class Starter implements Runnable {
+        @Override
+        public void run() {
+            try {
+                UringFiles.shared();
+            } catch (IOException | RuntimeException e) {
+                startFailed = true;
+            }
+        }
+    }
+
+    /** Whether the calling thread is inside class loading (a class loader, or a jar being opened or verified). */
+    private static boolean loadingAClass() {
+        return STACK.walk(frames -> frames.anyMatch(f -> {
+            String c = f.getClassName();
+            return c.equals("java.lang.ClassLoader") || c.startsWith("jdk.internal.loader.")
+                    || c.startsWith("java.util.jar.");
+        }));
+    }
+}
