@@ -12,9 +12,9 @@ import java.util.stream.Stream;
  * What a short program does with files, run as a program of its own: a small file written, read back, copied, the
  * directory listed, the copy deleted. Under the file-system provider flag its first file call starts uring4j's
  * runtime (its streams do not wait for it), so the process's whole run, from start to exit, is what the flag costs
- * or saves such a program ({@code process_ms}, which {@link CompareFlag} measures from outside; {@code total_ms} is the part inside
- * {@code main}). Standard output gets the results, which must not depend on the provider, then one JSON line, which
- * names the provider rather than a FileChannel's class: opening one would wait for the runtime.
+ * or saves such a program ({@code process_ms}, which {@link CompareFlag} measures from outside; {@code total_ms} is
+ * the part inside {@code main}). Standard output gets the results, which must not depend on the provider, then one
+ * JSON line, which names the provider rather than a FileChannel's class: opening one would wait for the runtime.
  *
  * <p>Arguments: directory.
  */
