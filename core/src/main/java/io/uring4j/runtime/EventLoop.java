@@ -450,8 +450,13 @@ public final class EventLoop implements Executor {
                 block = sleep.stillIdleAfterSpin(tasks);
             }
             boolean bounded = sleep.boundedInFlight() && waker.boundedHandedOver();
+            boolean park = block && VmExit.ending() && table.inFlight() == 0;     // nothing to wait for in the kernel
             if (block) {
-                waker.sleeping(bounded);
+                if (park) {
+                    waker.parking();
+                } else {
+                    waker.sleeping(bounded);
+                }
                 if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
                     waker.awake();
                     block = false;
@@ -459,7 +464,10 @@ public final class EventLoop implements Executor {
             }
             stats.enters++;
             try {
-                if (block) {
+                if (block && park) {
+                    ring.submit();
+                    LockSupport.parkNanos(VmExit.SLEEP_NANOS);
+                } else if (block) {
                     sleep.sleep(closing, bounded);
                 } else {
                     ring.submitAndGetEvents();

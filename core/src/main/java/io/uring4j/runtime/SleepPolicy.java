@@ -32,7 +32,8 @@ import java.util.Queue;
  *
  * <h2>The process's end</h2>
  * Once the process is ending ({@link VmExit}), a sleep lasts at most {@link VmExit#SLEEP_NANOS}, so that HotSpot's
- * last safepoint does not wait for the loop in the kernel.
+ * last safepoint does not wait for the loop in the kernel; a loop with nothing in flight parks instead (its loop
+ * decides, with its waker).
  *
  * <p>Loop thread only.
  */

@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * would end 0.3 s later than without it.
  *
  * <p>A shutdown hook, registered with the first loop, tells the loops that the process is ending: from then on a loop
- * with nothing to do sleeps at most {@link #SLEEP_NANOS}, so that it is back from the kernel within one of those
- * steps. It goes on serving what the other shutdown hooks read and write meanwhile; nothing is closed here.
+ * with nothing in the kernel waits parked in Java (a hand-over unparks it), where the safepoint does not wait for
+ * it, and one with requests in flight sleeps in the kernel at most {@link #SLEEP_NANOS}, so that it is back within
+ * one of those steps. It goes on serving what the other shutdown hooks read and write meanwhile; nothing is closed
+ * here.
  */
 final class VmExit {
-    /** How long a loop sleeps at most once the process is ending: half of HotSpot's step. */
+    /** How long a loop sleeps (or stays parked) at most once the process is ending: half of HotSpot's step. */
     static final long SLEEP_NANOS = 5_000_000L;
 
     private static final Set<EventLoop> LOOPS = ConcurrentHashMap.newKeySet();

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -31,6 +32,8 @@ final class Waker {
     private static final int SLEEPING = 1;
     /** Asleep until a CQE that is sure to come: bounded hand-overs do not wake it. */
     private static final int SLEEPING_BOUNDED = 2;
+    /** Parked in Java, not in the kernel ({@link #parking}): a hand-over unparks it. */
+    private static final int PARKED = 3;
     private static final VarHandle STATE;
 
     static {
@@ -47,6 +50,7 @@ final class Waker {
     private static final System.Logger LOG = System.getLogger("io.uring4j.runtime");
 
     private final int loopId;
+    private final Thread loop;
     private final MemorySegment value;
     private final int eventfd;
     @SuppressWarnings("unused") // accessed through STATE
@@ -71,6 +75,7 @@ final class Waker {
     /** Loop thread: opens the eventfd; its read buffer lives in {@code arena}. */
     Waker(int loopId, Arena arena) throws ErrnoException {
         this.loopId = loopId;
+        this.loop = Thread.currentThread();
         this.value = arena.allocate(8, 8);
         this.eventfd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
         if (eventfd < 0) {
@@ -110,6 +115,16 @@ final class Waker {
         STATE.setVolatile(this, bounded ? SLEEPING_BOUNDED : SLEEPING);
     }
 
+    /**
+     * Announces a sleep in Java ({@link java.util.concurrent.locks.LockSupport#parkNanos}); as with
+     * {@link #sleeping}, the caller then checks its queue again. For a loop with nothing in the kernel once the
+     * process is ending ({@link VmExit}): HotSpot's last safepoint waits for threads in native code, not for parked
+     * ones.
+     */
+    void parking() {
+        STATE.setVolatile(this, PARKED);
+    }
+
     void awake() {
         STATE.setVolatile(this, AWAKE);
     }
@@ -139,14 +154,17 @@ final class Waker {
             boundedHandedOver = true;
         }
         int s = (int) STATE.getVolatile(this);
-        if ((s == SLEEPING || s == SLEEPING_BOUNDED && !bounded) && STATE.compareAndSet(this, s, AWAKE)) {
+        if (s == PARKED && STATE.compareAndSet(this, s, AWAKE)) {
+            LockSupport.unpark(loop);
+        } else if ((s == SLEEPING || s == SLEEPING_BOUNDED && !bounded) && STATE.compareAndSet(this, s, AWAKE)) {
             wake();
         }
     }
 
-    /** Wakes the loop whatever it announced (a close). */
+    /** Wakes the loop whatever it announced (a close, the process's end). */
     void wakeNow() {
         STATE.setVolatile(this, AWAKE);
+        LockSupport.unpark(loop);
         wake();
     }
 
