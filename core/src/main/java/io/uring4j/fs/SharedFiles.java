@@ -1,6 +1,9 @@
 package io.uring4j.fs;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.util.Iterator;
 
 /**
  * The file-system provider's way to the shared runtime ({@link UringFiles#shared()}), which may not be up yet. Kept
@@ -14,6 +17,7 @@ final class SharedFiles {
     /** That start failed: the next caller then calls {@link UringFiles#shared()}, which says why. */
     private static volatile boolean startFailed;
     private static final StackWalker STACK = StackWalker.getInstance();
+    private static final String PACKAGE = SharedFiles.class.getPackageName() + ".";
 
     private SharedFiles() {
     }
@@ -25,18 +29,18 @@ final class SharedFiles {
 
     /**
      * For a channel an application holds ({@code FileChannel.open}, {@code AsynchronousFileChannel.open}): the
-     * shared files, started and waited for if need be — unless the caller is loading a class. Then (until the
-     * runtime is up) null, once the start has been handed to a thread of its own: the runtime's threads load classes
-     * as they start, and a caller holding a class-loading lock — a JVM verifying a signed jar reads
-     * {@code java.security} through the default file system — would wait for them for ever. Such a caller serves
-     * itself some other way meanwhile.
+     * shared files, started and waited for if need be — unless the caller is loading a class, or is
+     * {@code Files.lines}, whose channel lives as long as its stream. Then (until the runtime is up) null, once the
+     * start has been handed to a thread of its own, and the caller serves itself some other way meanwhile: the
+     * runtime's threads load classes as they start, and a caller holding a class-loading lock — a JVM verifying a
+     * signed jar reads {@code java.security} through the default file system — would wait for them for ever.
      */
     static UringFiles orStart() throws IOException {
         UringFiles files = up;
         if (files != null) {
             return files;
         }
-        if (startFailed || !loadingAClass()) {
+        if (startFailed || !servedMeanwhile()) {
             return UringFiles.shared();             // starts it (or says why it cannot) and waits for it
         }
         startBehind();
@@ -84,12 +88,27 @@ final class SharedFiles {
         }
     }
 
-    /** Whether the calling thread is inside class loading (a class loader, or a jar being opened or verified). */
-    private static boolean loadingAClass() {
-        return STACK.walk(frames -> frames.anyMatch(f -> {
-            String c = f.getClassName();
-            return c.equals("java.lang.ClassLoader") || c.startsWith("jdk.internal.loader.")
-                    || c.startsWith("java.util.jar.");
-        }));
+    /**
+     * Whether the caller is inside class loading (a class loader, or a jar being opened or verified), or is
+     * {@code Files.lines}: the first frame above this package's and {@code FileChannel.open}'s is {@code Files}.
+     */
+    private static boolean servedMeanwhile() {
+        return STACK.walk(frames -> {
+            boolean aboveUs = false;
+            for (Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
+                String c = it.next().getClassName();
+                if (c.equals("java.lang.ClassLoader") || c.startsWith("jdk.internal.loader.")
+                        || c.startsWith("java.util.jar.")) {
+                    return true;
+                }
+                if (!aboveUs && !c.startsWith(PACKAGE) && !c.equals(FileChannel.class.getName())) {
+                    aboveUs = true;
+                    if (c.equals(Files.class.getName())) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        });
     }
 }

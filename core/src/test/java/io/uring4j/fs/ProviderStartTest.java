@@ -9,13 +9,14 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The file-system provider while the shared runtime starts, in a JVM of its own under the flag: a short program's
- * streams do not wait for the runtime (the platform's serve them meanwhile), a FileChannel does, and once the
- * runtime is up the streams are uring4j's too.
+ * streams and {@code Files.lines} do not wait for the runtime (the platform's serve them meanwhile), a FileChannel
+ * does, and once the runtime is up the streams are uring4j's too.
  */
 class ProviderStartTest {
     @Test
@@ -25,7 +26,8 @@ class ProviderStartTest {
         String out = new String(child.getInputStream().readAllBytes());
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(out).isZero();
-        assertThat(out).contains("starting: byte channel sun.nio.ch.FileChannelImpl, read back 'written' and 'written'")
+        assertThat(out).contains("lines while starting: [written]")
+                .contains("starting: byte channel sun.nio.ch.FileChannelImpl, read back 'written' and 'written'")
                 .contains("channel: io.uring4j.fs.UringFileChannel")
                 .contains("up: byte channel io.uring4j.fs.UringFileChannel, read back 'written' and 'written'");
     }
@@ -40,6 +42,9 @@ class ProviderStartTest {
             synchronized (UringFiles.class) {
                 file = Files.createTempFile("uring4j-start", ".txt");
                 Files.writeString(file, "written");
+                try (Stream<String> lines = Files.lines(file)) {        // a FileChannel's, which Files closes
+                    System.out.println("lines while starting: " + lines.toList());
+                }
                 System.out.println("starting: " + streams(file));
             }
             try (FileChannel ch = FileChannel.open(file)) {
