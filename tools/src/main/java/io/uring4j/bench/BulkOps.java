@@ -1,8 +1,10 @@
 package io.uring4j.bench;
 
 import io.uring4j.fs.UringFileSystemProvider;
+import io.uring4j.fs.UringFiles;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -236,7 +238,7 @@ final class BulkOps implements AutoCloseable {
 
     /**
      * uring4j's provider and the platform's, whichever is this JVM's default: the bench may itself run under the
-     * flag.
+     * flag. The shared runtime is started with them: until it is up, the provider's streams are the platform's.
      */
     private static final class Providers {
         static final UringFileSystemProvider OURS;
@@ -246,6 +248,11 @@ final class BulkOps implements AutoCloseable {
             FileSystemProvider initial = FileSystems.getDefault().provider();
             OURS = initial instanceof UringFileSystemProvider u ? u : new UringFileSystemProvider(initial);
             PLATFORM = OURS.platform();
+            try {
+                UringFiles.shared();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 }
