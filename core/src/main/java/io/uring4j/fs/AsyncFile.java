@@ -546,12 +546,10 @@ public final class AsyncFile implements AutoCloseable {
 
     /**
      * A platform path that opens this same file, for the JDK channels the uring4j channels delegate map and lock
-     * to: {@code /proc/self/fd/N} — which still reaches the file after a rename or unlink — or, without /proc, the
-     * path.
+     * to ({@link PlatformFiles#sameFile}).
      */
     Path reopenPath() {
-        Path self = PlatformFiles.path("/proc/self/fd/" + fd());
-        return PlatformFiles.provider().exists(self) ? self : PlatformFiles.path(path.toString());
+        return PlatformFiles.sameFile(fd(), path);
     }
 
     @Override
