@@ -1,5 +1,7 @@
 package io.uring4j.net;
 
+import io.uring4j.sys.Logs;
+
 import java.nio.channels.CompletionHandler;
 import java.nio.channels.ShutdownChannelGroupException;
 import java.util.concurrent.Executor;
@@ -21,7 +23,6 @@ import java.util.concurrent.RejectedExecutionException;
 final class AsyncHandlers {
     /** The JDK's bound, under the JDK's property name. */
     static final int MAX_DIRECT = Integer.getInteger("sun.nio.ch.maxCompletionHandlersOnStack", 16);
-    private static final System.Logger LOG = System.getLogger("io.uring4j.net");
 
     /** The group this thread last ran a handler task of, and how many handlers it ran since that task began. */
     private static final ThreadLocal<Task> CURRENT = new ThreadLocal<>();
@@ -48,8 +49,8 @@ final class AsyncHandlers {
             executor.execute(() -> runAsTask(handler, attachment, value, failure));
             return true;
         } catch (RejectedExecutionException e) {
-            LOG.log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a completion handler "
-                    + "(shut down outside the group?); it is not run: " + handler, e);
+            Logs.net().log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a completion "
+                    + "handler (shut down outside the group?); it is not run: " + handler, e);
             return false;
         }
     }

@@ -12,6 +12,7 @@ import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.sys.Logs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,7 +46,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * its final CQE (both CQEs with a link timeout), whatever happens to its channel meanwhile.
  */
 final class AsyncRing {
-    private static final System.Logger LOG = System.getLogger("io.uring4j.net");
     private static final int ENTRIES = 256;
     private static final int CQ_ENTRIES = 8192;
     /** user_data of the wake-up poll, and of requests whose completion is of no interest (cancels). */
@@ -276,7 +276,7 @@ final class AsyncRing {
                 }
             }
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "uring4j: a channel group's poller died; its channels stall", t);
+            Logs.net().log(System.Logger.Level.ERROR, "uring4j: a channel group's poller died; its channels stall", t);
         }
     }
 
@@ -362,7 +362,7 @@ final class AsyncRing {
         try {
             r.completion.completed(r.result, timedOut);
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "uring4j: an asynchronous channel's completion failed", t);
+            Logs.net().log(System.Logger.Level.WARNING, "uring4j: an asynchronous channel's completion failed", t);
         } finally {
             if (inHandler == me) {
                 inHandler = null;
@@ -390,7 +390,7 @@ final class AsyncRing {
         try {
             executor.execute(this::poll);
         } catch (RejectedExecutionException e) {
-            LOG.log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a poller; its"
+            Logs.net().log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a poller; its"
                     + " channels wait for the blocked handler to return", e);
             poller = stuck;
         }

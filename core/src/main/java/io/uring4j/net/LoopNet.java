@@ -8,6 +8,7 @@ import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.sys.Logs;
 import io.uring4j.sys.Sockets;
 
 import java.lang.foreign.MemorySegment;
@@ -28,7 +29,6 @@ import java.util.function.Supplier;
  * since a receive in flight may still pick a buffer from it.
  */
 final class LoopNet {
-    private static final System.Logger LOG = System.getLogger("io.uring4j.net");
 
     private final EventLoop loop;
     private final Tcp.Config config;
@@ -183,7 +183,7 @@ final class LoopNet {
      */
     void log(String what, Throwable t) {
         try {
-            LOG.log(System.Logger.Level.WARNING, "uring4j net loop " + loop.id() + ": " + what, t);
+            Logs.net().log(System.Logger.Level.WARNING, "uring4j net loop " + loop.id() + ": " + what, t);
         } catch (Throwable unloggable) {
             // nothing better to do: the counters still show it
         }

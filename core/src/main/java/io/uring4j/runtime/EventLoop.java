@@ -4,6 +4,7 @@ import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.IoUring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Logs;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -36,7 +37,6 @@ import java.util.function.Consumer;
  * and the request scratch memory released.
  */
 public final class EventLoop implements Executor {
-    private static final System.Logger LOG = System.getLogger("io.uring4j.runtime");
 
     private final Uring runtime;
     private final int id;
@@ -394,7 +394,7 @@ public final class EventLoop implements Executor {
             loop();
         } catch (Throwable t) {
             closeFailure = "uring4j loop " + id + " died: " + t;
-            LOG.log(System.Logger.Level.ERROR, closeFailure, t);
+            Logs.runtime().log(System.Logger.Level.ERROR, closeFailure, t);
             closing = true;
         } finally {
             VmExit.stopped(this);
@@ -417,7 +417,7 @@ public final class EventLoop implements Executor {
             try {
                 runTask(r);     // submissions fail their handlers (closing is set); cancels find nothing
             } catch (Throwable t) {
-                LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
+                Logs.runtime().log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
             }
         }
     }
@@ -518,7 +518,8 @@ public final class EventLoop implements Executor {
         try {
             ring.register().ringFd();
         } catch (ErrnoException e) {
-            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": ring fd not registered: " + e.getMessage());
+            Logs.runtime().log(System.Logger.Level.DEBUG,
+                    "uring4j loop " + id + ": ring fd not registered: " + e.getMessage());
         }
     }
 
@@ -527,7 +528,8 @@ public final class EventLoop implements Executor {
         try {
             ring.register().iowqMaxWorkers(config.boundedWorkers(), 0);
         } catch (ErrnoException e) {
-            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": io-wq limit not set: " + e.getMessage());
+            Logs.runtime().log(System.Logger.Level.DEBUG,
+                    "uring4j loop " + id + ": io-wq limit not set: " + e.getMessage());
         }
     }
 

@@ -12,6 +12,7 @@ import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.ring.abi.SqRingFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Logs;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
@@ -30,7 +31,6 @@ final class LoopRing {
      */
     static final long PRESSURE_PAUSE_NANOS = 50_000;
 
-    private static final System.Logger LOG = System.getLogger("io.uring4j.runtime");
 
     private final EventLoop loop;
     private final IoUring ring;
@@ -106,7 +106,7 @@ final class LoopRing {
             op.prepare(sqe, r.scratch);
         } catch (RuntimeException e) {
             // Keep the chain's shape: this step fails as the kernel would fail it, and breaks the link.
-            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + loop.id() + ": chain step " + index
+            Logs.runtime().log(System.Logger.Level.DEBUG, "uring4j loop " + loop.id() + ": chain step " + index
                     + " failed to prepare", e);
             sqe.prepNop(-Errno.EINVAL);
         }
@@ -208,7 +208,7 @@ final class LoopRing {
             ring.resize(ring.sqEntries(), 2 * size);
         } catch (ErrnoException e) {
             resizable = false;           // what every loop did before 6.13: not worth a warning
-            LOG.log(System.Logger.Level.DEBUG, "uring4j loop " + loop.id() + ": its CQ of " + size
+            Logs.runtime().log(System.Logger.Level.DEBUG, "uring4j loop " + loop.id() + ": its CQ of " + size
                     + " entries overflowed and cannot grow: " + e.getMessage());
         }
     }
@@ -250,7 +250,7 @@ final class LoopRing {
      */
     void warn(String what, Throwable t) {
         try {
-            LOG.log(System.Logger.Level.WARNING, "uring4j loop " + loop.id() + ": " + what, t);
+            Logs.runtime().log(System.Logger.Level.WARNING, "uring4j loop " + loop.id() + ": " + what, t);
         } catch (Throwable unloggable) {
             // counted in handlerFailures; nothing else can be done
         }

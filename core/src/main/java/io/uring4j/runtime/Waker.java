@@ -4,6 +4,7 @@ import io.uring4j.ring.Sqe;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.sys.Logs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,7 +48,6 @@ final class Waker {
     /** The eventfd increment every waker writes: read-only after initialisation, so shared by all. */
     private static final MemorySegment ONE = Arena.global().allocateFrom(JAVA_LONG, 1L);
 
-    private static final System.Logger LOG = System.getLogger("io.uring4j.runtime");
 
     private final int loopId;
     private final Thread loop;
@@ -174,7 +174,7 @@ final class Waker {
             if (!stopped) {
                 long ret = LibC.write(eventfd, ONE);
                 if (ret < 0 && ret != -Errno.EAGAIN) {
-                    LOG.log(System.Logger.Level.ERROR,
+                    Logs.runtime().log(System.Logger.Level.ERROR,
                             "uring4j loop " + loopId + ": eventfd write failed: " + Errno.name((int) ret));
                 }
             }
