@@ -46,10 +46,9 @@ public final class LibC {
 
     /*
      * All linked with one shape (Native.LONGS), so the linker generates one stub for them, and one more for the
-     * positional reads and writes linked again without errno capture: each of those is tried first without it
-     * (the capture costs a few percent of a page-cache read on a VM) and made again with it only after a failure,
-     * to learn the errno. A positional read or write that failed moved nothing, so making it again is harmless: it
-     * fails alike, or does what has become possible meanwhile.
+     * positional reads and writes linked again without errno capture (FirstTries). Each stub costs a starting
+     * runtime milliseconds, so those linked apart (FirstTries, Open) are linked on first use: a server under the
+     * selector flag never reads a file in place.
      */
     private static final MethodHandle MMAP = longs("mmap");
     private static final MethodHandle MUNMAP = longs("munmap");
@@ -58,13 +57,9 @@ public final class LibC {
     private static final MethodHandle READ = longs("read");
     private static final MethodHandle WRITE = longs("write");
     private static final MethodHandle PREADV2 = longs("preadv2");
-    private static final MethodHandle PREADV2_FIRST = Native.libc("preadv2", Native.LONGS);
     private static final MethodHandle PREAD = longs("pread");
-    private static final MethodHandle PREAD_FIRST = Native.libc("pread", Native.LONGS);
     private static final MethodHandle PWRITE = longs("pwrite");
-    private static final MethodHandle PWRITE_FIRST = Native.libc("pwrite", Native.LONGS);
     private static final MethodHandle PWRITEV2 = longs("pwritev2");
-    private static final MethodHandle PWRITEV2_FIRST = Native.libc("pwritev2", Native.LONGS);
     private static final MethodHandle FSYNC = longs("fsync");
     private static final MethodHandle FDATASYNC = longs("fdatasync");
     private static final MethodHandle FTRUNCATE = longs("ftruncate");
@@ -74,9 +69,6 @@ public final class LibC {
     private static final MethodHandle STATX_AT = longs("statx");
     private static final MethodHandle GETRLIMIT = longs("getrlimit");
     private static final MethodHandle SETRLIMIT = longs("setrlimit");
-    /** Variadic, so of a shape of its own. */
-    private static final MethodHandle OPEN = Native.libcWithErrno("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
     /** Reads the thread pointer and a constant: no system call, so no transition (one stub for both). */
     private static final MethodHandle PTHREAD_SELF = Native.libc("pthread_self", Native.LONGS,
             Linker.Option.critical(false));
@@ -88,6 +80,25 @@ public final class LibC {
     private static final int SC_PAGESIZE = 30;
     /** The system page size (4096 on x86-64). */
     public static final long PAGE_SIZE = sysconf(SC_PAGESIZE);
+
+    /**
+     * The positional reads and writes without errno capture: each is tried first without it (the capture costs a
+     * few percent of a page-cache read on a VM) and made again with it only after a failure, to learn the errno. A
+     * positional read or write that failed moved nothing, so making it again is harmless: it fails alike, or does
+     * what has become possible meanwhile.
+     */
+    private static final class FirstTries {
+        static final MethodHandle PREADV2 = Native.libc("preadv2", Native.LONGS);
+        static final MethodHandle PREAD = Native.libc("pread", Native.LONGS);
+        static final MethodHandle PWRITE = Native.libc("pwrite", Native.LONGS);
+        static final MethodHandle PWRITEV2 = Native.libc("pwritev2", Native.LONGS);
+    }
+
+    /** Variadic, so of a shape of its own. */
+    private static final class Open {
+        static final MethodHandle OPEN = Native.libcWithErrno("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    }
 
     private LibC() {
     }
@@ -180,7 +191,7 @@ public final class LibC {
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            long n = (long) PREADV2_FIRST.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+            long n = (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
             return n >= 0 ? n : Native.result(
                     (long) PREADV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
@@ -191,7 +202,7 @@ public final class LibC {
     /** {@code pread(fd, buf, buf.byteSize(), offset)}: bytes read (0 at end of file), or {@code -errno}. */
     public static long pread(int fd, MemorySegment buf, long offset) {
         try {
-            long n = (long) PREAD_FIRST.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
+            long n = (long) FirstTries.PREAD.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
             if (n >= 0) {
                 return n;
             }
@@ -206,7 +217,7 @@ public final class LibC {
     /** {@code pwrite(fd, buf, buf.byteSize(), offset)}: bytes written, or {@code -errno}. */
     public static long pwrite(int fd, MemorySegment buf, long offset) {
         try {
-            long n = (long) PWRITE_FIRST.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
+            long n = (long) FirstTries.PWRITE.invokeExact((long) fd, buf.address(), buf.byteSize(), offset, 0L, 0L);
             if (n >= 0) {
                 return n;
             }
@@ -230,7 +241,7 @@ public final class LibC {
         state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
-            long n = (long) PWRITEV2_FIRST.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+            long n = (long) FirstTries.PWRITEV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
             return n >= 0 ? n : Native.result(
                     (long) PWRITEV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
@@ -359,7 +370,7 @@ public final class LibC {
     public static int open(String path, int flags, int mode) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
-            return (int) Native.result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+            return (int) Native.result((int) Open.OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -369,7 +380,7 @@ public final class LibC {
     public static int open(MemorySegment path, int flags, int mode) {
         MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) OPEN.invokeExact(state, path, flags, mode), state);
+            return (int) Native.result((int) Open.OPEN.invokeExact(state, path, flags, mode), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -125,11 +125,15 @@ public final class Sockets {
     private static final MethodHandle SEND = longs("send");
     private static final MethodHandle RECVMSG = longs("recvmsg");
     private static final MethodHandle SENDMSG = longs("sendmsg");
-    private static final MethodHandle FCNTL = Native.libcWithErrno("fcntl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-            java.lang.foreign.Linker.Option.firstVariadicArg(2));
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
+
+    /** Variadic, so of a shape of its own: linked on first use (a stub costs a starting runtime milliseconds). */
+    private static final class Fcntl {
+        static final MethodHandle FCNTL = Native.libcWithErrno("fcntl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+                java.lang.foreign.Linker.Option.firstVariadicArg(2));
+    }
 
     private Sockets() {
     }
@@ -377,13 +381,13 @@ public final class Sockets {
     public static int nonBlocking(int fd, boolean on) {
         MemorySegment state = Native.callState();
         try {
-            int flags = (int) Native.result((int) FCNTL.invokeExact(state, fd, F_GETFL, 0), state);
+            int flags = (int) Native.result((int) Fcntl.FCNTL.invokeExact(state, fd, F_GETFL, 0), state);
             if (flags < 0) {
                 return flags;
             }
             int wanted = on ? flags | SOCK_NONBLOCK : flags & ~SOCK_NONBLOCK;
             return wanted == flags ? 0
-                    : (int) Native.result((int) FCNTL.invokeExact(state, fd, F_SETFL, wanted), state);
+                    : (int) Native.result((int) Fcntl.FCNTL.invokeExact(state, fd, F_SETFL, wanted), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
