@@ -49,7 +49,7 @@ final class SharedFiles {
 
     /**
      * For a stream's channel ({@code Files.newInputStream}, {@code newOutputStream}, {@code newByteChannel} and so
-     * {@code readAllBytes}, {@code readString}, {@code write}, {@code lines}): the shared files if they are up, else
+     * {@code readAllBytes}, {@code readString}, {@code write}, {@code newBufferedReader}): the shared files if up, else
      * null once their start has been handed to a thread of its own. Starting them takes a few hundred milliseconds
      * (the first native call's link, the rings, the loops), most of a short program's life; such streams are read
      * and closed at once, so until then the caller serves itself the platform's.

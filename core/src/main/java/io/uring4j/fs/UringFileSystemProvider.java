@@ -43,9 +43,9 @@ import static io.uring4j.fs.UringPath.unwrap;
  *
  * <p>The JDK builds this provider while it initialises the default file system, so nothing here may touch the
  * file system API until then; the runtime starts with the first channel. Until it is up (a few hundred milliseconds,
- * most of a short program's life), streams and {@code newByteChannel} are the platform's: they are read and closed
- * at once, and a program that only reads its configuration need not wait for rings. {@code FileChannel.open} and
- * {@code AsynchronousFileChannel.open}, whose channels an application keeps, wait for it.
+ * most of a short program's life), streams, {@code newByteChannel} and {@code Files.lines} are the platform's: they
+ * are read and closed at once, and a program that only reads its configuration need not wait for rings.
+ * {@code FileChannel.open} and {@code AsynchronousFileChannel.open}, whose channels an application keeps, wait for it.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
     private final FileSystemProvider platform;
@@ -69,8 +69,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
 
     // ---- the channels: uring4j's ------------------------------------------------------------------------
     //
-    // The platform's while the shared runtime starts, for a stream (SharedFiles.ifUp) and for a file opened while a
-    // class loads (SharedFiles.orStart); a channel an application holds waits for the runtime.
+    // The platform's while the shared runtime starts, for a stream (SharedFiles.ifUp), and for a file opened while a
+    // class loads or by Files.lines (SharedFiles.orStart); a channel an application holds waits for the runtime.
 
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
