@@ -8,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,11 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProviderStartTest {
     @Test
     void streamsAreThePlatformsWhileTheRuntimeStartsAndChannelsWaitForIt() throws Exception {
-        Process child = ChildJvm.start(StartingProbe.class,
+        String out = ChildJvm.output(StartingProbe.class,
                 "-Djava.nio.file.spi.DefaultFileSystemProvider=" + UringFileSystemProvider.class.getName());
-        String out = new String(child.getInputStream().readAllBytes());
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(out).isZero();
         assertThat(out).contains("lines while starting: [written]")
                 .contains("starting: byte channel sun.nio.ch.FileChannelImpl, read back 'written' and 'written'")
                 .contains("channel: io.uring4j.fs.UringFileChannel")

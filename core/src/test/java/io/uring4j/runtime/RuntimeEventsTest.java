@@ -21,10 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeEventsTest {
     @Test
     void aRuntimeClosedWithWorkInFlightLoadsNothingOfJfrWhileItIsOff() throws Exception {
-        Process child = ChildJvm.start(CloseWithWorkProbe.class, "-verbose:class");
-        String out = new String(child.getInputStream().readAllBytes());
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(out).isZero();
+        String out = ChildJvm.output(CloseWithWorkProbe.class, "-verbose:class");
         assertThat(out).contains("closed with 1 in flight")
                 .doesNotContain("jdk.jfr.internal.MetadataRepository")
                 .doesNotContain(RuntimeEvents.class.getName() + "$CloseWithWork");

@@ -18,10 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class VmExitTest {
     @Test
     void anIdleLoopWaitsParkedOnceTheProcessEndsAndServesTheHooks() throws Exception {
-        Process child = ChildJvm.start(EndingProbe.class);
-        String out = new String(child.getInputStream().readAllBytes());
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(out).isZero();
+        String out = ChildJvm.output(EndingProbe.class);
         assertThat(out).contains("the idle loop waits parked", "nop in a hook: 7");
     }
 

@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a probe's {@code main} in a JVM of its own, on uring4j's classes and the probe's, with native access and the
@@ -25,6 +26,23 @@ public final class ChildJvm {
         command.addAll(List.of("-cp", location(io.uring4j.runtime.Uring.class) + File.pathSeparator
                 + location(probe), probe.getName()));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * The child's output (stdout and stderr), once it has ended with status 0 within a minute; otherwise an
+     * AssertionError with what it printed.
+     */
+    public static String output(Class<?> probe, String... jvmFlags) throws IOException, InterruptedException {
+        Process child = start(probe, jvmFlags);
+        String out = new String(child.getInputStream().readAllBytes());
+        if (!child.waitFor(60, TimeUnit.SECONDS)) {
+            child.destroyForcibly();
+            throw new AssertionError(probe.getSimpleName() + " did not end within a minute:\n" + out);
+        }
+        if (child.exitValue() != 0) {
+            throw new AssertionError(probe.getSimpleName() + " ended with " + child.exitValue() + ":\n" + out);
+        }
+        return out;
     }
 
     /** Where {@code c}'s class file was loaded from: a directory or a jar. */
