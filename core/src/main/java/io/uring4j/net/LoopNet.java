@@ -29,7 +29,6 @@ import java.util.function.Supplier;
  * since a receive in flight may still pick a buffer from it.
  */
 final class LoopNet {
-
     private final EventLoop loop;
     private final Tcp.Config config;
     private final RecvBuffers buffers;

@@ -37,7 +37,6 @@ import java.util.function.Consumer;
  * and the request scratch memory released.
  */
 public final class EventLoop implements Executor {
-
     private final Uring runtime;
     private final int id;
     private final UringBuilder config;

@@ -31,7 +31,6 @@ final class LoopRing {
      */
     static final long PRESSURE_PAUSE_NANOS = 50_000;
 
-
     private final EventLoop loop;
     private final IoUring ring;
     private final CompletionQueue cq;

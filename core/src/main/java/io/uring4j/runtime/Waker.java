@@ -48,7 +48,6 @@ final class Waker {
     /** The eventfd increment every waker writes: read-only after initialisation, so shared by all. */
     private static final MemorySegment ONE = Arena.global().allocateFrom(JAVA_LONG, 1L);
 
-
     private final int loopId;
     private final Thread loop;
     private final MemorySegment value;
