@@ -5,6 +5,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.Reference;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -109,62 +110,36 @@ public final class LibC {
 
     /** {@code mmap}: the mapped address, or {@code -errno}. */
     public static long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
-        MemorySegment state = Native.callState();
-        try {
-            long ret = (long) MMAP.invokeExact(state, addr, length, (long) prot, (long) flags, (long) fd, offset);
-            return Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callLong(MMAP, addr, length, prot, flags, fd, offset);
     }
 
     public static int munmap(long addr, long length) {
-        MemorySegment state = Native.callState();
-        try {
-            return (int) Native.result((int) (long) MUNMAP.invokeExact(state, addr, length, 0L, 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(MUNMAP, addr, length, 0, 0, 0, 0);
     }
 
     public static int madvise(long addr, long length, int advice) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) MADVISE.invokeExact(state, addr, length, (long) advice, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(MADVISE, addr, length, advice, 0, 0, 0);
     }
 
     public static int close(int fd) {
-        MemorySegment state = Native.callState();
-        try {
-            return (int) Native.result((int) (long) CLOSE.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(CLOSE, fd, 0, 0, 0, 0, 0);
     }
 
     /** {@code read(fd, buf, buf.byteSize())}: bytes read, or {@code -errno}. */
     public static long read(int fd, MemorySegment buf) {
-        MemorySegment state = Native.callState();
         try {
-            long ret = (long) READ.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), 0L, 0L, 0L);
-            return Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callLong(READ, fd, buf.address(), buf.byteSize(), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
     /** {@code write(fd, buf, buf.byteSize())}: bytes written, or {@code -errno}. */
     public static long write(int fd, MemorySegment buf) {
-        MemorySegment state = Native.callState();
         try {
-            long ret = (long) WRITE.invokeExact(state, (long) fd, buf.address(), buf.byteSize(), 0L, 0L, 0L);
-            return Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callLong(WRITE, fd, buf.address(), buf.byteSize(), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
@@ -196,6 +171,8 @@ public final class LibC {
                     (long) PREADV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
@@ -211,6 +188,8 @@ public final class LibC {
                     0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
@@ -226,6 +205,8 @@ public final class LibC {
                     0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
@@ -246,41 +227,24 @@ public final class LibC {
                     (long) PWRITEV2.invokeExact(state, (long) fd, iov, 1L, offset, (long) flags, 0L), state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
     /** {@code fsync(fd)}, or {@code fdatasync(fd)} with {@code dataOnly}: 0 or {@code -errno}. */
     public static int fsync(int fd, boolean dataOnly) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = dataOnly ? (int) (long) FDATASYNC.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L)
-                    : (int) (long) FSYNC.invokeExact(state, (long) fd, 0L, 0L, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(dataOnly ? FDATASYNC : FSYNC, fd, 0, 0, 0, 0, 0);
     }
 
     /** {@code ftruncate(fd, length)}: 0 or {@code -errno}. */
     public static int ftruncate(int fd, long length) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) FTRUNCATE.invokeExact(state, (long) fd, length, 0L, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(FTRUNCATE, fd, length, 0, 0, 0, 0);
     }
 
     /** {@code eventfd(initval, flags)}: the new fd, or {@code -errno}. */
     public static int eventfd(int initval, int flags) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) EVENTFD.invokeExact(state, (long) initval, (long) flags, 0L, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(EVENTFD, initval, flags, 0, 0, 0, 0);
     }
 
     /** The file type bits of {@code st_mode}/{@code stx_mode} ({@code S_IFMT}), and {@link #fileType}'s answers. */
@@ -309,15 +273,10 @@ public final class LibC {
      * answers the file's type: {@link #typeOfLastSize}.
      */
     public static long fileSize(int fd) {
-        MemorySegment state = Native.callState();
         MemorySegment stx = STATX_BUFFER.get();
-        try {
-            int ret = (int) Native.result((int) (long) STATX_AT.invokeExact(state, (long) fd, EMPTY_PATH.address(),
-                    (long) AT_EMPTY_PATH, (long) (STATX_SIZE_MASK | STATX_TYPE), stx.address(), 0L), state);
-            return ret < 0 ? ret : stx.get(JAVA_LONG, STX_SIZE);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        int ret = Native.callInt(STATX_AT, fd, EMPTY_PATH.address(), AT_EMPTY_PATH, STATX_SIZE_MASK | STATX_TYPE,
+                stx.address(), 0);
+        return ret < 0 ? ret : stx.get(JAVA_LONG, STX_SIZE);
     }
 
     /** The type ({@code S_IFREG}, ...) of the file whose size the calling thread's last {@link #fileSize} found. */
@@ -332,37 +291,31 @@ public final class LibC {
 
     /** The type of the file the NUL-terminated {@code path} names, its links followed, or {@code -errno}. */
     public static int pathType(MemorySegment path) {
-        return type(AT_FDCWD, path.address(), 0);
+        try {
+            return type(AT_FDCWD, path.address(), 0);
+        } finally {
+            Reference.reachabilityFence(path);
+        }
     }
 
     private static int type(int dirfd, long path, int flags) {
-        MemorySegment state = Native.callState();
         MemorySegment stx = STATX_BUFFER.get();
-        try {
-            int ret = (int) Native.result((int) (long) STATX_AT.invokeExact(state, (long) dirfd, path,
-                    (long) (flags | AT_STATX_DONT_SYNC), (long) STATX_TYPE, stx.address(), 0L), state);
-            return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        int ret = Native.callInt(STATX_AT, dirfd, path, flags | AT_STATX_DONT_SYNC, STATX_TYPE, stx.address(), 0);
+        return ret < 0 ? ret : Short.toUnsignedInt(stx.get(JAVA_SHORT, STX_MODE)) & S_IFMT;
     }
 
     /**
      * {@code pipe2(fds, flags)}: fills {@code fds[0]} (read end) and {@code fds[1]} (write end); 0 or {@code -errno}.
      */
     public static int pipe2(int[] fds, int flags) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pair = arena.allocate(JAVA_INT, 2);
-            int ret = (int) Native.result(
-                    (int) (long) PIPE2.invokeExact(state, pair.address(), (long) flags, 0L, 0L, 0L, 0L), state);
+            int ret = Native.callInt(PIPE2, pair.address(), flags, 0, 0, 0, 0);
             if (ret == 0) {
                 fds[0] = pair.getAtIndex(JAVA_INT, 0);
                 fds[1] = pair.getAtIndex(JAVA_INT, 1);
             }
             return ret;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         }
     }
 
@@ -370,7 +323,8 @@ public final class LibC {
     public static int open(String path, int flags, int mode) {
         MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
-            return (int) Native.result((int) Open.OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode), state);
+            return (int) Native.result((int) Open.OPEN.invokeExact(state, arena.allocateFrom(path), flags, mode),
+                    state);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -391,38 +345,25 @@ public final class LibC {
 
     /** {@code lseek(fd, offset, whence)}: the new position, or {@code -errno} (ESPIPE: the file has no positions). */
     public static long lseek(int fd, long offset, int whence) {
-        MemorySegment state = Native.callState();
-        try {
-            return Native.result((long) LSEEK.invokeExact(state, (long) fd, offset, (long) whence, 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callLong(LSEEK, fd, offset, whence, 0, 0, 0);
     }
 
     /** {@code getrlimit}: {soft, hard}, or null if the call failed. */
     public static long[] getrlimit(int resource) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment limit = arena.allocate(JAVA_LONG, 2);
-            int ret = (int) Native.result((int) (long) GETRLIMIT.invokeExact(state, (long) resource,
-                    limit.address(), 0L, 0L, 0L, 0L), state);
+            int ret = Native.callInt(GETRLIMIT, resource, limit.address(), 0, 0, 0, 0);
             return ret < 0 ? null : new long[] {limit.getAtIndex(JAVA_LONG, 0), limit.getAtIndex(JAVA_LONG, 1)};
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         }
     }
 
     /** {@code setrlimit}: 0 or {@code -errno}. */
     public static int setrlimit(int resource, long soft, long hard) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment limit = arena.allocate(JAVA_LONG, 2);
             limit.setAtIndex(JAVA_LONG, 0, soft);
             limit.setAtIndex(JAVA_LONG, 1, hard);
-            return (int) Native.result((int) (long) SETRLIMIT.invokeExact(state, (long) resource,
-                    limit.address(), 0L, 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(SETRLIMIT, resource, limit.address(), 0, 0, 0, 0);
         }
     }
 

@@ -43,6 +43,29 @@ public final class Native {
     static final FunctionDescriptor LONGS = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
+    /**
+     * Calls a {@link #LONGS} function linked with {@link #libcWithErrno}: its {@code long} result (an address, a
+     * count), or {@code -errno}. A segment passed by address must be kept reachable by the caller until this returns.
+     */
+    static long callLong(MethodHandle function, long a, long b, long c, long d, long e, long f) {
+        MemorySegment state = callState();
+        try {
+            return result((long) function.invokeExact(state, a, b, c, d, e, f), state);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@link #callLong} for a function whose C result is an {@code int}: the low half of the register, or -errno. */
+    static int callInt(MethodHandle function, long a, long b, long c, long d, long e, long f) {
+        MemorySegment state = callState();
+        try {
+            return (int) result((int) (long) function.invokeExact(state, a, b, c, d, e, f), state);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /** A libc function whose errno is captured: the handle takes the capture segment as its first argument. */
     public static MethodHandle libcWithErrno(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         Linker.Option[] all = new Linker.Option[options.length + 1];

@@ -146,42 +146,28 @@ public final class Sockets {
 
     /** {@code socket(domain, type, protocol)}: the new fd, or {@code -errno}. */
     public static int socket(int domain, int type, int protocol) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) SOCKET.invokeExact(state, (long) domain, (long) type, (long) protocol, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(SOCKET, domain, type, protocol, 0, 0, 0);
     }
 
     /**
      * {@code socketpair(domain, type, protocol, fds)}: fills {@code fds[0]} and {@code fds[1]}; 0 or {@code -errno}.
      */
     public static int socketpair(int domain, int type, int protocol, int[] fds) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pair = arena.allocate(JAVA_INT, 2);
-            int ret = (int) Native.result((int) (long) SOCKETPAIR.invokeExact(state, (long) domain, (long) type,
-                    (long) protocol, pair.address(), 0L, 0L), state);
+            int ret = Native.callInt(SOCKETPAIR, domain, type, protocol, pair.address(), 0, 0);
             if (ret == 0) {
                 fds[0] = pair.getAtIndex(JAVA_INT, 0);
                 fds[1] = pair.getAtIndex(JAVA_INT, 1);
             }
             return ret;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         }
     }
 
     /** {@code bind(fd, addr, addr.byteSize())}: 0 or {@code -errno}. */
     public static int bind(int fd, MemorySegment addr) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) (long) BIND.invokeExact(state, (long) fd, addr.address(),
-                    (long) socklen(addr), 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(BIND, fd, addr.address(), socklen(addr), 0, 0, 0);
         } finally {
             Reference.reachabilityFence(addr);
         }
@@ -189,23 +175,13 @@ public final class Sockets {
 
     /** {@code listen(fd, backlog)}: 0 or {@code -errno}. */
     public static int listen(int fd, int backlog) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) LISTEN.invokeExact(state, (long) fd, (long) backlog, 0L, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(LISTEN, fd, backlog, 0, 0, 0, 0);
     }
 
     /** {@code connect(fd, addr, addr.byteSize())}: 0 or {@code -errno}. Blocks on a blocking socket. */
     public static int connect(int fd, MemorySegment addr) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) (long) CONNECT.invokeExact(state, (long) fd, addr.address(),
-                    (long) socklen(addr), 0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(CONNECT, fd, addr.address(), socklen(addr), 0, 0, 0);
         } finally {
             Reference.reachabilityFence(addr);
         }
@@ -218,12 +194,8 @@ public final class Sockets {
      * SOCK_CLOEXEC.
      */
     public static int accept4(int fd, MemorySegment addr, MemorySegment addrLen, int flags) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) (long) ACCEPT4.invokeExact(state, (long) fd, addr.address(),
-                    addrLen.address(), (long) flags, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(ACCEPT4, fd, addr.address(), addrLen.address(), flags, 0, 0);
         } finally {
             Reference.reachabilityFence(addr);
             Reference.reachabilityFence(addrLen);
@@ -240,14 +212,10 @@ public final class Sockets {
      * (which may exceed {@code addr}'s size: then it was truncated), or {@code -errno}.
      */
     public static int getsockname(int fd, MemorySegment addr) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
-            int ret = (int) Native.result((int) (long) GETSOCKNAME.invokeExact(state, (long) fd, addr.address(),
-                    len.address(), 0L, 0L, 0L), state);
+            int ret = Native.callInt(GETSOCKNAME, fd, addr.address(), len.address(), 0, 0, 0);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         } finally {
             Reference.reachabilityFence(addr);
         }
@@ -258,14 +226,10 @@ public final class Sockets {
      * {@code -errno}.
      */
     public static int getpeername(int fd, MemorySegment addr) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(addr));
-            int ret = (int) Native.result((int) (long) GETPEERNAME.invokeExact(state, (long) fd, addr.address(),
-                    len.address(), 0L, 0L, 0L), state);
+            int ret = Native.callInt(GETPEERNAME, fd, addr.address(), len.address(), 0, 0, 0);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         } finally {
             Reference.reachabilityFence(addr);
         }
@@ -273,13 +237,9 @@ public final class Sockets {
 
     /** {@code setsockopt(fd, level, name, &value, sizeof(int))}: 0 or {@code -errno}. */
     public static int setsockopt(int fd, int level, int name, int value) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment optval = arena.allocateFrom(JAVA_INT, value);
-            return (int) Native.result((int) (long) SETSOCKOPT.invokeExact(state, (long) fd, (long) level, (long) name,
-                    optval.address(), 4L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(SETSOCKOPT, fd, level, name, optval.address(), 4, 0);
         }
     }
 
@@ -287,12 +247,8 @@ public final class Sockets {
      * {@code setsockopt(fd, level, name, optval, optval.byteSize())} for struct-valued options: 0 or {@code -errno}.
      */
     public static int setsockopt(int fd, int level, int name, MemorySegment optval) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((int) (long) SETSOCKOPT.invokeExact(state, (long) fd, (long) level,
-                    (long) name, optval.address(), (long) socklen(optval), 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Native.callInt(SETSOCKOPT, fd, level, name, optval.address(), socklen(optval), 0);
         } finally {
             Reference.reachabilityFence(optval);
         }
@@ -303,14 +259,10 @@ public final class Sockets {
      * or {@code -errno}.
      */
     public static int getsockopt(int fd, int level, int name, MemorySegment optval) {
-        MemorySegment state = Native.callState();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment len = arena.allocateFrom(JAVA_INT, socklen(optval));
-            int ret = (int) Native.result((int) (long) GETSOCKOPT.invokeExact(state, (long) fd, (long) level,
-                    (long) name, optval.address(), len.address(), 0L), state);
+            int ret = Native.callInt(GETSOCKOPT, fd, level, name, optval.address(), len.address(), 0);
             return ret < 0 ? ret : len.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
         } finally {
             Reference.reachabilityFence(optval);
         }
@@ -318,13 +270,7 @@ public final class Sockets {
 
     /** {@code shutdown(fd, how)} with {@link #SHUT_RD}, {@link #SHUT_WR} or {@link #SHUT_RDWR}: 0 or {@code -errno}. */
     public static int shutdown(int fd, int how) {
-        MemorySegment state = Native.callState();
-        try {
-            int ret = (int) (long) SHUTDOWN.invokeExact(state, (long) fd, (long) how, 0L, 0L, 0L, 0L);
-            return (int) Native.result(ret, state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Native.callInt(SHUTDOWN, fd, how, 0, 0, 0, 0);
     }
 
     /**
@@ -332,23 +278,19 @@ public final class Sockets {
      * {@code -EAGAIN} with {@link #MSG_DONTWAIT} when nothing is there. {@code buf} must be native.
      */
     public static int recv(int fd, MemorySegment buf, int flags) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) RECV.invokeExact(state, (long) fd, buf.address(), buf.byteSize(),
-                    (long) flags, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return (int) Native.callLong(RECV, fd, buf.address(), buf.byteSize(), flags, 0, 0);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
     /** {@code send(fd, buf, buf.byteSize(), flags)}: bytes sent, or {@code -errno}. {@code buf} must be native. */
     public static int send(int fd, MemorySegment buf, int flags) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) SEND.invokeExact(state, (long) fd, buf.address(), buf.byteSize(),
-                    (long) flags, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return (int) Native.callLong(SEND, fd, buf.address(), buf.byteSize(), flags, 0, 0);
+        } finally {
+            Reference.reachabilityFence(buf);
         }
     }
 
@@ -357,23 +299,19 @@ public final class Sockets {
      * and the message's flags into the msghdr ({@link #msgNameLength}, {@link #msgFlags}).
      */
     public static int recvmsg(int fd, MemorySegment msghdr, int flags) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) RECVMSG.invokeExact(state, (long) fd, msghdr.address(), (long) flags,
-                    0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return (int) Native.callLong(RECVMSG, fd, msghdr.address(), flags, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(msghdr);
         }
     }
 
     /** {@code sendmsg(fd, msghdr, flags)}: bytes sent, or {@code -errno}. */
     public static int sendmsg(int fd, MemorySegment msghdr, int flags) {
-        MemorySegment state = Native.callState();
         try {
-            return (int) Native.result((long) SENDMSG.invokeExact(state, (long) fd, msghdr.address(), (long) flags,
-                    0L, 0L, 0L), state);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return (int) Native.callLong(SENDMSG, fd, msghdr.address(), flags, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(msghdr);
         }
     }
 
