@@ -1,7 +1,6 @@
 package io.uring4j.sys;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -21,17 +20,14 @@ public final class IoUringSyscalls {
     public static final long NR_IO_URING_ENTER = 426;
     public static final long NR_IO_URING_REGISTER = 427;
 
-    /** One handle of one shape for all three (the linker generates a stub per shape): unused arguments are 0. */
-    private static final MethodHandle SYSCALL7 = syscall(6);
+    /**
+     * {@code syscall(number, six arguments)}: one handle of one shape for all three (the linker generates a stub per
+     * shape); unused arguments are 0.
+     */
+    private static final MethodHandle SYSCALL7 = Native.libcWithErrno("syscall",
+            Native.LONGS.appendArgumentLayouts(JAVA_LONG), Linker.Option.firstVariadicArg(1));
 
     private IoUringSyscalls() {
-    }
-
-    private static MethodHandle syscall(int args) {
-        var params = new java.lang.foreign.MemoryLayout[args + 1];
-        java.util.Arrays.fill(params, JAVA_LONG);
-        return Native.libcWithErrno("syscall", FunctionDescriptor.of(JAVA_LONG, params),
-                Linker.Option.firstVariadicArg(1));
     }
 
     /** {@code io_uring_setup(entries, params)}: the ring fd, or {@code -errno}. */
