@@ -143,25 +143,29 @@ final class SelectorSends {
     }
 
     /**
-     * The flusher's look: unless a select has submitted since its last look, or one is in progress (holding
-     * {@code selectLock}), submits the queued sends and reaps as a select would (a blocking write waiting for
-     * the sends needs their CQEs reaped); true once nothing is left to do.
+     * The flusher's look: unless a select has entered since its last look, or one is in progress (holding
+     * {@code selectLock}), submits the queued sends and reaps as a select would (a blocking write waiting for the
+     * sends needs their CQEs reaped).
      */
-    boolean flushIfStale(ReentrantLock selectLock, SelectorRing.Handler completions) {
-        if (!selector.isOpen() || !wanted()) {
-            return true;
-        }
+    SendFlusher.Look flusherLook(ReentrantLock selectLock, SelectorRing.Handler completions) {
         long seen = flushes;
-        if (seen != flusherSaw && !drainWanted) {
-            flusherSaw = seen;
-            return false;
+        boolean entered = seen != flusherSaw;
+        flusherSaw = seen;
+        if (!selector.isOpen()) {
+            return SendFlusher.Look.QUIET;
+        }
+        if (entered && !drainWanted) {
+            return SendFlusher.Look.SELECTING;
+        }
+        if (!wanted()) {
+            return SendFlusher.Look.QUIET;
         }
         if (!selectLock.tryLock()) {
-            return false;
+            return SendFlusher.Look.SELECTING;
         }
         try {
             if (!selector.isOpen()) {
-                return true;
+                return SendFlusher.Look.QUIET;
             }
             drainWanted = false;
             flush();
@@ -173,7 +177,7 @@ final class SelectorSends {
         } finally {
             selectLock.unlock();
         }
-        return !wanted();
+        return SendFlusher.Look.FLUSHED;
     }
 
     /**

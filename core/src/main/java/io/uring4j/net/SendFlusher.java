@@ -8,14 +8,20 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The backstop of queued sends: a selector's queued sends go out with its next select, which an event loop makes
  * at once, but code that writes and then waits for something else (a reply on another socket, a blocking write
- * after cancelling the key) would wait for ever. One daemon thread looks, every millisecond while any selector
- * has queued sends, for selectors that have not selected since, and submits (and reaps) for them. A selector
- * stays on its list until it has had nothing queued for {@link #LINGER} looks, so that under load the writes
- * find it there and never wake the thread; with nothing queued anywhere it sleeps without a timeout, and an
- * idle process pays nothing.
+ * after cancelling the key) would wait for ever. One daemon thread looks, while any selector has queued sends, for
+ * selectors that have not selected since its last look, and submits (and reaps) for them. A selector stays on its
+ * list until it has had nothing queued for {@link #LINGER} looks, so that under load the writes find it there and
+ * never wake the thread; with nothing queued anywhere it sleeps without a timeout, and an idle process pays nothing.
+ *
+ * <p>The looks come every millisecond, and further apart — up to {@link #MAX_PERIOD} — while every look finds a
+ * selector selecting by itself and none that needed the flusher: each look is a wake-up of a thread on a CPU an
+ * event loop needs, which a busy event loop does not need. A look that flushes, or that finds nobody selecting,
+ * brings the period back to a millisecond. So a send that nobody selects for waits at most two periods: two
+ * milliseconds, or up to twice {@link #MAX_PERIOD} while some event loop in the process keeps selecting by itself.
  */
 final class SendFlusher {
-    private static final long PERIOD = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MIN_PERIOD = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_PERIOD = TimeUnit.MILLISECONDS.toNanos(8);
     private static final int LINGER = 1000;
     private static final Set<UringSelector> PENDING = ConcurrentHashMap.newKeySet();
     private static volatile boolean sleeping;
@@ -29,6 +35,16 @@ final class SendFlusher {
     private SendFlusher() {
     }
 
+    /** What a look found at one selector. */
+    enum Look {
+        /** Nothing queued, and no select since the last look. */
+        QUIET,
+        /** The selecting thread has entered since the last look, or is selecting now: it submits what is queued. */
+        SELECTING,
+        /** Sends were queued and nobody had selected since the last look: the flusher submitted them. */
+        FLUSHED
+    }
+
     /** {@code selector} has sends queued (any thread). */
     static void pending(UringSelector selector) {
         if (PENDING.add(selector) && sleeping) {
@@ -38,6 +54,7 @@ final class SendFlusher {
 
     private static void run() {
         int idleLooks = 0;
+        long period = MIN_PERIOD;
         while (true) {
             if (PENDING.isEmpty()) {
                 sleeping = true;
@@ -46,23 +63,29 @@ final class SendFlusher {
                 }
                 sleeping = false;
                 idleLooks = 0;
+                period = MIN_PERIOD;
                 continue;
             }
-            LockSupport.parkNanos(PERIOD);
-            boolean busy = false;
+            LockSupport.parkNanos(period);
+            boolean flushed = false;
+            boolean selecting = false;
+            boolean wanted = false;
             for (UringSelector selector : PENDING) {
-                boolean done;
+                Look look;
                 try {
-                    done = selector.flushIfStale();
+                    look = selector.flusherLook();
+                    wanted |= selector.sends().wanted();
                 } catch (RuntimeException e) {
-                    done = true;                        // closed meanwhile: nothing left to flush
+                    look = Look.QUIET;                  // closed meanwhile: nothing left to flush
                 }
                 if (!selector.isOpen()) {
                     PENDING.remove(selector);
                 }
-                busy |= !done;
+                flushed |= look == Look.FLUSHED;
+                selecting |= look == Look.SELECTING;
             }
-            idleLooks = busy ? 0 : idleLooks + 1;
+            period = nextPeriod(period, flushed, selecting);
+            idleLooks = wanted ? 0 : idleLooks + 1;
             if (idleLooks >= LINGER) {
                 for (UringSelector selector : PENDING) {
                     PENDING.remove(selector);
@@ -73,5 +96,13 @@ final class SendFlusher {
                 idleLooks = 0;
             }
         }
+    }
+
+    /**
+     * The delay before the next look: doubled, up to {@link #MAX_PERIOD}, after a look that found a selector
+     * selecting and flushed nothing; a millisecond after one that flushed, or found nobody selecting.
+     */
+    static long nextPeriod(long period, boolean flushed, boolean selecting) {
+        return flushed || !selecting ? MIN_PERIOD : Math.min(2 * period, MAX_PERIOD);
     }
 }

@@ -207,9 +207,9 @@ final class UringSelector extends AbstractSelector {
         return selected;
     }
 
-    /** For the {@link SendFlusher}: true once nothing is left to flush (see {@link SelectorSends#flushIfStale}). */
-    boolean flushIfStale() {
-        return sends.flushIfStale(selectLock, completions);
+    /** For the {@link SendFlusher}: see {@link SelectorSends#flusherLook}. */
+    SendFlusher.Look flusherLook() {
+        return sends.flusherLook(selectLock, completions);
     }
 
     SelectorSends sends() {
