@@ -3,8 +3,10 @@ package io.uring4j.net;
 import io.uring4j.testkit.BothEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -14,6 +16,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
@@ -71,6 +74,42 @@ class SelectorSendTest extends ClosesAfterEach {
         byte[] data = pattern(1000);
         assertThat(p[1].write(ByteBuffer.wrap(data))).isEqualTo(1000);
         assertThat(readAll(p[0], 1000)).isEqualTo(data);       // the flusher sends it: nobody selects
+    }
+
+    /**
+     * Another selector selecting without pause (writing as it goes) spaces out the flusher's looks; they still come,
+     * and send what a selector nobody selects has queued.
+     */
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWriteNobodySelectsForArrivesWhileAnotherSelectorKeepsSelecting() throws Exception {
+        ServerSocketChannel server = server();
+        Selector busy = closing(PROVIDER.openSelector());
+        SocketChannel[] busyPair = pair(server, busy);
+        Selector quiet = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server, quiet);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread selecting = Thread.ofPlatform().start(() -> {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            try {
+                while (!stop.get()) {
+                    busyPair[1].write(one.clear());        // queued, then sent by this selector's own select
+                    busy.selectNow();
+                    busyPair[0].read(ByteBuffer.allocate(64));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try {
+            Thread.sleep(100);                              // the flusher's looks find the busy one selecting
+            byte[] data = pattern(1000);
+            assertThat(p[1].write(ByteBuffer.wrap(data))).isEqualTo(1000);
+            assertThat(readAll(p[0], 1000)).isEqualTo(data);
+        } finally {
+            stop.set(true);
+            selecting.join();
+        }
     }
 
     /** Gathering writes (heap and direct buffers, as Jetty writes a header and a body) queue in order. */
