@@ -134,7 +134,7 @@ final class SelectorSends {
     void needsFlush() {
         drainWanted = true;
         selector.wakeup();
-        SendFlusher.pending(selector);
+        SendFlusher.drainWanted(selector);
     }
 
     /** Something for the flusher: sends queued, or a blocking write waiting for them. */

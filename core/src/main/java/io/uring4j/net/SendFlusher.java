@@ -52,6 +52,12 @@ final class SendFlusher {
         }
     }
 
+    /** A blocking write waits for {@code selector}'s sends (any thread): the flusher looks now, whatever its period. */
+    static void drainWanted(UringSelector selector) {
+        PENDING.add(selector);
+        LockSupport.unpark(THREAD);
+    }
+
     private static void run() {
         int idleLooks = 0;
         long period = MIN_PERIOD;
