@@ -13,8 +13,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
@@ -244,8 +246,11 @@ final class HttpBench implements Callable<Integer> {
         }
     }
 
-    /** One server's run: the load's summary, and the server JVM's CPU time (all its threads) per request. */
-    record Sample(HttpLoad.Result wrk, double cpuMicrosPerRequest) {
+    /**
+     * One server's run: the load's summary, the server JVM's CPU time (all its threads) per request, and that time
+     * by the threads' groups.
+     */
+    record Sample(HttpLoad.Result wrk, double cpuMicrosPerRequest, Map<ThreadCpu.Group, Double> cpuByGroup) {
         double requestsPerSecond() {
             return wrk.requestsPerSecond();
         }
@@ -259,13 +264,17 @@ final class HttpBench implements Callable<Integer> {
             for (int run = 0; run < 2 && warmup > 0; run++) {
                 wrk.run(server.port(), warmup);
             }
+            ThreadCpu threadsBefore = server.threadCpu();
             long cpuBefore = server.cpuNanos();
             HttpLoad.Result result = wrk.run(server.port(), duration);
             long cpu = server.cpuNanos() - cpuBefore;
+            Map<ThreadCpu.Group, Long> byGroup = server.threadCpu().since(threadsBefore);
             if (result.requests() == 0) {
                 throw new BenchException(name + " answered no request in " + duration + " s:\n" + server.output());
             }
-            return new Sample(result, cpu / 1e3 / result.requests());
+            Map<ThreadCpu.Group, Double> perRequest = new EnumMap<>(ThreadCpu.Group.class);
+            byGroup.forEach((group, nanos) -> perRequest.put(group, nanos / 1e3 / result.requests()));
+            return new Sample(result, cpu / 1e3 / result.requests(), perRequest);
         }
     }
 
@@ -284,7 +293,8 @@ final class HttpBench implements Callable<Integer> {
         out.println("cpu: the server JVM's CPU time (every thread, user + kernel) per request. A ratio is the median");
         out.println("of the per-round ratios; cpu/req below 1: the first server spends less CPU per request; p99");
         out.println("below 1: its 99th latency percentile is lower. errors: socket errors and non-2xx answers, over");
-        out.println("all rounds.");
+        out.println("all rounds. cpu us/req by thread: the same time by the threads' names, medians: the");
+        out.println("application's, uring4j's own (its send flusher, loops), the JIT compilers', the GC's and VM's.");
         if (servers.stream().anyMatch(s -> UringTwin.named(s).isPresent())) {
             out.println("NAME+uring4j / NAME: the same application, unmodified, with uring4j's java.nio provider flag");
             out.println("over without it: req/s above 1 and cpu/req below 1: it serves faster and cheaper on uring4j.");
@@ -314,10 +324,28 @@ final class HttpBench implements Callable<Integer> {
             out.printf(fmt, servers.get(i), whole(median(rps)), whole(min(rps)) + ".." + whole(max(rps)),
                     whole(latency), orDash(p50), orDash(p99), orDash(p999), String.format(Locale.ROOT, "%.2f", cpu), errors);
             json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"p50_us\":%.0f,"
-                    + "\"p99_us\":%.0f,\"p999_us\":%.0f,\"cpu_us_per_req\":%.3f,\"errors\":%d}", servers.get(i),
-                    median(rps), latency, p50, p99, p999, cpu, errors));
+                    + "\"p99_us\":%.0f,\"p999_us\":%.0f,\"cpu_us_per_req\":%.3f,\"errors\":%d,"
+                    + "\"cpu_us_per_req_by_thread\":{%s}}", servers.get(i), median(rps), latency, p50, p99, p999, cpu,
+                    errors, String.join(",", Arrays.stream(ThreadCpu.Group.values()).map(g -> String.format(Locale.ROOT,
+                            "\"%s\":%.3f", g.label, medianOf(runs, r -> r.cpuByGroup().get(g)))).toList())));
         }
+        printThreads(results);
         return json;
+    }
+
+    /** The servers' CPU per request by thread group: what the application spent, and what ran beside it. */
+    private void printThreads(Sample[][] results) {
+        String fmt = "%-20s %10s %10s %10s %10s%n";
+        out.println();
+        out.printf(fmt, "cpu us/req by thread", ThreadCpu.Group.APP.label, ThreadCpu.Group.URING4J.label,
+                ThreadCpu.Group.JIT.label, ThreadCpu.Group.JVM.label);
+        for (int i = 0; i < servers.size(); i++) {
+            Sample[] runs = results[i];
+            String[] cells = Arrays.stream(ThreadCpu.Group.values())
+                    .map(g -> String.format(Locale.ROOT, "%.2f", medianOf(runs, r -> r.cpuByGroup().get(g))))
+                    .toArray(String[]::new);
+            out.printf(fmt, servers.get(i), cells[0], cells[1], cells[2], cells[3]);
+        }
     }
 
     /** One row per ratio whose servers both ran; returns their JSON members. */

@@ -112,6 +112,11 @@ final class ServerProcess implements AutoCloseable {
         return port.join();
     }
 
+    /** The server JVM's CPU time so far, thread by thread. */
+    ThreadCpu threadCpu() throws IOException {
+        return ThreadCpu.of(process.pid());
+    }
+
     /** The server JVM's CPU time so far, all its threads, user and kernel. */
     long cpuNanos() {
         return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);

@@ -94,7 +94,8 @@ class HttpBenchTest {
         for (String server : new String[]{"uring4j-loop", "netty-iouring"}) {
             Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"
                     + "\"p50_us\":(\\d+),\"p99_us\":(\\d+),\"p999_us\":(\\d+),"
-                    + "\"cpu_us_per_req\":([0-9.]+),\"errors\":(\\d+)}").matcher(run.out());
+                    + "\"cpu_us_per_req\":([0-9.]+),\"errors\":(\\d+),\"cpu_us_per_req_by_thread\":\\{\"app\":[0-9.]+,"
+                    + "\"uring4j\":([0-9.]+),\"jit\":[0-9.]+,\"gc\\+vm\":[0-9.]+}}").matcher(run.out());
             assertThat(m.find()).as(run.out()).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as("req/s").isPositive();
             long p50 = Long.parseLong(m.group(2));
@@ -103,8 +104,11 @@ class HttpBenchTest {
             assertThat(Long.parseLong(m.group(4))).as("p99.9 us").isGreaterThanOrEqualTo(p99);
             assertThat(Double.parseDouble(m.group(5))).as("cpu us/req").isPositive();
             assertThat(m.group(6)).as("errors").isEqualTo("0");
+            if (server.equals("uring4j-loop")) {
+                assertThat(Double.parseDouble(m.group(7))).as("its loops' CPU per request").isPositive();
+            }
         }
-        assertThat(run.out()).containsPattern(
+        assertThat(run.out()).contains("cpu us/req by thread").containsPattern(
                 "\"ratios\":\\{\"uring4j-loop/netty-iouring\":\\{\"req_per_s\":[0-9.]+,\"cpu_per_req\":[0-9.]+,\"p99\":[0-9.]+}}");
     }
 
@@ -122,7 +126,7 @@ class HttpBenchTest {
                 .contains("uring4j-vthread / jdk-vthread").containsPattern("\"p99\":[0-9.]*[1-9]");
         for (String server : new String[]{"uring4j-vthread", "jdk-vthread"}) {
             Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),\"latency_us\":[0-9.]+,"
-                    + "\"p50_us\":(\\d+),\"p99_us\":(\\d+),.*?\"errors\":(\\d+)}").matcher(run.out());
+                    + "\"p50_us\":(\\d+),\"p99_us\":(\\d+),.*?\"errors\":(\\d+),").matcher(run.out());
             assertThat(m.find()).as(run.out()).isTrue();
             assertThat(Double.parseDouble(m.group(1))).as("answers/s").isPositive().isLessThanOrEqualTo(2000 * 1.05);
             assertThat(Long.parseLong(m.group(2))).as("p50").isPositive()
@@ -161,7 +165,7 @@ class HttpBenchTest {
         assertThat(run.status()).as(run.err()).isEqualTo(0);
         assertThat(run.out()).contains("wrk -t1 -c4 -d1s, 8 requests pipelined");
         for (String server : new String[]{"uring4j-loop", "uring4j-vthread"}) {
-            Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),.*?\"errors\":(\\d+)}")
+            Matcher m = Pattern.compile("\"" + server + "\":\\{\"req_per_s\":([0-9.]+),.*?\"errors\":(\\d+),")
                     .matcher(run.out());
             assertThat(m.find()).as(run.out()).isTrue();
             // wrk writes a connection's next 8 only once all 8 are answered: a server answering fewer stalls at 4
