@@ -280,6 +280,7 @@ final class HttpBench implements Callable<Integer> {
 
     private void printTables(HttpLoad wrk, Sample[][] results) {
         List<String> serverJson = printServers(results);
+        printThreads(results);
         List<String> ratioJson = printRatios(results);
         out.println();
         out.println("req/s, latency and cpu: medians over the rounds; range: the lowest and highest round's req/s;");
@@ -326,11 +327,15 @@ final class HttpBench implements Callable<Integer> {
             json.add(String.format(Locale.ROOT, "\"%s\":{\"req_per_s\":%.1f,\"latency_us\":%.1f,\"p50_us\":%.0f,"
                     + "\"p99_us\":%.0f,\"p999_us\":%.0f,\"cpu_us_per_req\":%.3f,\"errors\":%d,"
                     + "\"cpu_us_per_req_by_thread\":{%s}}", servers.get(i), median(rps), latency, p50, p99, p999, cpu,
-                    errors, String.join(",", Arrays.stream(ThreadCpu.Group.values()).map(g -> String.format(Locale.ROOT,
-                            "\"%s\":%.3f", g.label, medianOf(runs, r -> r.cpuByGroup().get(g)))).toList())));
+                    errors, String.join(",", Arrays.stream(ThreadCpu.Group.values())
+                            .map(g -> String.format(Locale.ROOT, "\"%s\":%.3f", g.label, cpuOf(runs, g))).toList())));
         }
-        printThreads(results);
         return json;
+    }
+
+    /** The median over {@code runs} of the CPU per request of {@code group}'s threads. */
+    private static double cpuOf(Sample[] runs, ThreadCpu.Group group) {
+        return medianOf(runs, r -> r.cpuByGroup().get(group));
     }
 
     /** The servers' CPU per request by thread group: what the application spent, and what ran beside it. */
@@ -342,8 +347,7 @@ final class HttpBench implements Callable<Integer> {
         for (int i = 0; i < servers.size(); i++) {
             Sample[] runs = results[i];
             String[] cells = Arrays.stream(ThreadCpu.Group.values())
-                    .map(g -> String.format(Locale.ROOT, "%.2f", medianOf(runs, r -> r.cpuByGroup().get(g))))
-                    .toArray(String[]::new);
+                    .map(g -> String.format(Locale.ROOT, "%.2f", cpuOf(runs, g))).toArray(String[]::new);
             out.printf(fmt, servers.get(i), cells[0], cells[1], cells[2], cells[3]);
         }
     }
