@@ -335,7 +335,9 @@ class InPlaceMetadataTest {
 
     /**
      * Size is asked often (before every append of a log, say): like the JDK's, it allocates nothing once compiled.
-     * The least of rounds of calls, since the JIT compiles (and removes the downcall's temporary objects) when it can.
+     * The least of rounds of calls, since the JIT compiles (and removes the downcall's temporary objects) when it can:
+     * on a busy machine that took more than 100 rounds once, so up to 1,000 (about 14 s where a system call costs
+     * 1.4 µs, and only if it never compiles).
      */
     @Test
     void aPlatformThreadsSizeAllocatesNothingOnceCompiled() throws Exception {
@@ -344,7 +346,7 @@ class InPlaceMetadataTest {
             ch.write(ByteBuffer.wrap(new byte[77]), 0);
             int calls = 10_000;
             long least = Long.MAX_VALUE;
-            for (int round = 0; round < 100 && least >= 8; round++) {
+            for (int round = 0; round < 1000 && least >= 8; round++) {
                 long sum = 0;
                 long from = threads.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < calls; i++) {
