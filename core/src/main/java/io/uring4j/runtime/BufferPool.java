@@ -8,9 +8,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * Library-owned I/O buffers: one page-aligned slab (so every buffer suits O_DIRECT when its size is a multiple of
  * the block size), mapped so that it takes memory only as its pages are first used, cut into equal buffers, leased
- * and returned without allocation. A pool given to
- * {@link UringBuilder#fixedBuffers} is registered with every loop's ring as fixed buffer 0, so reads and writes
- * on its buffers can use READ_FIXED / WRITE_FIXED ({@link Op#readFixed}).
+ * and returned without allocation. A pool given to {@link UringBuilder#fixedBuffers} is registered with every loop's
+ * ring as fixed buffer 0, so reads and writes on its buffers can use READ_FIXED / WRITE_FIXED ({@link Op#readFixed}).
  *
  * <p>The memory-safety rule: a buffer is released only when no request may still touch it — after the final
  * CQE of every request that used it. The blocking and future styles of the file and socket layers do this for

@@ -113,8 +113,13 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** The server JVM's CPU time so far, thread by thread. */
-    ThreadCpu threadCpu() throws IOException {
-        return ThreadCpu.of(process.pid());
+    ThreadCpu threadCpu() {
+        try {
+            return ThreadCpu.of(process.pid());
+        } catch (IOException e) {
+            throw new BenchException(name + (process.isAlive() ? "" : " has exited") + ": its threads' CPU time"
+                    + " cannot be read from /proc/" + process.pid() + "/task (" + e + "):\n" + output);
+        }
     }
 
     /** The server JVM's CPU time so far, all its threads, user and kernel. */

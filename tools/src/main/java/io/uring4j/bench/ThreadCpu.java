@@ -14,7 +14,11 @@ import java.util.Map;
  * a server's CPU per request splits into what its application threads spent and what the JIT compiler, the
  * garbage collector and uring4j's own threads (a send flusher, a loop) spent beside them.
  */
-record ThreadCpu(Map<Long, Long> nanosByThread, Map<Long, Group> groups) {
+record ThreadCpu(Map<Long, Time> threads) {
+
+    /** One thread's group and its time on the CPU so far. */
+    record Time(Group group, long nanos) {
+    }
 
     /** Who a thread works for, by its name ({@code /proc}'s {@code comm}: its first 15 characters). */
     enum Group {
@@ -43,21 +47,20 @@ record ThreadCpu(Map<Long, Long> nanosByThread, Map<Long, Group> groups) {
 
     /** The CPU time of every thread of process {@code pid} now; threads that end while it is read are left out. */
     static ThreadCpu of(long pid) throws IOException {
-        Map<Long, Long> nanos = new HashMap<>();
-        Map<Long, Group> groups = new HashMap<>();
+        Map<Long, Time> threads = new HashMap<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks) {
                 try {
                     long tid = Long.parseLong(task.getFileName().toString());
                     String schedstat = Files.readString(task.resolve("schedstat"));
-                    nanos.put(tid, Long.parseLong(schedstat.substring(0, schedstat.indexOf(' '))));
-                    groups.put(tid, Group.of(Files.readString(task.resolve("comm")).strip()));
+                    threads.put(tid, new Time(Group.of(Files.readString(task.resolve("comm")).strip()),
+                            Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')))));
                 } catch (NoSuchFileException ended) {
                     // the thread ended between the listing and the read
                 }
             }
         }
-        return new ThreadCpu(nanos, groups);
+        return new ThreadCpu(threads);
     }
 
     /**
@@ -69,8 +72,10 @@ record ThreadCpu(Map<Long, Long> nanosByThread, Map<Long, Group> groups) {
         for (Group g : Group.values()) {
             spent.put(g, 0L);
         }
-        nanosByThread.forEach((tid, now) -> spent.merge(groups.get(tid),
-                Math.max(0, now - before.nanosByThread.getOrDefault(tid, 0L)), Long::sum));
+        threads.forEach((tid, now) -> {
+            Time then = before.threads.get(tid);
+            spent.merge(now.group, Math.max(0, now.nanos - (then == null ? 0 : then.nanos)), Long::sum);
+        });
         return spent;
     }
 }
