@@ -170,13 +170,13 @@ public final class UringFileChannel extends FileChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        return (int) relativeRead(READ, dst);
+        return (int) relativeRead(Call.READ, dst);
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
-        return relativeRead(READV, new Buffers(dsts, offset, length));
+        return relativeRead(Call.READV, new Buffers(dsts, offset, length));
     }
 
     @Override
@@ -190,22 +190,22 @@ public final class UringFileChannel extends FileChannel {
             throw new NonReadableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) interruptible(READ_AT, dst, position, true);
+        return (int) interruptible(Call.READ_AT, dst, position, true);
     }
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        return (int) relativeWrite(WRITE, src);
+        return (int) relativeWrite(Call.WRITE, src);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        return relativeWrite(WRITEV, new Buffers(srcs, offset, length));
+        return relativeWrite(Call.WRITEV, new Buffers(srcs, offset, length));
     }
 
     /** A read at the channel's position, which then moves past what was read. */
-    private <A> long relativeRead(Call<A> call, A arg) throws IOException {
+    private long relativeRead(Call call, Object arg) throws IOException {
         ensureOpen();
         if (!readable) {
             throw new NonReadableChannelException();
@@ -221,7 +221,7 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /** A write at the channel's position (or, with O_APPEND, at the end: the kernel ignores the offset). */
-    private <A> long relativeWrite(Call<A> call, A arg) throws IOException {
+    private long relativeWrite(Call call, Object arg) throws IOException {
         ensureOpen();
         if (!writable) {
             throw new NonWritableChannelException();
@@ -250,7 +250,7 @@ public final class UringFileChannel extends FileChannel {
             throw new NonWritableChannelException();
         }
         DirectAlignment.checkPosition(position, alignment);
-        return (int) interruptible(WRITE_AT, src, position, true);
+        return (int) interruptible(Call.WRITE_AT, src, position, true);
     }
 
     /** One pread; -1 at end of file (unless {@code dst} has no room: 0, without a request). */
@@ -266,8 +266,8 @@ public final class UringFileChannel extends FileChannel {
         return BufferCalls.read(file, dst, at, shadowAlignment());
     }
 
-    private long readAt(ByteBuffer[] dsts, int offset, int length, long at) throws IOException {
-        ScatterGather v = ScatterGather.of(dsts, offset, length, true, alignment);
+    private long readAt(Buffers dsts, long at) throws IOException {
+        ScatterGather v = ScatterGather.of(dsts.array(), dsts.offset(), dsts.length(), true, alignment);
         if (v.isEmpty()) {
             return 0;
         }
@@ -293,8 +293,8 @@ public final class UringFileChannel extends FileChannel {
         return BufferCalls.write(file, src, at, shadowAlignment());
     }
 
-    private long writeAt(ByteBuffer[] srcs, int offset, int length, long at) throws IOException {
-        ScatterGather v = ScatterGather.of(srcs, offset, length, false, alignment);
+    private long writeAt(Buffers srcs, long at) throws IOException {
+        ScatterGather v = ScatterGather.of(srcs.array(), srcs.offset(), srcs.length(), false, alignment);
         if (v.isEmpty()) {
             return 0;
         }
@@ -579,28 +579,15 @@ public final class UringFileChannel extends FileChannel {
     }
 
     /**
-     * A call on {@code channel} with an argument and a position. The reads and writes, positional (what a database
-     * calls most) and relative (what streams call), are constants of this kind: a lambda capturing the buffer and
-     * the position is an object per call wherever C2 does not inline the call into its caller.
+     * What {@link #interruptible} runs, on an argument and a position: the reads and writes, positional (what a
+     * database calls most) and relative (what streams call), or an {@link Io}. A constant rather than a lambda that
+     * captures the buffer and position, which is an object per call wherever C2 does not inline the call; and
+     * switched on rather than a constant lambda, which puts two frames more between a stream's read and the copy
+     * into its array — enough to leave the copy's own checks beyond C2's inlining depth, out of line in every read.
      */
-    @FunctionalInterface
-    private interface Call<A> {
-        long run(UringFileChannel channel, A arg, long at) throws IOException;
+    private enum Call {
+        IO, READ, WRITE, READV, WRITEV, READ_AT, WRITE_AT
     }
-
-    private static final Call<Io> IO = (channel, io, at) -> io.run();
-    private static final Call<ByteBuffer> READ = (channel, dst, at) -> channel.readAt(dst, at);
-    private static final Call<ByteBuffer> WRITE = (channel, src, at) -> channel.writeAt(src, at);
-    private static final Call<Buffers> READV = (channel, b, at) -> channel.readAt(b.array, b.offset, b.length, at);
-    private static final Call<Buffers> WRITEV = (channel, b, at) -> channel.writeAt(b.array, b.offset, b.length, at);
-    private static final Call<ByteBuffer> READ_AT = (channel, dst, at) -> {
-        channel.requireSeekable();
-        return channel.readAt(dst, at);
-    };
-    private static final Call<ByteBuffer> WRITE_AT = (channel, src, at) -> {
-        channel.requireSeekable();
-        return channel.writeAt(src, at);
-    };
 
     /** A scattering read's or gathering write's buffers. */
     private record Buffers(ByteBuffer[] array, int offset, int length) {
@@ -608,15 +595,15 @@ public final class UringFileChannel extends FileChannel {
 
     /** A read or write between begin and end: it "completed" if it moved bytes (the JDK's rule). */
     long readOrWrite(Io io) throws IOException {
-        return interruptible(IO, io, 0, true);
+        return interruptible(Call.IO, io, 0, true);
     }
 
     /** Any other blocking operation between begin and end: it completed if it returned. */
     private long control(Io io) throws IOException {
-        return interruptible(IO, io, 0, false);
+        return interruptible(Call.IO, io, 0, false);
     }
 
-    private <A> long interruptible(Call<A> call, A arg, long at, boolean movesBytes) throws IOException {
+    private long interruptible(Call call, Object arg, long at, boolean movesBytes) throws IOException {
         if (file.callerUndecided()) {
             if (!Thread.currentThread().isInterrupted()) {
                 try {
@@ -654,9 +641,23 @@ public final class UringFileChannel extends FileChannel {
      * ErrnoException (which names the opcode) as the cause. Closing and interrupt exceptions pass through for
      * {@code end} to turn into the exception the contract names.
      */
-    private <A> long kernel(Call<A> call, A arg, long at) throws IOException {
+    private long kernel(Call call, Object arg, long at) throws IOException {
         try {
-            return call.run(this, arg, at);
+            return switch (call) {
+                case IO -> ((Io) arg).run();
+                case READ -> readAt((ByteBuffer) arg, at);
+                case WRITE -> writeAt((ByteBuffer) arg, at);
+                case READV -> readAt((Buffers) arg, at);
+                case WRITEV -> writeAt((Buffers) arg, at);
+                case READ_AT -> {
+                    requireSeekable();
+                    yield readAt((ByteBuffer) arg, at);
+                }
+                case WRITE_AT -> {
+                    requireSeekable();
+                    yield writeAt((ByteBuffer) arg, at);
+                }
+            };
         } catch (ErrnoException e) {
             throw new IOException(Errno.describe(e.errno()), e);
         }
