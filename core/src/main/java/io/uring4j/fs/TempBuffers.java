@@ -15,19 +15,22 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Native stand-ins for heap {@link java.nio.ByteBuffer}s, whose memory the kernel must never see (the GC moves
- * it). Small reads and writes lease a buffer of a shared pool — the common case costs no allocation. A platform
- * thread's larger ones (up to {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, as the JDK's channels
- * keep a temporary direct buffer per thread: a database writing megabyte chunks from heap arrays would otherwise pay a
- * zeroed allocation per call. As the JDK frees a thread's temporary buffer when the thread ends, a thread's own
- * buffer is freed once the thread has ended: every new one first frees those of ended threads (not the GC, which
- * a small heap may not run for a long time while short-lived threads leave a megabyte each). A virtual thread's
- * larger ones reuse a buffer of its carrier's ({@link Carriers}), as the JDK keeps its temporary buffers per carrier.
- * Anything else — a buffer still in use, a carrier's buffer taken — gets memory of its own from an automatic arena,
- * freed by the GC once nothing, neither the caller nor the runtime's request slot, refers to it.
+ * it). As the JDK's channels keep a temporary direct buffer per thread, a platform thread's reads and writes (up to
+ * {@link #CACHED_MAX}) reuse a buffer of its own, grown to fit, and a virtual thread's reuse a buffer of its
+ * carrier's ({@link Carriers}): memory the last call left in this CPU's cache, taken without the compare-and-sets
+ * on lines every CPU writes that a shared pool's lease and release each make. As the JDK frees a thread's
+ * temporary buffer when the thread ends, a thread's own buffer is freed once the thread has ended: every new one
+ * first frees those of ended threads (not the GC, which a small heap may not run for a long time while short-lived
+ * threads leave a megabyte each). When that buffer is held (its lease still in a request, or a virtual thread parked
+ * with it), small ones lease a buffer of a shared pool; anything else gets memory of its own from an automatic arena,
+ * freed by the GC once nothing, neither the caller nor the runtime's request slot, refers to it. No lease allocates
+ * when its buffer's last lease was of the same size: that one is handed out again.
  */
 final class TempBuffers {
-    /** Pool buffer size: reads and writes up to this size are served by the pool. */
+    /** Pool buffer size: reads and writes up to this size are served by the pool when a thread's buffer is held. */
     static final int POOLED = 64 * 1024;
+    /** The smallest buffer a thread or carrier keeps: a stream's 8 KiB calls and a database's pages fit. */
+    private static final long KEPT_MIN = 16 * 1024;
     private static final int COUNT = 64;
     private static final long POOL_ALIGNMENT = 4096;
     /** The largest read or write a platform thread's own buffer serves. */
@@ -53,6 +56,12 @@ final class TempBuffers {
 
     /** {@code size} bytes of native memory aligned to {@code alignment} (a power of two). */
     static Lease lease(long size, long alignment) {
+        if (size <= CACHED_MAX && alignment <= POOL_ALIGNMENT) {
+            Lease kept = Thread.currentThread().isVirtual() ? Carriers.lease(size) : ownLease(size);
+            if (kept != null) {
+                return kept;
+            }
+        }
         if (size <= POOLED && alignment <= POOL_ALIGNMENT) {
             BufferPool.Buffer b = Pool.POOL.tryAcquire();
             if (b != null) {
@@ -64,27 +73,30 @@ final class TempBuffers {
                 return last;
             }
         }
-        if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT && Thread.currentThread().isVirtual()) {
-            Lease carriers = Carriers.lease(size);
-            if (carriers != null) {
-                return carriers;
-            }
-        } else if (size > POOLED && size <= CACHED_MAX && alignment <= POOL_ALIGNMENT) {
-            Owned own = OWNED.get();
-            if (own == null || !own.inUse && own.segment.byteSize() < size) {
-                if (own != null) {
-                    own.free();             // outgrown, and not in use: this thread is its only user
-                }
-                freeEndedThreads();
-                own = new Owned(Long.highestOneBit(size - 1) << 1, true);
-                OWNED.set(own);
-            }
-            if (!own.inUse && own.segment.byteSize() >= size) {
-                own.inUse = true;
-                return new Lease(own.segment.asSlice(0, size), null, own);
-            }
-        }
         return new Lease(allocate(size, alignment).asSlice(0, size), null, null);
+    }
+
+    /** A lease of the calling platform thread's own buffer, grown to fit; null while it is leased. */
+    private static Lease ownLease(long size) {
+        Owned own = OWNED.get();
+        if (own == null || !own.inUse && own.segment.byteSize() < size) {
+            if (own != null) {
+                own.free();             // outgrown, and not in use: this thread is its only user
+            }
+            freeEndedThreads();
+            own = new Owned(keptSize(size), true);
+            OWNED.set(own);
+        }
+        if (own.inUse) {
+            return null;
+        }
+        own.inUse = true;
+        return own.lease(size);
+    }
+
+    /** A kept buffer's size for a transfer of {@code size} bytes: a power of two, at least {@link #KEPT_MIN}. */
+    private static long keptSize(long size) {
+        return Math.max(KEPT_MIN, Long.highestOneBit(size - 1) << 1);
     }
 
     private static MemorySegment allocate(long size, long alignment) {
@@ -120,12 +132,24 @@ final class TempBuffers {
         private final Arena arena = NativeMemory.sharedArena();
         private final WeakReference<Thread> owner = new WeakReference<>(Thread.currentThread());
         volatile boolean inUse;
+        /** The last lease of this buffer: only its holder touches it (after taking {@link #inUse}). */
+        private Lease last;
 
         Owned(long size, boolean perThread) {
             segment = arena.allocate(size, POOL_ALIGNMENT);
             if (perThread) {
                 OWNERS.add(this);
             }
+        }
+
+        /** A lease of its first {@code size} bytes, by its holder: the last one again if of that size. */
+        Lease lease(long size) {
+            Lease lease = last;
+            if (lease == null || lease.segment().byteSize() != size) {
+                lease = new Lease(segment.asSlice(0, size), null, this);
+                last = lease;
+            }
+            return lease;
         }
 
         /** Takes it if no one uses it: a carrier's may still be leased by a thread that has moved on. */
@@ -142,12 +166,13 @@ final class TempBuffers {
     }
 
     /**
-     * The carriers' buffers, for virtual threads' larger transfers: a few slots, a carrier's chosen by its
+     * The carriers' buffers, for virtual threads' transfers: a few slots, a carrier's chosen by its
      * {@code pthread_self()} (which a virtual thread's downcall answers for the carrier it runs on). A virtual
      * thread that parks keeps its lease wherever it resumes, and carriers may hash alike, so the carrier's slot may
-     * be taken: the next free one serves, and only when every slot is taken does the thread get memory of its own
-     * (a zeroed allocation the GC frees, several times the cost of the copy). At most {@link #SLOTS} buffers are
-     * kept, each grown to the largest transfer it served (up to {@link #CACHED_MAX}).
+     * be taken: the next free one serves, and only when every slot is taken does a transfer lease a pool buffer, or
+     * (larger than those) get memory of its own, a zeroed allocation the GC frees, several times the cost of the copy.
+     * At most {@link #SLOTS} buffers are kept, each grown to the largest transfer it served (up to
+     * {@link #CACHED_MAX}).
      */
     private static final class Carriers {
         static final int SLOTS = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
@@ -176,7 +201,7 @@ final class TempBuffers {
                 return null;
             }
             if (own == null || own.segment.byteSize() < size) {
-                Owned grown = new Owned(Long.highestOneBit(size - 1) << 1, false);
+                Owned grown = new Owned(keptSize(size), false);
                 grown.inUse = true;
                 if (!OWNED.compareAndSet(i, own, grown)) {      // another carrier made this slot's meanwhile
                     grown.arena.close();
@@ -187,7 +212,7 @@ final class TempBuffers {
                 }
                 own = grown;
             }
-            return new Lease(own.segment.asSlice(0, size), null, own);
+            return own.lease(size);
         }
     }
 

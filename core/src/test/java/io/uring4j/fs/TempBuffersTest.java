@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Native stand-ins for heap buffers: a platform thread reuses its own for large transfers, never one in use. */
+/** Native stand-ins for heap buffers: a thread reuses its own (a virtual one its carrier's), never one in use. */
 class TempBuffersTest {
     private static final long MIB = 1 << 20;
 
@@ -34,6 +34,40 @@ class TempBuffersTest {
                     .isEqualTo(larger.segment().address());
             again.release();
         });
+    }
+
+    /**
+     * A stream's 8 KiB calls reuse the thread's own buffer too, as the JDK's temporary buffer, not one of a pool that
+     * every thread's CPU writes; the same size is the same lease, so none allocates. While it is held, a pool buffer.
+     */
+    @Test
+    void aPlatformThreadsSmallTransfersReuseItsOwnBufferAndAPoolOneWhileItIsHeld() throws Exception {
+        OnThread.run(() -> {
+            TempBuffers.Lease first = TempBuffers.lease(8192, 8);
+            assertThat(first.owned()).as("the thread's own buffer").isNotNull();
+            assertThat(first.pooled()).isNull();
+            first.release();
+            TempBuffers.Lease again = TempBuffers.lease(8192, 8);
+            assertThat(again).as("the same lease again").isSameAs(first);
+            TempBuffers.Lease whileHeld = TempBuffers.lease(100, 8);
+            assertThat(whileHeld.pooled()).as("a pool buffer while the own one is held").isNotNull();
+            assertThat(disjoint(again.segment(), whileHeld.segment())).isTrue();
+            whileHeld.release();
+            again.release();
+        });
+    }
+
+    @Test
+    void aVirtualThreadsSmallTransfersReuseItsCarriersBuffer() throws Exception {
+        OnVirtualThread.supply(() -> {
+            // No blocking call in between: the virtual thread stays on its carrier.
+            TempBuffers.Lease first = TempBuffers.lease(8192, 8);
+            assertThat(first.owned()).as("a carrier's buffer").isNotNull();
+            first.release();
+            assertThat(TempBuffers.lease(8192, 8)).as("the same lease again").isSameAs(first);
+            first.release();
+            return null;
+        }).get(30, TimeUnit.SECONDS);
     }
 
     /**
