@@ -79,16 +79,17 @@ final class TempBuffers {
     /** A lease of the calling platform thread's own buffer, grown to fit; null while it is leased. */
     private static Lease ownLease(long size) {
         Owned own = OWNED.get();
-        if (own == null || !own.inUse && own.segment.byteSize() < size) {
+        // Asked once: a completion on another thread may release it meanwhile, but only this thread takes it.
+        if (own != null && own.inUse) {
+            return null;
+        }
+        if (own == null || own.segment.byteSize() < size) {
             if (own != null) {
                 own.free();             // outgrown, and not in use: this thread is its only user
             }
             freeEndedThreads();
             own = new Owned(keptSize(size), true);
             OWNED.set(own);
-        }
-        if (own.inUse) {
-            return null;
         }
         own.inUse = true;
         return own.lease(size);
