@@ -143,6 +143,9 @@ public final class Bench implements Callable<Integer> {
      * anything is measured (or a temporary file filled): each opens, and O_DIRECT reads of -b bytes suit it.
      */
     private int single(BenchOptions o) throws IOException, InterruptedException {
+        if (o.writeFile != null) {
+            o.files = List.of(o.writeFile);
+        }
         if (!o.isNop() && o.files.isEmpty()) {
             try (TempFile file = TempFile.empty()) {
                 o.files = List.of(file.path());

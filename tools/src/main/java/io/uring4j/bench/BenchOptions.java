@@ -152,6 +152,10 @@ final class BenchOptions {
             + " temporary file only (never a FILE); with --compare-jdk: the small-write comparisons")
     boolean write;
 
+    @Option(names = "--write-file", paramLabel = "FILE", description = "with --write: write into FILE, an existing"
+            + " regular file, at offsets within its size (its data is overwritten), instead of a temporary file")
+    Path writeFile;
+
     @Option(names = "--force", description = "with --write on a FileChannel: force(false) (fdatasync) after each write")
     boolean force;
 
@@ -178,6 +182,11 @@ final class BenchOptions {
             + " and the Files bulk rows; -r seconds per side and round (default 1), --rounds (default 3),"
             + " --warmup (default 0.2)")
     boolean matrix;
+
+    @Option(names = "--fork", description = "with --matrix: each side of a FileChannel, AsynchronousFileChannel or"
+            + " futures cell runs in a JVM of its own (warmed up for at least 2 s there), as an application under the flag runs"
+            + " only uring4j's channels; the bulk rows stay in this JVM")
+    boolean fork;
 
     @Option(names = "--cells", paramLabel = "REGEX",
             description = "with --matrix: only the cells and rows whose names this finds, e.g. 'FC VT x64 .* read'")
@@ -301,16 +310,20 @@ final class BenchOptions {
         boolean blocking = api == Api.filechannel || api == Api.jdk_filechannel;
         String bad = "";
         if (compareJdk) {
-            return force || platform ? "--compare-jdk takes --write alone: its comparisons choose the rest; " : "";
+            return (force || platform ? "--compare-jdk takes --write alone: its comparisons choose the rest; " : "")
+                    + (fork && !matrix ? "--fork needs --matrix; " : "");
         }
-        if (matrix || cells != null) {
-            bad += "--matrix and --cells need --compare-jdk; ";
+        if (matrix || cells != null || fork) {
+            bad += "--matrix, --cells and --fork need --compare-jdk; ";
         }
         if (write && (!channel || nop == 1 || link > 0)) {
             bad += "--write needs a channel API (--api filechannel, jdk-filechannel, async-filechannel, jdk-async); ";
         }
         if (write && !files.isEmpty()) {
-            bad += "--write writes into the temporary file only: leave out FILE; ";
+            bad += "--write writes into the temporary file or --write-file only: leave out FILE; ";
+        }
+        if (writeFile != null && (!write || !java.nio.file.Files.isRegularFile(writeFile))) {
+            bad += "--write-file needs --write and an existing regular file; ";
         }
         if (force && !(write && blocking)) {
             bad += "--force needs --write and --api filechannel or jdk-filechannel; ";

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
@@ -28,6 +29,8 @@ import java.util.regex.Pattern;
  */
 final class Matrix {
     private static final long WRITE_FILE = 64L << 20;
+    /** A forked side's least warm-up: a fresh JVM's JIT needs more than a warm one's 0.2 s. */
+    private static final double FORK_WARMUP_SECONDS = 2;
 
     /** One cell: its name, our side and the JDK's, and the least A/B ratio that meets the target. */
     record Cell(String name, BenchOptions a, BenchOptions b, double target, double ceilingTarget) {
@@ -109,8 +112,9 @@ final class Matrix {
         List<Cell> cells = cells(syscall >= 1000).stream().filter(c -> selected(c.name())).toList();
         List<BulkOps.Row> bulk = BulkOps.rows().stream().filter(r -> selected(r.name())).toList();
         out.printf(Locale.ROOT, "uring4j (A) vs the JDK (B), %d cells and %d bulk rows: %d rounds x %d s per side,"
-                + " alternating in one JVM; a system call costs %d ns here%n", cells.size(), bulk.size(),
-                options.rounds, seconds, syscall);
+                + " alternating %s; a system call costs %d ns here%n", cells.size(), bulk.size(), options.rounds,
+                seconds, options.fork ? "(each cell's side in a JVM of its own, the bulk rows in this one)"
+                        : "in one JVM", syscall);
         List<String[]> rows = new ArrayList<>();
         List<String> json = new ArrayList<>();
         try (TempFile readFile = TempFile.create(options.size, options.writeData, err);
@@ -219,6 +223,9 @@ final class Matrix {
      * then measured at once, their ops summed.
      */
     private Sample measure(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
+        if (options.fork) {
+            return forked(side, target);
+        }
         List<Driver> drivers = new ArrayList<>();
         try {
             for (int i = 0; i < Math.max(1, side.threads); i++) {
@@ -240,6 +247,42 @@ final class Matrix {
                 driver.close();
             }
         }
+    }
+
+    /**
+     * {@code --fork}: one side's run in a JVM of its own, through the bench's options — its call sites see only
+     * its own channel, as an application's do under the flag — warmed up there first, as a fresh JVM needs. It reads
+     * or writes the matrix's own file, as this JVM's sides do.
+     */
+    private Sample forked(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
+        double warmup = Math.max(FORK_WARMUP_SECONDS, options.warmup);
+        List<String> command = new ArrayList<>(Child.javaCommand());
+        command.addAll(args(side));
+        command.addAll(List.of("-r" + seconds, "--warmup", Double.toString(warmup), "--json"));
+        if (side.write) {
+            command.addAll(List.of("--write-file", target.path().toString()));
+        } else {
+            command.add(target.path().toString());
+        }
+        Map<String, String> fields = Child.run(command, seconds + warmup + 120);
+        return new Sample(Double.parseDouble(fields.get("iops_avg")),
+                Double.parseDouble(fields.getOrDefault("cpu_ns_per_op", "0")));
+    }
+
+    /** The bench's options that make {@code side}, a cell's side as {@link #side} makes it. */
+    static List<String> args(BenchOptions side) {
+        List<String> args = new ArrayList<>(List.of("--api", side.api.toString(), "-d" + side.depth,
+                "-O" + side.direct, "-b" + side.blockSize, "-n" + Math.max(1, side.threads)));
+        if (side.write) {
+            args.add("--write");
+        }
+        if (side.force) {
+            args.add("--force");
+        }
+        if (side.platform) {
+            args.add("--platform");
+        }
+        return args;
     }
 
     /** Runs the drivers for {@code nanos}, each on a thread of its own beside the others (one on this thread). */

@@ -167,14 +167,35 @@ class BenchTest {
         assertThat(run.out()).contains(more.contains("--force") ? "write+force, depth=1 platform threads" : "write, ");
     }
 
+    /** --write-file: the writes go into the file named (the matrix's forked sides write into its own file so). */
+    @Test
+    void writesGoIntoTheWriteFileWhenOneIsNamed(@TempDir Path dir) throws Exception {
+        byte[] ones = new byte[1 << 20];
+        java.util.Arrays.fill(ones, (byte) -1);
+        Path file = Files.write(dir.resolve("target"), ones);
+        BenchRun run = BenchRun.of("--api", "filechannel", "--write", "--write-file", file.toString(), "-d1", "-O0",
+                "-r1", "--warmup", "0", "--json");
+        assertThat(run.status()).as(run.err()).isEqualTo(0);
+        assertThat(Long.parseLong(run.json().get("ops"))).isPositive();
+        assertThat(Files.size(file)).isEqualTo(ones.length);
+        assertThat(Files.readAllBytes(file)).as("written over").isNotEqualTo(ones);
+    }
+
     /** A write never touches a FILE of the caller's; the write options name the APIs that take them. */
     @Test
     void writeModeOptionsAreRefusedWhereTheyDoNotApply(@TempDir Path dir) throws Exception {
         Path file = Files.write(dir.resolve("keep"), new byte[8192]);
         BenchRun onFile = BenchRun.of("--api", "filechannel", "--write", "-r1", file.toString());
         assertThat(onFile.status()).isEqualTo(2);
-        assertThat(onFile.err()).startsWith("--write writes into the temporary file only: leave out FILE");
+        assertThat(onFile.err())
+                .startsWith("--write writes into the temporary file or --write-file only: leave out FILE");
         assertThat(Files.readAllBytes(file)).isEqualTo(new byte[8192]);
+        BenchRun readingInto = BenchRun.of("--api", "filechannel", "--write-file", file.toString(), "-r1");
+        assertThat(readingInto.status()).isEqualTo(2);
+        assertThat(readingInto.err()).contains("--write-file needs --write and an existing regular file");
+        BenchRun device = BenchRun.of("--api", "filechannel", "--write", "--write-file", "/dev/null", "-r1");
+        assertThat(device.status()).isEqualTo(2);
+        assertThat(device.err()).contains("--write-file needs --write and an existing regular file");
         BenchRun raw = BenchRun.of("--write", "--force", "--platform", "-r1");
         assertThat(raw.status()).isEqualTo(2);
         assertThat(raw.err()).contains("--write needs a channel API", "--force needs --write and --api filechannel",

@@ -33,7 +33,36 @@ class MatrixTest {
     void matrixOptionsNeedCompareJdk() {
         BenchRun run = BenchRun.of("--matrix", "-r1");
         assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("--matrix and --cells need --compare-jdk");
+        assertThat(run.err()).contains("--matrix, --cells and --fork need --compare-jdk");
+        BenchRun fork = BenchRun.of("--compare-jdk", "--fork", "-r1");
+        assertThat(fork.status()).isEqualTo(2);
+        assertThat(fork.err()).contains("--fork needs --matrix");
+    }
+
+    /** {@code --fork} hands each side to a child through the bench's options: they make the very same side. */
+    @Test
+    void everyCellsSidesAreTheBenchOptionsThatMakeThem() {
+        for (Matrix.Cell cell : Matrix.cells(true)) {
+            for (BenchOptions side : List.of(cell.a(), cell.b())) {
+                BenchOptions parsed = new BenchOptions();
+                new picocli.CommandLine(parsed).parseArgs(Matrix.args(side).toArray(String[]::new));
+                assertThat(parsed).as(cell.name()).usingRecursiveComparison()
+                        .comparingOnlyFields("api", "depth", "direct", "blockSize", "threads", "write", "force",
+                                "platform")
+                        .isEqualTo(side);
+            }
+        }
+    }
+
+    /** A cell of each kind with each side in a JVM of its own: measured there, its ratio reported here. */
+    @Test
+    void forkedCellsReportTheirChildrensRatios() {
+        BenchRun run = BenchRun.of("--compare-jdk", "--matrix", "--fork", "--cells",
+                "^(FC PT x1 cached 4K write|AFC x1 cached 4K read|future .*)$",
+                "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("3 cells and 0 bulk rows").contains("in a JVM of its own");
+        assertThat(measuredRows(json(run))).isEqualTo(3);
     }
 
     /** A few cells and every bulk row of one virtual thread: each side measured, each ratio reported. */
@@ -44,7 +73,19 @@ class MatrixTest {
                 "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.out()).contains("4 cells and 7 bulk rows");
-        String json = run.out().lines().filter(l -> l.startsWith("{\"syscall_ns\"")).findFirst().orElseThrow();
+        String json = json(run);
+        assertThat(measuredRows(json)).isEqualTo(11);
+        if (CompareC.findCompiler() != null) {
+            assertThat(json).containsPattern("\"cell\":\"FC PT x1 cached 4K read\"[^}]*\"c_ceiling\":[1-9]");
+        }
+    }
+
+    private static String json(BenchRun run) {
+        return run.out().lines().filter(l -> l.startsWith("{\"syscall_ns\"")).findFirst().orElseThrow();
+    }
+
+    /** The rows of the matrix's JSON summary, each checked to have measured both sides. */
+    private static int measuredRows(String json) {
         Matcher m = Pattern.compile("\"cell\":\"([^\"]+)\",\"a_ops\":(\\d+),\"b_ops\":(\\d+)").matcher(json);
         int rows = 0;
         while (m.find()) {
@@ -52,9 +93,6 @@ class MatrixTest {
             assertThat(Long.parseLong(m.group(2))).as(m.group(1)).isPositive();
             assertThat(Long.parseLong(m.group(3))).as(m.group(1)).isPositive();
         }
-        assertThat(rows).isEqualTo(11);
-        if (CompareC.findCompiler() != null) {
-            assertThat(json).containsPattern("\"cell\":\"FC PT x1 cached 4K read\"[^}]*\"c_ceiling\":[1-9]");
-        }
+        return rows;
     }
 }
