@@ -184,8 +184,8 @@ final class BenchOptions {
     boolean matrix;
 
     @Option(names = "--fork", description = "with --matrix: each side of a FileChannel, AsynchronousFileChannel or"
-            + " futures cell runs in a JVM of its own (warmed up for at least 2 s there), as an application under the flag runs"
-            + " only uring4j's channels; the bulk rows stay in this JVM")
+            + " futures cell runs in a JVM of its own (warmed up for at least 2 s there), as an application under the"
+            + " flag runs only uring4j's channels; the bulk rows stay in this JVM")
     boolean fork;
 
     @Option(names = "--cells", paramLabel = "REGEX",
