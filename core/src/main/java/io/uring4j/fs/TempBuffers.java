@@ -65,12 +65,9 @@ final class TempBuffers {
         if (size <= POOLED && alignment <= POOL_ALIGNMENT) {
             BufferPool.Buffer b = Pool.POOL.tryAcquire();
             if (b != null) {
-                Lease last = Pool.LAST[b.id()];
-                if (last == null || last.segment().byteSize() != size) {
-                    last = new Lease(b.segment().asSlice(0, size), b, null);
-                    Pool.LAST[b.id()] = last;
-                }
-                return last;
+                Lease lease = Lease.reuse(Pool.LAST[b.id()], b.segment(), size, b, null);
+                Pool.LAST[b.id()] = lease;
+                return lease;
             }
         }
         return new Lease(allocate(size, alignment).asSlice(0, size), null, null);
@@ -145,12 +142,8 @@ final class TempBuffers {
 
         /** A lease of its first {@code size} bytes, by its holder: the last one again if of that size. */
         Lease lease(long size) {
-            Lease lease = last;
-            if (lease == null || lease.segment().byteSize() != size) {
-                lease = new Lease(segment.asSlice(0, size), null, this);
-                last = lease;
-            }
-            return lease;
+            last = Lease.reuse(last, segment, size, null, this);
+            return last;
         }
 
         /** Takes it if no one uses it: a carrier's may still be leased by a thread that has moved on. */
@@ -222,6 +215,12 @@ final class TempBuffers {
      * merely after the caller gave up waiting.
      */
     record Lease(MemorySegment segment, BufferPool.Buffer pooled, Owned owned) {
+        /** {@code last} again if it is of {@code size} bytes, else a lease of {@code whole}'s first {@code size}. */
+        static Lease reuse(Lease last, MemorySegment whole, long size, BufferPool.Buffer pooled, Owned owned) {
+            return last != null && last.segment().byteSize() == size ? last
+                    : new Lease(whole.asSlice(0, size), pooled, owned);
+        }
+
         void release() {
             if (pooled != null) {
                 pooled.release();
