@@ -107,6 +107,9 @@ public final class Bench implements Callable<Integer> {
         if (o.application() != null) {
             return new CompareFlag(o, out, err).run(CompareFlag.App.named(o.application(), o));
         }
+        if (o.bulk != null) {
+            return new Matrix(o, out, err).bulkSide();
+        }
         if (o.compareJdk && o.matrix) {
             var parsed = spec.commandLine().getParseResult();
             o.rounds = parsed.hasMatchedOption("--rounds") ? o.rounds : 3;

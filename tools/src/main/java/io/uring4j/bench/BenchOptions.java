@@ -183,10 +183,15 @@ final class BenchOptions {
             + " --warmup (default 0.2)")
     boolean matrix;
 
-    @Option(names = "--fork", description = "with --matrix: each side of a FileChannel, AsynchronousFileChannel or"
-            + " futures cell runs in a JVM of its own (warmed up for at least 2 s there), as an application under the"
-            + " flag runs only uring4j's channels; the bulk rows stay in this JVM")
+    @Option(names = "--fork", description = "with --matrix: each side of a cell or bulk row runs in a JVM of its own"
+            + " (warmed up for at least 2 s there, with --bulk for a bulk row), as an application under the flag runs"
+            + " only uring4j's files")
     boolean fork;
+
+    @Option(names = "--bulk", paramLabel = "ROW", description = "one of the matrix's bulk rows by its name, e.g."
+            + " 'bulk VT x8 inputStream 8K': on uring4j's paths with --api filechannel, on the JDK's with --api"
+            + " jdk-filechannel, for -r seconds (default 1) after --warmup; what --fork runs for each side of a row")
+    String bulk;
 
     @Option(names = "--cells", paramLabel = "REGEX",
             description = "with --matrix: only the cells and rows whose names this finds, e.g. 'FC VT x64 .* read'")
@@ -311,10 +316,16 @@ final class BenchOptions {
         String bad = "";
         if (compareJdk) {
             return (force || platform ? "--compare-jdk takes --write alone: its comparisons choose the rest; " : "")
-                    + (fork && !matrix ? "--fork needs --matrix; " : "");
+                    + (fork && !matrix ? "--fork needs --matrix; " : "")
+                    + (bulk != null ? "--bulk runs one side of a row: leave out --compare-jdk; " : "");
         }
         if (matrix || cells != null || fork) {
             bad += "--matrix, --cells and --fork need --compare-jdk; ";
+        }
+        if (bulk != null && (!blocking || write || force || platform
+                || BulkOps.rows().stream().noneMatch(r -> r.name().equals(bulk)))) {
+            bad += "--bulk takes a bulk row's name as --matrix prints it, and --api filechannel or jdk-filechannel"
+                    + " alone; ";
         }
         if (write && (!channel || nop == 1 || link > 0)) {
             bad += "--write needs a channel API (--api filechannel, jdk-filechannel, async-filechannel, jdk-async); ";

@@ -122,8 +122,8 @@ final class BulkOps implements AutoCloseable {
 
     /** Ops per second on uring4j's paths ({@code ours}) or the platform's, after the matrix's warm-up. */
     Matrix.Sample measure(boolean ours, Matrix matrix, int seconds) throws IOException, InterruptedException {
-        FileSystemProvider provider = ours ? Providers.OURS : Providers.PLATFORM;
-        Path base = ours ? Providers.OURS.fileSystem().getPath(dir.toString()) : dir;
+        FileSystemProvider provider = ours ? Ours.PROVIDER : platform();
+        Path base = ours ? Ours.PROVIDER.fileSystem().getPath(dir.toString()) : dir;
         matrix.warmUp((nanos, counters) -> run(provider, base, nanos));
         return run(provider, base, seconds * 1_000_000_000L);
     }
@@ -236,18 +236,23 @@ final class BulkOps implements AutoCloseable {
         }
     }
 
+    /** The platform's provider, whichever is this JVM's default: the bench may itself run under the flag. */
+    private static FileSystemProvider platform() {
+        FileSystemProvider initial = FileSystems.getDefault().provider();
+        return initial instanceof UringFileSystemProvider u ? u.platform() : initial;
+    }
+
     /**
-     * uring4j's provider and the platform's, whichever is this JVM's default: the bench may itself run under the
-     * flag. The shared runtime is started with them: until it is up, the provider's streams are the platform's.
+     * uring4j's provider, this JVM's default or one of its own, made on first use: a forked JDK side ({@code --bulk})
+     * starts no runtime. The shared runtime is started with it: until it is up, the provider's streams are the
+     * platform's.
      */
-    private static final class Providers {
-        static final UringFileSystemProvider OURS;
-        static final FileSystemProvider PLATFORM;
+    private static final class Ours {
+        static final UringFileSystemProvider PROVIDER;
 
         static {
-            FileSystemProvider initial = FileSystems.getDefault().provider();
-            OURS = initial instanceof UringFileSystemProvider u ? u : new UringFileSystemProvider(initial);
-            PLATFORM = OURS.platform();
+            PROVIDER = FileSystems.getDefault().provider() instanceof UringFileSystemProvider u ? u
+                    : new UringFileSystemProvider(FileSystems.getDefault().provider());
             try {
                 UringFiles.shared();
             } catch (IOException e) {

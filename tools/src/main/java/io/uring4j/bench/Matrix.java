@@ -113,7 +113,7 @@ final class Matrix {
         List<BulkOps.Row> bulk = BulkOps.rows().stream().filter(r -> selected(r.name())).toList();
         out.printf(Locale.ROOT, "uring4j (A) vs the JDK (B), %d cells and %d bulk rows: %d rounds x %d s per side,"
                 + " alternating %s; a system call costs %d ns here%n", cells.size(), bulk.size(), options.rounds,
-                seconds, options.fork ? "(each cell's side in a JVM of its own, the bulk rows in this one)"
+                seconds, options.fork ? "(each side of a cell or row in a JVM of its own)"
                         : "in one JVM", syscall);
         List<String[]> rows = new ArrayList<>();
         List<String> json = new ArrayList<>();
@@ -183,10 +183,44 @@ final class Matrix {
 
     private void compare(BulkOps.Row row, List<String[]> rows, List<String> json)
             throws IOException, InterruptedException {
-        try (BulkOps bulk = BulkOps.open(row)) {
-            Sample[][] samples = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
-            add(row.name(), samples, new double[samples[0].length], 0.97, 0, rows, json);
+        Sample[][] samples;
+        if (options.fork) {
+            samples = rounds((side, round) -> forked(bulkArgs(row, side == 0)), row.name());
+        } else {
+            try (BulkOps bulk = BulkOps.open(row)) {
+                samples = rounds((side, round) -> bulk.measure(side == 0, this, seconds), row.name());
+            }
         }
+        add(row.name(), samples, new double[samples[0].length], 0.97, 0, rows, json);
+    }
+
+    /** The bench's options that run one side of a bulk row, uring4j's ({@code ours}) or the JDK's. */
+    static List<String> bulkArgs(BulkOps.Row row, boolean ours) {
+        return List.of("--bulk", row.name(), "--api",
+                (ours ? BenchOptions.Api.filechannel : BenchOptions.Api.jdk_filechannel).toString());
+    }
+
+    /**
+     * {@code --bulk}: one side of a bulk row, on files of its own, warmed up and measured as the matrix does in its
+     * JVM; what {@code --fork} runs in a child for each side of a row. Prints its ops per second and, with
+     * {@code --json}, a summary as the bench's other runs do.
+     */
+    int bulkSide() throws IOException, InterruptedException {
+        BulkOps.Row row = BulkOps.rows().stream().filter(r -> r.name().equals(options.bulk)).findFirst()
+                .orElseThrow();
+        boolean ours = options.api == BenchOptions.Api.filechannel;
+        Sample s;
+        try (BulkOps bulk = BulkOps.open(row)) {
+            s = bulk.measure(ours, this, seconds);
+        }
+        out.printf(Locale.ROOT, "%s on %s's paths: %.0f ops/s, %.0f ns of process CPU per op%n", row.name(),
+                ours ? "uring4j" : "the JDK", s.opsPerSecond(), s.cpuNsPerOp());
+        if (options.json) {
+            out.printf(Locale.ROOT, "{\"iops_avg\":%.1f,\"ns_per_op\":%.3f,\"cpu_ns_per_op\":%.3f}%n",
+                    s.opsPerSecond(), 1e9 / s.opsPerSecond(), s.cpuNsPerOp());
+        }
+        out.flush();
+        return 0;
     }
 
     interface Measure {
@@ -255,15 +289,21 @@ final class Matrix {
      * or writes the matrix's own file, as this JVM's sides do.
      */
     private Sample forked(BenchOptions side, ReadTarget target) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(args(side));
+        if (side.write) {
+            args.addAll(List.of("--write-file", target.path().toString()));
+        } else {
+            args.add(target.path().toString());
+        }
+        return forked(args);
+    }
+
+    /** A child bench of {@code sideArgs} (one side), warmed up as {@link #forked(BenchOptions, ReadTarget)} says. */
+    private Sample forked(List<String> sideArgs) throws IOException, InterruptedException {
         double warmup = Math.max(FORK_WARMUP_SECONDS, options.warmup);
         List<String> command = new ArrayList<>(Child.javaCommand());
-        command.addAll(args(side));
         command.addAll(List.of("-r" + seconds, "--warmup", Double.toString(warmup), "--json"));
-        if (side.write) {
-            command.addAll(List.of("--write-file", target.path().toString()));
-        } else {
-            command.add(target.path().toString());
-        }
+        command.addAll(sideArgs);
         Map<String, String> fields = Child.run(command, seconds + warmup + 120);
         return new Sample(Double.parseDouble(fields.get("iops_avg")),
                 Double.parseDouble(fields.getOrDefault("cpu_ns_per_op", "0")));

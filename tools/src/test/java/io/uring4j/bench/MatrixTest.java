@@ -54,15 +54,45 @@ class MatrixTest {
         }
     }
 
-    /** A cell of each kind with each side in a JVM of its own: measured there, its ratio reported here. */
+    /** A bulk row's sides go to a child as {@code --bulk}: the row by its name, uring4j's paths or the JDK's. */
     @Test
-    void forkedCellsReportTheirChildrensRatios() {
+    void everyBulkRowsSidesAreTheBenchOptionsThatMakeThem() {
+        for (BulkOps.Row row : BulkOps.rows()) {
+            for (boolean ours : new boolean[]{true, false}) {
+                BenchOptions parsed = new BenchOptions();
+                new picocli.CommandLine(parsed).parseArgs(Matrix.bulkArgs(row, ours).toArray(String[]::new));
+                assertThat(parsed.validate()).as(row.name()).isNull();
+                assertThat(parsed.bulk).isEqualTo(row.name());
+                assertThat(parsed.api).isEqualTo(ours ? BenchOptions.Api.filechannel
+                        : BenchOptions.Api.jdk_filechannel);
+            }
+        }
+    }
+
+    @Test
+    void bulkTakesARowsNameAndAFileChannelApi() {
+        String refusal = "--bulk takes a bulk row's name as --matrix prints it";
+        for (String[] args : List.of(new String[]{"--bulk", "bulk VT x3 readAllBytes", "--api", "filechannel"},
+                new String[]{"--bulk", "bulk VT x1 readAllBytes"},
+                new String[]{"--bulk", "bulk VT x1 readAllBytes", "--api", "jdk-filechannel", "--platform"})) {
+            BenchRun run = BenchRun.of(args);
+            assertThat(run.status()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(run.err()).contains(refusal);
+        }
+        BenchRun both = BenchRun.of("--compare-jdk", "--bulk", "bulk VT x1 readAllBytes");
+        assertThat(both.status()).isEqualTo(2);
+        assertThat(both.err()).contains("--bulk runs one side of a row: leave out --compare-jdk");
+    }
+
+    /** A cell and a bulk row of each kind with each side in a JVM of its own: measured there, reported here. */
+    @Test
+    void forkedCellsAndRowsReportTheirChildrensRatios() {
         BenchRun run = BenchRun.of("--compare-jdk", "--matrix", "--fork", "--cells",
-                "^(FC PT x1 cached 4K write|AFC x1 cached 4K read|future .*)$",
+                "^(FC PT x1 cached 4K write|AFC x1 cached 4K read|future .*|bulk VT x1 inputStream 8K)$",
                 "--rounds", "1", "-r1", "--warmup", "0", "--size", "4M", "--json");
         assertThat(run.status()).as(run.err()).isZero();
-        assertThat(run.out()).contains("3 cells and 0 bulk rows").contains("in a JVM of its own");
-        assertThat(measuredRows(json(run))).isEqualTo(3);
+        assertThat(run.out()).contains("3 cells and 1 bulk rows").contains("in a JVM of its own");
+        assertThat(measuredRows(json(run))).isEqualTo(4);
     }
 
     /** A few cells and every bulk row of one virtual thread: each side measured, each ratio reported. */
