@@ -136,13 +136,13 @@ final class BlockingReads {
     /**
      * The read on the calling thread, while the fd is guarded: through {@code batch} with its carrier's other
      * readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT). The bytes
-     * read or {@code -errno}.
+     * read, or a negative number (a failed preadv2's errno is not asked: the ring, which the rest goes to, names it).
      */
     private long onCarrier(InlineReads batch, MemorySegment dst, long position) throws IOException {
         int fd = guard.acquire();
         try {
             if (batch == null) {
-                return LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT);
+                return LibC.tryPreadv2(fd, dst, position, LibC.RWF_NOWAIT);
             }
             return device != null ? batch.readDirect(fd, dst, position, device) : batch.read(fd, dst, position);
         } finally {

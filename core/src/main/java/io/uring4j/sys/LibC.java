@@ -161,9 +161,7 @@ public final class LibC {
      * short count) or -EAGAIN, without waiting for the device.
      */
     public static long preadv2(int fd, MemorySegment buf, long offset, int flags) {
-        MemorySegment state = Native.callState();
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        MemorySegment state = withIovec(buf);
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
             long n = (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
@@ -174,6 +172,30 @@ public final class LibC {
         } finally {
             Reference.reachabilityFence(buf);
         }
+    }
+
+    /**
+     * {@link #preadv2} made once, without learning the errno: bytes read, or a negative number if it failed, for
+     * whatever reason. For a try whose failure sends the read elsewhere, which names any error: a
+     * {@link #RWF_NOWAIT} read that the page cache cannot serve then costs one system call, not two.
+     */
+    public static long tryPreadv2(int fd, MemorySegment buf, long offset, int flags) {
+        long iov = withIovec(buf).address() + Native.IOVEC_OFFSET;
+        try {
+            return (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
+        }
+    }
+
+    /** The thread's call state with one iovec, for {@code buf}, at {@link Native#IOVEC_OFFSET}. */
+    private static MemorySegment withIovec(MemorySegment buf) {
+        MemorySegment state = Native.callState();
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        return state;
     }
 
     /** {@code pread(fd, buf, buf.byteSize(), offset)}: bytes read (0 at end of file), or {@code -errno}. */
@@ -217,9 +239,7 @@ public final class LibC {
      * -EOPNOTSUPP.
      */
     public static long pwritev2(int fd, MemorySegment buf, long offset, int flags) {
-        MemorySegment state = Native.callState();
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        MemorySegment state = withIovec(buf);
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
             long n = (long) FirstTries.PWRITEV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
