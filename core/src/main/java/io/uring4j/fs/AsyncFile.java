@@ -59,8 +59,13 @@ public final class AsyncFile implements AutoCloseable {
     /** O_DIRECT only (0 otherwise): buffer address alignment, and file offset and length alignment. */
     private final int memoryAlignment;
     private final int offsetAlignment;
-    /** The file system refused an RWF_NOWAIT write (EOPNOTSUPP): virtual threads' writes go to the ring. */
+    /**
+     * The file system refused an RWF_NOWAIT write (EOPNOTSUPP), this file's or another's on its device
+     * ({@link NoWaitWrites}): virtual threads' page-cache writes are plain pwrites.
+     */
     private volatile boolean noWaitRefused;
+    /** The file's device where its open learned it ({@link #onDevice}), else {@link NoWaitWrites#UNKNOWN}. */
+    private long device = NoWaitWrites.UNKNOWN;
     /** From this many other virtual threads writing the file, a crowded O_DIRECT write goes through the ring. */
     static final int RING_WRITERS_FROM = 16;
     /** A file synced within this many writes has its crowded O_DIRECT writes made as the JDK's, however many. */
@@ -309,6 +314,7 @@ public final class AsyncFile implements AutoCloseable {
         long n = writeHere(src, position, !noWaitRefused);
         if (n == -Errno.EOPNOTSUPP && !noWaitRefused) {
             noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
+            NoWaitWrites.refuse(device);
             n = writeHere(src, position, false);
         }
         if (n == src.byteSize()) {
@@ -409,6 +415,20 @@ public final class AsyncFile implements AutoCloseable {
             return;
         }
         syncHere(dataOnly);
+    }
+
+    /**
+     * Sets the device of this file, fresh from its open and not yet shared: its virtual threads' page-cache writes
+     * skip the RWF_NOWAIT try where another file on the device found it refused.
+     */
+    void onDevice(long device) {
+        this.device = device;
+        this.noWaitRefused = NoWaitWrites.refused(device);
+    }
+
+    /** Whether virtual threads' page-cache writes of this file skip RWF_NOWAIT: its file system refuses it. */
+    boolean noWaitWritesRefused() {
+        return noWaitRefused;
     }
 
     /** A write of this file made elsewhere: see {@link #crowdedWrite}. */

@@ -78,6 +78,7 @@ public final class UringFiles {
         }
         int fd;
         int type = AsyncFile.TYPE_UNKNOWN;
+        long device = NoWaitWrites.UNKNOWN;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = NativePath.of(path, arena);
             if (Thread.currentThread().isVirtual()) {
@@ -85,6 +86,7 @@ public final class UringFiles {
                 if (!opensAtOnce(type, flags)) {
                     return Await.uninterruptibly(openAsync(path, flags, mode));
                 }
+                device = type < 0 ? NoWaitWrites.UNKNOWN : LibC.deviceOfLastType();
             }
             fd = LibC.open(name, flags | OpenFlags.O_CLOEXEC, mode);
         }
@@ -92,8 +94,11 @@ public final class UringFiles {
             throw FileErrors.translate(new ErrnoException("OPENAT", fd), path, null);
         }
         // The type just asked is the file's, unless a rename put another file there in between: then a FIFO could
-        // pass for the regular file, as its open above would already have held the carrier. Not asked again.
-        return new AsyncFile(uring, fd, path, flags, type < 0 ? AsyncFile.TYPE_UNKNOWN : type, 0, 0);
+        // pass for the regular file, as its open above would already have held the carrier. Not asked again, nor is
+        // the device: a wrong one costs no more than the JDK's plain pwrite, or an RWF_NOWAIT write that is refused.
+        AsyncFile file = new AsyncFile(uring, fd, path, flags, type < 0 ? AsyncFile.TYPE_UNKNOWN : type, 0, 0);
+        file.onDevice(device);
+        return file;
     }
 
     /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */

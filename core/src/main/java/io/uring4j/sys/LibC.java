@@ -284,6 +284,8 @@ public final class LibC {
     private static final long STX_MODE = 0x1C;
 
     private static final long STX_SIZE = 0x28;
+    private static final long STX_DEV_MAJOR = 0x88;
+    private static final long STX_DEV_MINOR = 0x8C;
     private static final MemorySegment EMPTY_PATH = Arena.global().allocate(1);
     /** The calling thread's {@code struct statx} for {@link #fileSize} and the types: asking costs no allocation. */
     private static final ThreadScratch STATX_BUFFER = new ThreadScratch(STATX_SIZE);
@@ -302,6 +304,16 @@ public final class LibC {
     /** The type ({@code S_IFREG}, ...) of the file whose size the calling thread's last {@link #fileSize} found. */
     public static int typeOfLastSize() {
         return Short.toUnsignedInt(STATX_BUFFER.get().get(JAVA_SHORT, STX_MODE)) & S_IFMT;
+    }
+
+    /**
+     * The device of the file whose type the calling thread's last successful {@link #pathType} found (statx fills
+     * it whatever the mask asks): {@code stx_dev_major} in the high half, {@code stx_dev_minor} in the low one.
+     */
+    public static long deviceOfLastType() {
+        MemorySegment stx = STATX_BUFFER.get();
+        return (Integer.toUnsignedLong(stx.get(JAVA_INT, STX_DEV_MAJOR)) << 32)
+                | Integer.toUnsignedLong(stx.get(JAVA_INT, STX_DEV_MINOR));
     }
 
     /** The type of {@code fd}'s file ({@code S_IFREG}, {@code S_IFBLK}, ...), or {@code -errno}. */

@@ -487,6 +487,30 @@ class AsyncFileTest {
     }
 
     /**
+     * A file system that refused a virtual thread's RWF_NOWAIT write (ext4 refuses every buffered one) is remembered
+     * by its device: another file on it, opened on a virtual thread, makes plain pwrites from its first write rather
+     * than learning the refusal again with two failed system calls. On a file system that takes such writes both
+     * files try them, and this test cannot fail.
+     */
+    @Test
+    void aFileSystemsRefusalOfNoWaitWritesServesItsOtherFiles() throws Exception {
+        Path first = dir.resolve("nowait-first");
+        Path second = dir.resolve("nowait-second");
+        Files.write(first, new byte[4096]);
+        Files.write(second, new byte[4096]);
+        OnVirtualThread.supply(() -> {
+            try (Arena arena = Arena.ofConfined(); AsyncFile a = files.open(first, O_RDWR)) {
+                assertThat(a.write(arena.allocate(8), 0)).isEqualTo(8);
+                try (AsyncFile b = files.open(second, O_RDWR)) {
+                    assertThat(b.noWaitWritesRefused()).as("the second file, before its first write")
+                            .isEqualTo(a.noWaitWritesRefused());
+                }
+            }
+            return null;
+        }).get(60, TimeUnit.SECONDS);
+    }
+
+    /**
      * A virtual thread's writes into cached pages need no request either: made with RWF_NOWAIT in place, or — where
      * the file system refuses RWF_NOWAIT writes, as ext4 does — with a plain pwrite in place, as the JDK's; nor do
      * the syncs of a virtual thread alone in syncing the file.
