@@ -156,6 +156,11 @@ public final class AsyncFile implements AutoCloseable {
         return (kind() & BOUNDED) != 0;
     }
 
+    /** Whether the file's type is known, from its open or a call that needed it. */
+    boolean typeKnown() {
+        return kind != 0;
+    }
+
     /** A type the constructor is given when it is not known yet: asked on first need. */
     static final int TYPE_UNKNOWN = Integer.MIN_VALUE;
 

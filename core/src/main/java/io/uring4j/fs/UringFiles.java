@@ -96,9 +96,19 @@ public final class UringFiles {
         // The type just asked is the file's, unless a rename put another file there in between: then a FIFO could
         // pass for the regular file, as its open above would already have held the carrier. Not asked again, nor is
         // the device: a wrong one costs no more than the JDK's plain pwrite, or an RWF_NOWAIT write that is refused.
-        AsyncFile file = new AsyncFile(uring, fd, path, flags, type < 0 ? AsyncFile.TYPE_UNKNOWN : type, 0, 0);
+        AsyncFile file = new AsyncFile(uring, fd, path, flags, type < 0 ? createdType(flags) : type, 0, 0);
         file.onDevice(device);
         return file;
+    }
+
+    /**
+     * The type of the file an open with {@code flags} made, where they say it without asking: O_CREAT with O_EXCL
+     * succeeds only by creating a regular file (as {@code CREATE_NEW} does: Lucene's every index file). Else
+     * {@link AsyncFile#TYPE_UNKNOWN}, asked on first need (a statx on a write's or read's path).
+     */
+    private static int createdType(int flags) {
+        int exclusive = OpenFlags.O_CREAT | OpenFlags.O_EXCL;
+        return (flags & exclusive) == exclusive ? LibC.S_IFREG : AsyncFile.TYPE_UNKNOWN;
     }
 
     /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */
@@ -140,11 +150,11 @@ public final class UringFiles {
      * The file for a freshly opened {@code fd}; O_DIRECT files learn their alignment first, and their type (I/O on
      * a regular file or block device ends on its own, unlike a FIFO's or a character device's, so its blocking calls
      * may wait for a wake-up the loop is sure to get: {@link io.uring4j.runtime.EventLoop#callBounded}). Other
-     * files' type is asked when first needed.
+     * files' type is asked when first needed, unless the open said it ({@link #createdType}).
      */
     private CompletableFuture<AsyncFile> adopt(int fd, Path path, int flags) {
         if ((flags & OpenFlags.O_DIRECT) == 0) {
-            AsyncFile file = new AsyncFile(uring, fd, path, flags, AsyncFile.TYPE_UNKNOWN, 0, 0);
+            AsyncFile file = new AsyncFile(uring, fd, path, flags, createdType(flags), 0, 0);
             return CompletableFuture.completedFuture(file);
         }
         int type = LibC.fileType(fd);

@@ -487,6 +487,29 @@ class AsyncFileTest {
     }
 
     /**
+     * A file that O_CREAT with O_EXCL made is a new regular file, whose type its writes and reads need not ask (a
+     * statx each): known from the open, on a platform thread and through the ring alike. Other opens leave it to
+     * the first call that needs it.
+     */
+    @Test
+    void anExclusiveCreatesTypeIsKnownFromItsOpen() throws Exception {
+        try (AsyncFile created = files.open(dir.resolve("made"), O_RDWR | O_CREAT | O_EXCL);
+             AsyncFile createdByRing = files.openAsync(dir.resolve("made-by-ring"), O_RDWR | O_CREAT | O_EXCL,
+                     0644).get(60, TimeUnit.SECONDS);
+             AsyncFile reopened = files.open(dir.resolve("made"), O_RDWR | O_CREAT)) {
+            assertThat(created.typeKnown()).isTrue();
+            assertThat(createdByRing.typeKnown()).isTrue();
+            assertThat(reopened.typeKnown()).as("a plain O_CREAT may open anything").isFalse();
+            try (Arena arena = Arena.ofConfined()) {
+                assertThat(created.write(arena.allocate(8), 0)).isEqualTo(8);
+                assertThat(reopened.typeKnown()).isFalse();
+                assertThat(reopened.read(arena.allocate(8), 0)).isEqualTo(8);
+                assertThat(reopened.typeKnown()).as("asked by its first read").isTrue();
+            }
+        }
+    }
+
+    /**
      * A file system that refused a virtual thread's RWF_NOWAIT write (ext4 refuses every buffered one) is remembered
      * by its device: another file on it, opened on a virtual thread, makes plain pwrites from its first write rather
      * than learning the refusal again with two failed system calls. On a file system that takes such writes both
