@@ -108,6 +108,7 @@ public final class AsyncFile implements AutoCloseable {
         if (type != TYPE_UNKNOWN) {
             this.kind = kindOf(type, fd);
         }
+        this.noWaitRefused = NoWaitWrites.refused(NoWaitWrites.UNKNOWN);
         this.reads = new BlockingReads(this, guard, uring,
                 (flags & LibC.O_DIRECT) != 0 && isBounded() ? new DirectDevice() : null);
         this.path = path;
@@ -316,11 +317,14 @@ public final class AsyncFile implements AutoCloseable {
             }
             return (int) n;
         }
-        long n = writeHere(src, position, !noWaitRefused);
-        if (n == -Errno.EOPNOTSUPP && !noWaitRefused) {
+        boolean noWait = !noWaitRefused;
+        long n = writeHere(src, position, noWait);
+        if (n == -Errno.EOPNOTSUPP && noWait) {
             noWaitRefused = true;       // this file system does not take RWF_NOWAIT writes: not asked again
             NoWaitWrites.refuse(device);
             n = writeHere(src, position, false);
+        } else if (noWait && (n >= 0 || n == -Errno.EAGAIN)) {
+            NoWaitWrites.took();        // taken, or refused only for now
         }
         if (n == src.byteSize()) {
             return (int) n;
@@ -423,8 +427,9 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * Sets the device of this file, fresh from its open and not yet shared: its virtual threads' page-cache writes
-     * skip the RWF_NOWAIT try where another file on the device found it refused.
+     * Sets the device of this file ({@link NoWaitWrites#UNKNOWN} if its open did not learn it), fresh from its open
+     * and not yet shared: its virtual threads' page-cache writes skip the RWF_NOWAIT try where another file on the
+     * device found it refused ({@link NoWaitWrites#refused}).
      */
     void onDevice(long device) {
         this.device = device;

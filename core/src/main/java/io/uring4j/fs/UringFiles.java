@@ -67,7 +67,8 @@ public final class UringFiles {
      * A buffered regular file or directory is opened in place, as the JDK does: an open of a cached path takes
      * microseconds, and a hand-over to an event loop and back costs several times that. A virtual thread asks the
      * path's type first: a FIFO's or a device's open may wait for a peer, which must not hold the carrier, so it
-     * goes through the ring, as does an O_DIRECT open, which also learns the file's alignment.
+     * goes through the ring, as does an O_DIRECT open, which also learns the file's alignment. An exclusive create
+     * (O_CREAT with O_EXCL) opens nothing that exists and is made in place without asking.
      */
     public AsyncFile open(Path path, int flags, int mode) throws IOException {
         if ((flags & OpenFlags.O_DIRECT) != 0) {
@@ -81,7 +82,8 @@ public final class UringFiles {
         long device = NoWaitWrites.UNKNOWN;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = NativePath.of(path, arena);
-            if (Thread.currentThread().isVirtual()) {
+            // An exclusive create opens nothing that exists, a FIFO neither (EEXIST): it need not ask the type.
+            if (Thread.currentThread().isVirtual() && createdType(flags) == AsyncFile.TYPE_UNKNOWN) {
                 type = LibC.pathType(name);
                 if (!opensAtOnce(type, flags)) {
                     return Await.uninterruptibly(openAsync(path, flags, mode));
