@@ -233,6 +233,18 @@ public final class AsyncFile implements AutoCloseable {
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
         MemorySegment part = requestPart(src, position);
+        if (kind == 0 && WRITES_IN_PLACE && !Thread.currentThread().isVirtual()) {
+            // A platform thread's write of a file whose type was not asked: a pwrite in place, the JDK's one call.
+            // A regular file or block device takes it; a file without positions (FIFO, socket, terminal) refuses it
+            // at once with ESPIPE, having written nothing, and is then asked its type, as below.
+            long n = writeHere(part, position, false);
+            if (n >= 0) {
+                return (int) n;
+            }
+            if (n != -Errno.ESPIPE) {
+                throw new ErrnoException("WRITE", (int) n);
+            }
+        }
         if (inPlace()) {
             return writeInPlace(part, position);
         }

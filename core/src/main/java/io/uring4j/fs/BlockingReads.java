@@ -100,8 +100,10 @@ final class BlockingReads {
     /** The route of the calling thread's next read. */
     private Route route() {
         boolean virtual = Thread.currentThread().isVirtual();
-        // A regular file's or block device's reads end on their own: a platform thread may wait in one.
-        if (!virtual && READS_IN_PLACE && file.isBounded()) {
+        // A regular file's or block device's reads end on their own: a platform thread may wait in one. A file whose
+        // type was not asked is read so too, as the JDK's one call: one without positions (FIFO, socket, terminal)
+        // refuses the pread at once with ESPIPE, and the ring then reads it (asking the type).
+        if (!virtual && READS_IN_PLACE && (!file.typeKnown() || file.isBounded())) {
             return Route.PREAD;
         }
         if (file.isDirect()) {

@@ -487,9 +487,9 @@ class AsyncFileTest {
     }
 
     /**
-     * A file that O_CREAT with O_EXCL made is a new regular file, whose type its writes and reads need not ask (a
-     * statx each): known from the open, on a platform thread and through the ring alike. Other opens leave it to
-     * the first call that needs it.
+     * A file that O_CREAT with O_EXCL made is a new regular file, whose type no call need ask (a statx): known from
+     * the open, on a platform thread and through the ring alike. Other opens leave it to the first call that needs
+     * it.
      */
     @Test
     void anExclusiveCreatesTypeIsKnownFromItsOpen() throws Exception {
@@ -500,12 +500,35 @@ class AsyncFileTest {
             assertThat(created.typeKnown()).isTrue();
             assertThat(createdByRing.typeKnown()).isTrue();
             assertThat(reopened.typeKnown()).as("a plain O_CREAT may open anything").isFalse();
-            try (Arena arena = Arena.ofConfined()) {
-                assertThat(created.write(arena.allocate(8), 0)).isEqualTo(8);
-                assertThat(reopened.typeKnown()).isFalse();
-                assertThat(reopened.read(arena.allocate(8), 0)).isEqualTo(8);
-                assertThat(reopened.typeKnown()).as("asked by its first read").isTrue();
-            }
+            assertThat(reopened.isBounded()).as("asked when needed").isTrue();
+            assertThat(reopened.typeKnown()).isTrue();
+        }
+    }
+
+    /**
+     * A platform thread's write and read of a file whose type was not asked are the JDK's one call each, made in
+     * place without asking it (a statx); a FIFO refuses the pwrite and the pread with ESPIPE, having moved nothing,
+     * and is then written and read through the ring, as a FIFO always was.
+     */
+    @Test
+    void aPlatformThreadsCallsOnAFileOfUnaskedTypeAreTheJdksOneCall() throws Throwable {
+        Path path = dir.resolve("unasked");
+        Files.write(path, new byte[16]);
+        Path fifo = mkfifo(dir.resolve("fifo-unasked"));
+        byte[] hello = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        try (Arena arena = Arena.ofConfined(); AsyncFile f = files.open(path, O_RDWR);
+             AsyncFile pipe = files.open(fifo, O_RDWR)) {        // O_RDWR: the open waits for no peer
+            MemorySegment msg = arena.allocate(hello.length);
+            msg.copyFrom(MemorySegment.ofArray(hello));
+            MemorySegment buf = arena.allocate(16);
+            assertThat(f.write(msg, 3)).isEqualTo(5);
+            assertThat(f.read(buf, 0)).isEqualTo(16);
+            assertThat(buf.asSlice(3, 5).toArray(JAVA_BYTE)).isEqualTo(hello);
+            assertThat(f.typeKnown()).as("a regular file's type, after a write and a read").isFalse();
+            assertThat(pipe.write(msg, 0)).isEqualTo(5);
+            assertThat(pipe.read(buf, 0)).isEqualTo(5);
+            assertThat(buf.asSlice(0, 5).toArray(JAVA_BYTE)).isEqualTo(hello);
+            assertThat(pipe.typeKnown()).as("a FIFO's, asked after its ESPIPE").isTrue();
         }
     }
 
