@@ -83,13 +83,15 @@ public final class AsyncFile implements AutoCloseable {
     private final BlockingReads reads;
     /**
      * What the file's type says, asked on first need ({@link #kind()}), or by {@link #size()}, whose statx answers
-     * it too: a platform thread's open is then the JDK's one system call, and {@code Files.readAllBytes}'s open and
-     * size two. 0 until known, then {@link #KNOWN} with the bits that hold: {@link #BOUNDED}, a regular file or block
-     * device, whose I/O ends on its own ({@link EventLoop#callBounded}); {@link #OTHER}, neither a regular file nor a
-     * directory, what the JDK's streams call "other" (see {@link #isOther()}); {@link #SEEKABLE}, the file has
-     * positions, as the kernel decides: lseek works (a pipe, socket or terminal refuses it with ESPIPE, and
-     * pread/pwrite with it). io_uring takes a request's offset without that check, so the channels, which follow the
-     * JDK's positional calls, ask here. Threads that ask at once write the same answer.
+     * it too, or said by the open (an exclusive create); a platform thread's {@link #write} and read do not need
+     * it (a file without positions refuses them with ESPIPE). A platform thread's open, write and close are then
+     * the JDK's three system calls, and {@code Files.readAllBytes}'s open and size two. 0 until known, then
+     * {@link #KNOWN} with the bits that hold: {@link #BOUNDED}, a regular file or block device, whose I/O ends on its
+     * own ({@link EventLoop#callBounded}); {@link #OTHER}, neither a regular file nor a directory, what the JDK's
+     * streams call "other" (see {@link #isOther()}); {@link #SEEKABLE}, the file has positions, as the kernel
+     * decides: lseek works (a pipe, socket or terminal refuses it with ESPIPE, and pread/pwrite with it). io_uring
+     * takes a request's offset without that check, so the channels, which follow the JDK's positional calls, ask
+     * here. Threads that ask at once write the same answer.
      */
     private int kind;
     private static final int KNOWN = 1;
