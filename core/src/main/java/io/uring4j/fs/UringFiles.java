@@ -98,7 +98,10 @@ public final class UringFiles {
         // The type just asked is the file's, unless a rename put another file there in between: then a FIFO could
         // pass for the regular file, as its open above would already have held the carrier. Not asked again, nor is
         // the device: a wrong one costs no more than the JDK's plain pwrite, or an RWF_NOWAIT write that is refused.
-        AsyncFile file = new AsyncFile(uring, fd, path, flags, type < 0 ? createdType(flags) : type, 0, 0);
+        // A path that was not there is, on the same ground, the regular file that O_CREAT made (opensAtOnce).
+        boolean made = type == -Errno.ENOENT && (flags & OpenFlags.O_CREAT) != 0;
+        int known = type >= 0 ? type : made ? LibC.S_IFREG : createdType(flags);
+        AsyncFile file = new AsyncFile(uring, fd, path, flags, known, 0, 0);
         file.onDevice(device);
         return file;
     }

@@ -554,6 +554,28 @@ class AsyncFileTest {
     }
 
     /**
+     * A virtual thread's O_CREAT of a path its statx found missing made a regular file: its type is known from the
+     * open (the same ground on which the open was made in place), and its first write asks nothing. A path that
+     * was there keeps the type its statx found.
+     */
+    @Test
+    void aVirtualThreadsCreateOfAMissingPathKnowsItsType() throws Exception {
+        Path fresh = dir.resolve("fresh-create");
+        Path dirPath = dir.resolve("a-dir");
+        Files.createDirectory(dirPath);
+        OnVirtualThread.supply(() -> {
+            try (AsyncFile made = files.open(fresh, O_RDWR | O_CREAT);
+                 AsyncFile directory = files.open(dirPath, O_RDONLY)) {
+                assertThat(made.typeKnown()).isTrue();
+                assertThat(made.isBounded()).isTrue();
+                assertThat(directory.typeKnown()).isTrue();
+                assertThat(directory.isBounded()).as("a directory").isFalse();
+            }
+            return null;
+        }).get(60, TimeUnit.SECONDS);
+    }
+
+    /**
      * A file system that refused a virtual thread's RWF_NOWAIT write (ext4 refuses every buffered one) is remembered
      * by its device: another file on it, opened on a virtual thread, makes plain pwrites from its first write rather
      * than learning the refusal again with two failed system calls; so does a file it creates, while no file system
