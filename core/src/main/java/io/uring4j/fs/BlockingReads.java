@@ -172,9 +172,36 @@ final class BlockingReads {
         }
     }
 
-    /** A page-cache attempt's bytes when it got all of them or end of file; else the rest through the ring. */
+    /**
+     * A page-cache attempt's bytes when it got all of them or reached the file's end; else the rest through the
+     * ring. A short attempt stopped at the end or at pages the cache lacks: an RWF_NOWAIT try of the rest tells
+     * which (nothing: the end, where a pread's count is short too — a small file read into a larger buffer), one
+     * call where the ring's hand-over costs a wake-up each way.
+     */
     private int orRest(long n, MemorySegment dst, long position) throws IOException {
-        return n == dst.byteSize() || n == 0 ? (int) n : file.restThroughRing(n, dst, position, Opcode.READ);
+        long done = n;
+        while (done > 0 && done < dst.byteSize()) {
+            long more = restHere(dst, done, position);
+            if (more == 0) {
+                return (int) done;
+            }
+            if (more < 0) {
+                break;
+            }
+            done += more;
+        }
+        return done == dst.byteSize() || done == 0 ? (int) done : file.restThroughRing(done, dst, position,
+                Opcode.READ);
+    }
+
+    /** An RWF_NOWAIT try of {@code dst} from byte {@code done}, while the fd is guarded: bytes read, or negative. */
+    private long restHere(MemorySegment dst, long done, long position) throws IOException {
+        int fd = guard.acquire();
+        try {
+            return LibC.tryPreadv2(fd, dst.address() + done, dst.byteSize() - done, position + done, LibC.RWF_NOWAIT);
+        } finally {
+            guard.release();
+        }
     }
 
     private int ring(MemorySegment dst, long position) throws IOException {

@@ -161,7 +161,7 @@ public final class LibC {
      * short count) or -EAGAIN, without waiting for the device.
      */
     public static long preadv2(int fd, MemorySegment buf, long offset, int flags) {
-        MemorySegment state = withIovec(buf);
+        MemorySegment state = withIovec(buf.address(), buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
             long n = (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
@@ -180,21 +180,31 @@ public final class LibC {
      * {@link #RWF_NOWAIT} read that the page cache cannot serve then costs one system call, not two.
      */
     public static long tryPreadv2(int fd, MemorySegment buf, long offset, int flags) {
-        long iov = withIovec(buf).address() + Native.IOVEC_OFFSET;
         try {
-            return (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return tryPreadv2(fd, buf.address(), buf.byteSize(), offset, flags);
         } finally {
             Reference.reachabilityFence(buf);
         }
     }
 
-    /** The thread's call state with one iovec, for {@code buf}, at {@link Native#IOVEC_OFFSET}. */
-    private static MemorySegment withIovec(MemorySegment buf) {
+    /**
+     * {@link #tryPreadv2(int, MemorySegment, long, int)} into the {@code length} bytes at {@code address}, which the
+     * caller keeps alive: part of a segment, without a slice.
+     */
+    public static long tryPreadv2(int fd, long address, long length, long offset, int flags) {
+        long iov = withIovec(address, length).address() + Native.IOVEC_OFFSET;
+        try {
+            return (long) FirstTries.PREADV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The thread's call state, holding an iovec of {@code length} bytes at {@code address}. */
+    private static MemorySegment withIovec(long address, long length) {
         MemorySegment state = Native.callState();
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET, buf.address());
-        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, buf.byteSize());
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET, address);
+        state.set(JAVA_LONG, Native.IOVEC_OFFSET + 8, length);
         return state;
     }
 
@@ -239,7 +249,7 @@ public final class LibC {
      * -EOPNOTSUPP.
      */
     public static long pwritev2(int fd, MemorySegment buf, long offset, int flags) {
-        MemorySegment state = withIovec(buf);
+        MemorySegment state = withIovec(buf.address(), buf.byteSize());
         long iov = state.address() + Native.IOVEC_OFFSET;
         try {
             long n = (long) FirstTries.PWRITEV2.invokeExact((long) fd, iov, 1L, offset, (long) flags, 0L);

@@ -355,6 +355,30 @@ class AsyncFileTest {
     }
 
     /**
+     * A virtual thread's read of a cached file into a buffer larger than what is left of it — a small file read
+     * whole, a stream's last read — needs no request: its short count is checked against the file's end in place
+     * (an RWF_NOWAIT try of the rest, which reads nothing), not handed to an event loop. On a platform thread too.
+     */
+    @Test
+    void aCachedReadThatReachesTheEndNeedsNoRequest() throws Exception {
+        Path path = dir.resolve("small");
+        byte[] data = pattern(11, 100);
+        Files.write(path, data);
+        try (Arena arena = Arena.ofShared(); AsyncFile f = files.open(path, O_RDONLY)) {
+            MemorySegment buf = arena.allocate(8192);
+            long before = submitted();
+            for (int i = 0; i < 3; i++) {
+                buf.fill((byte) 0);
+                assertThat(OnVirtualThread.supply(() -> f.read(buf, 0)).get(60, TimeUnit.SECONDS)).isEqualTo(100);
+                assertThat(buf.asSlice(0, 100).toArray(JAVA_BYTE)).isEqualTo(data);
+                assertThat(OnVirtualThread.supply(() -> f.read(buf, 40)).get(60, TimeUnit.SECONDS)).isEqualTo(60);
+                assertThat(f.read(buf, 0)).isEqualTo(100);
+            }
+            assertThat(submitted()).as("requests for reads that reached the end").isEqualTo(before);
+        }
+    }
+
+    /**
      * After a run of whole cache hits, a virtual thread's reads are plain preads ({@link CacheHits}): pages dropped
      * then are read in place, with no request, and only an RWF_NOWAIT probe, one read in a few, sends a miss
      * through the ring. Each read is dropped first, so every probe may miss (one can still hit, when readahead it
