@@ -235,19 +235,10 @@ public final class AsyncFile implements AutoCloseable {
     /** pwrite of {@code src}: the bytes written. */
     public int write(MemorySegment src, long position) throws IOException {
         MemorySegment part = requestPart(src, position);
-        if (kind == 0 && WRITES_IN_PLACE && !Thread.currentThread().isVirtual()) {
-            // A platform thread's write of a file whose type was not asked: a pwrite in place, the JDK's one call.
-            // A regular file or block device takes it; a file without positions (FIFO, socket, terminal) refuses it
-            // at once with ESPIPE, having written nothing, and is then asked its type, as below.
-            long n = writeHere(part, position, false);
-            if (n >= 0) {
-                return (int) n;
-            }
-            if (n != -Errno.ESPIPE) {
-                throw new ErrnoException("WRITE", (int) n);
-            }
+        if (!Thread.currentThread().isVirtual()) {
+            return platformWrite(part, position);
         }
-        if (inPlace()) {
+        if (mayWriteInPlace() && !isDirect()) {
             return writeInPlace(part, position);
         }
         if (!WRITES_IN_PLACE || !isBounded()) {
@@ -298,39 +289,44 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * Whether the calling thread's writes and syncs of this file are made on it: a platform thread's always, O_DIRECT
-     * or not, as the JDK's channel makes them (it blocks either way, and a hand-over to the loop and back costs more
-     * than a small write); a virtual thread's page-cache write when the kernel can do it without blocking
-     * ({@link #writeInPlace}). A virtual thread's O_DIRECT writes go through the ring unless it is the file's only
-     * one ({@link #write}); files that are not regular, always.
+     * A platform thread's write: a plain pwrite in place, O_DIRECT or not, as the JDK's channel makes it (the thread
+     * blocks either way, and a hand-over to the loop and back costs more than a small write; pwritev2 would cost the
+     * kernel an iovec to copy in). A file whose type was not asked is written so too, the JDK's one call: a regular
+     * file or block device takes it, and one without positions (FIFO, socket, terminal) refuses it at once with
+     * ESPIPE, having written nothing — then, asked its type, it is written through the ring, as files that are not
+     * regular always are.
      */
-    boolean inPlace() {
-        return mayWriteInPlace() && (!isDirect() || !Thread.currentThread().isVirtual());
+    private int platformWrite(MemorySegment src, long position) throws IOException {
+        boolean asked = typeKnown();
+        if (!WRITES_IN_PLACE || asked && !isBounded()) {
+            return call(Op.write(fd(), src, position));
+        }
+        long n = writeHere(src, position, false);
+        if (n >= 0) {
+            return (int) n;
+        }
+        if (n == -Errno.ESPIPE && !asked && !isBounded()) {
+            return call(Op.write(fd(), src, position));     // its type, asked now, is not a regular file's
+        }
+        throw new ErrnoException("WRITE", (int) n);
     }
 
     /**
-     * Whether {@link #write} may make a write on the calling thread at all: {@link #inPlace}, or a virtual thread's
-     * O_DIRECT write while it is the file's only one.
+     * Whether {@link #write} may make a write on the calling thread at all: a platform thread's, a virtual thread's
+     * page-cache write ({@link #writeInPlace}), or a virtual thread's O_DIRECT write while it is the file's only one.
+     * Files that are not regular are written through the ring.
      */
     boolean mayWriteInPlace() {
         return WRITES_IN_PLACE && isBounded();
     }
 
     /**
-     * A page-cache write on the calling thread: a platform thread's plain pwrite (the JDK's call: pwritev2 would
-     * cost the kernel an iovec to copy in); a virtual thread's pwritev2(RWF_NOWAIT), which the kernel completes or
+     * A virtual thread's page-cache write on its carrier: a pwritev2(RWF_NOWAIT), which the kernel completes or
      * refuses without blocking the carrier, and the rest through the ring. Where the file system refuses RWF_NOWAIT
-     * writes (ext4 does), a virtual thread's is a plain pwrite on its carrier, as the JDK's: io_uring would hand
-     * such a write to an io-wq worker, which blocks in the same copy, at the cost of wake-ups on both sides.
+     * writes (ext4 does), a plain pwrite on its carrier, as the JDK's: io_uring would hand such a write to an io-wq
+     * worker, which blocks in the same copy, at the cost of wake-ups on both sides.
      */
     private int writeInPlace(MemorySegment src, long position) throws IOException {
-        if (!Thread.currentThread().isVirtual()) {
-            long n = writeHere(src, position, false);
-            if (n < 0) {
-                throw new ErrnoException("WRITE", (int) n);
-            }
-            return (int) n;
-        }
         boolean noWait = !noWaitRefused;
         long n = writeHere(src, position, noWait);
         if (n == -Errno.EOPNOTSUPP && noWait) {

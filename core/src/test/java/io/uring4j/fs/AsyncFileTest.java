@@ -2,6 +2,7 @@ package io.uring4j.fs;
 
 import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.UringRuntime;
@@ -553,6 +554,26 @@ class AsyncFileTest {
             assertThat(pipe.read(buf, 0)).isEqualTo(5);
             assertThat(buf.asSlice(0, 5).toArray(JAVA_BYTE)).isEqualTo(hello);
             assertThat(pipe.typeKnown()).as("a FIFO's, asked after its ESPIPE").isTrue();
+        }
+    }
+
+    /**
+     * A platform thread's failed write or read of a file whose type was not asked names its operation and errno:
+     * the write's own in place, the read's through the ring, which the failed pread hands it to.
+     */
+    @Test
+    void aPlatformThreadsFailedCallsOnAFileOfUnaskedTypeNameTheirErrno() throws Exception {
+        Path path = dir.resolve("unasked-errors");
+        Files.write(path, new byte[16]);
+        try (Arena arena = Arena.ofConfined(); AsyncFile readOnly = files.open(path, O_RDONLY);
+             AsyncFile writeOnly = files.open(path, O_WRONLY)) {
+            MemorySegment buf = arena.allocate(8);
+            assertThatThrownBy(() -> readOnly.write(buf, 0)).isInstanceOfSatisfying(ErrnoException.class, e -> {
+                assertThat(e.errno()).isEqualTo(Errno.EBADF);
+                assertThat(e.getMessage()).contains("WRITE", "EBADF");
+            });
+            assertThatThrownBy(() -> writeOnly.read(buf, 0)).isInstanceOfSatisfying(ErrnoException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EBADF));
         }
     }
 
