@@ -8,6 +8,7 @@ import io.uring4j.sys.LibC;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -137,15 +138,15 @@ final class BlockingReads {
 
     /**
      * The read on the calling thread, while the fd is guarded: through {@code batch} with its carrier's other
-     * readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT). The bytes
-     * read, or a negative number (a failed preadv2's errno is not asked: the ring, which the rest goes to, names it).
+     * readers (waited for on an O_DIRECT file), else — a page-cache read only — a preadv2(RWF_NOWAIT)
+     * ({@link #noWaitHere}). The bytes read, or a negative number.
      */
     private long onCarrier(InlineReads batch, MemorySegment dst, long position) throws IOException {
+        if (batch == null) {
+            return noWaitHere(dst, 0, position);
+        }
         int fd = guard.acquire();
         try {
-            if (batch == null) {
-                return LibC.tryPreadv2(fd, dst, position, LibC.RWF_NOWAIT);
-            }
             return device != null ? batch.readDirect(fd, dst, position, device) : batch.read(fd, dst, position);
         } finally {
             guard.release();
@@ -181,7 +182,7 @@ final class BlockingReads {
     private int orRest(long n, MemorySegment dst, long position) throws IOException {
         long done = n;
         while (done > 0 && done < dst.byteSize()) {
-            long more = restHere(dst, done, position);
+            long more = noWaitHere(dst, done, position);
             if (more == 0) {
                 return (int) done;
             }
@@ -194,13 +195,17 @@ final class BlockingReads {
                 Opcode.READ);
     }
 
-    /** An RWF_NOWAIT try of {@code dst} from byte {@code done}, while the fd is guarded: bytes read, or negative. */
-    private long restHere(MemorySegment dst, long done, long position) throws IOException {
+    /**
+     * A preadv2(RWF_NOWAIT) of {@code dst} from byte {@code from} (at {@code position + from}), while the fd is
+     * guarded: bytes read, or a negative number (its errno not asked: the ring, which the rest goes to, names it).
+     */
+    private long noWaitHere(MemorySegment dst, long from, long position) throws IOException {
         int fd = guard.acquire();
         try {
-            return LibC.tryPreadv2(fd, dst.address() + done, dst.byteSize() - done, position + done, LibC.RWF_NOWAIT);
+            return LibC.tryPreadv2(fd, dst.address() + from, dst.byteSize() - from, position + from, LibC.RWF_NOWAIT);
         } finally {
             guard.release();
+            Reference.reachabilityFence(dst);
         }
     }
 

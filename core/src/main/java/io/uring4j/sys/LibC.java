@@ -175,21 +175,10 @@ public final class LibC {
     }
 
     /**
-     * {@link #preadv2} made once, without learning the errno: bytes read, or a negative number if it failed, for
-     * whatever reason. For a try whose failure sends the read elsewhere, which names any error: a
+     * {@link #preadv2} into the {@code length} bytes at {@code address} (memory the caller keeps alive: part of a
+     * segment, without a slice), made once, without learning the errno: bytes read, or a negative number if it
+     * failed, for whatever reason. For a try whose failure sends the read elsewhere, which names any error: a
      * {@link #RWF_NOWAIT} read that the page cache cannot serve then costs one system call, not two.
-     */
-    public static long tryPreadv2(int fd, MemorySegment buf, long offset, int flags) {
-        try {
-            return tryPreadv2(fd, buf.address(), buf.byteSize(), offset, flags);
-        } finally {
-            Reference.reachabilityFence(buf);
-        }
-    }
-
-    /**
-     * {@link #tryPreadv2(int, MemorySegment, long, int)} into the {@code length} bytes at {@code address}, which the
-     * caller keeps alive: part of a segment, without a slice.
      */
     public static long tryPreadv2(int fd, long address, long length, long offset, int flags) {
         long iov = withIovec(address, length).address() + Native.IOVEC_OFFSET;

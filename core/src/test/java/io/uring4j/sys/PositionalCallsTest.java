@@ -29,7 +29,8 @@ class PositionalCallsTest {
                 assertThat(LibC.pread(ro, buf, 2)).isEqualTo(4);
                 assertThat(buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 3);
                 assertThat(LibC.preadv2(ro, buf, 6, 0)).isEqualTo(2);
-                assertThat(LibC.tryPreadv2(ro, buf, 5, LibC.RWF_NOWAIT)).as("a try, cached").isEqualTo(3);
+                assertThat(LibC.tryPreadv2(ro, buf.address(), buf.byteSize(), 5, LibC.RWF_NOWAIT)).as("a try, cached")
+                        .isEqualTo(3);
                 assertThat(buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 6);
                 assertThat(LibC.pread(ro, buf, 8)).as("end of file").isZero();
                 assertThat(LibC.pwrite(ro, buf, 0)).as("a read-only fd").isEqualTo(-Errno.EBADF);
@@ -41,8 +42,8 @@ class PositionalCallsTest {
             }
             assertThat(LibC.pread(ro, buf, 0)).as("a closed fd").isEqualTo(-Errno.EBADF);
             assertThat(LibC.preadv2(ro, buf, 0, 0)).as("a closed fd").isEqualTo(-Errno.EBADF);
-            assertThat(LibC.tryPreadv2(ro, buf, 0, 0)).as("a try on a closed fd: failed, errno not asked")
-                    .isNegative();
+            assertThat(LibC.tryPreadv2(ro, buf.address(), buf.byteSize(), 0, 0))
+                    .as("a try on a closed fd: failed, errno not asked").isNegative();
             int rw = LibC.open(path.toString(), LibC.O_RDWR, 0);
             try {
                 buf.fill((byte) 9);
