@@ -14,39 +14,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchTest {
     @Test
     void unknownOptionPrintsUsageAndExitsWith2() {
-        BenchRun run = BenchRun.of("--no-such-option");
-        assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("Usage: uring4j bench");
+        assertThat(BenchRun.refused("--no-such-option")).contains("Usage: uring4j bench");
     }
 
     @Test
     void malformedNumberExitsWith2() {
-        assertThat(BenchRun.of("-d", "many").status()).isEqualTo(2);
+        BenchRun.refused("-d", "many");
     }
 
     @Test
     void outOfRangeValuesExitWith2AndSayWhich() {
-        BenchRun run = BenchRun.of("-N2", "-d0");
-        assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("-N must be 0..1").contains("-d must be 1..32768");
+        assertThat(BenchRun.refused("-N2", "-d0")).contains("-N must be 0..1").contains("-d must be 1..32768");
     }
 
     @Test
     void aWarmUpThatIsNotANumberIsRefused() {
-        BenchRun run = BenchRun.of("-N1", "-r1", "--warmup", "NaN");
-        assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).startsWith("--warmup must be 0..600 seconds");
+        assertThat(BenchRun.refused("-N1", "-r1", "--warmup", "NaN")).startsWith("--warmup must be 0..600 seconds");
     }
 
     /** The kernel takes at most 1 GiB per registered buffer: refused at once, not after allocating 8 GiB. */
     @Test
     void buffersBeyondTheKernelsOrTheMachinesLimitsAreRefusedBeforeAnyWork() {
-        BenchRun registered = BenchRun.of("-b", "1G", "-d", "8", "-r1");
-        assertThat(registered.status()).isEqualTo(2);
-        assertThat(registered.err()).startsWith("-b × -d (8 GiB) must be at most 1 GiB with -B1").contains("EFAULT");
-        BenchRun memory = BenchRun.of("-b", "1073741824", "-d", "32768", "-B0", "-r1");
-        assertThat(memory.status()).isEqualTo(2);
-        assertThat(memory.err()).startsWith("-b × -d × -n (32768 GiB) must fit in this machine's memory");
+        assertThat(BenchRun.refused("-b", "1G", "-d", "8", "-r1"))
+                .startsWith("-b × -d (8 GiB) must be at most 1 GiB with -B1")
+                .contains("EFAULT");
+        assertThat(BenchRun.refused("-b", "1073741824", "-d", "32768", "-B0", "-r1"))
+                .startsWith("-b × -d × -n (32768 GiB) must fit in this machine's memory");
     }
 
     /** O_DIRECT reads must be aligned to the file's logical block size; a preallocated file's reads would not say so. */
@@ -55,12 +48,10 @@ class BenchTest {
         Path file = Files.write(dir.resolve("data"), new byte[1 << 20]);
         int align = DirectAlignment.of(file);
         org.junit.jupiter.api.Assumptions.assumeTrue(align > 1, "no O_DIRECT alignment reported for " + dir);
-        BenchRun run = BenchRun.of("-O1", "-b", "3", "-r1", "--warmup", "0", file.toString());
-        assertThat(run.status()).as(run.err()).isEqualTo(2);
-        assertThat(run.err()).startsWith("-b 3 is not a multiple of " + align + ", the O_DIRECT alignment of " + file);
-        BenchRun temp = BenchRun.of("-O1", "-b", "3", "-r1", "--warmup", "0", "--size", "4M");
-        assertThat(temp.status()).as(temp.err()).isEqualTo(2);
-        assertThat(temp.err()).startsWith("-b 3 is not a multiple of");
+        assertThat(BenchRun.refused("-O1", "-b", "3", "-r1", "--warmup", "0", file.toString()))
+                .startsWith("-b 3 is not a multiple of " + align + ", the O_DIRECT alignment of " + file);
+        assertThat(BenchRun.refused("-O1", "-b", "3", "-r1", "--warmup", "0", "--size", "4M"))
+                .startsWith("-b 3 is not a multiple of");
     }
 
     @Test
@@ -185,27 +176,20 @@ class BenchTest {
     @Test
     void writeModeOptionsAreRefusedWhereTheyDoNotApply(@TempDir Path dir) throws Exception {
         Path file = Files.write(dir.resolve("keep"), new byte[8192]);
-        BenchRun onFile = BenchRun.of("--api", "filechannel", "--write", "-r1", file.toString());
-        assertThat(onFile.status()).isEqualTo(2);
-        assertThat(onFile.err())
+        assertThat(BenchRun.refused("--api", "filechannel", "--write", "-r1", file.toString()))
                 .startsWith("--write writes into the temporary file or --write-file only: leave out FILE");
         assertThat(Files.readAllBytes(file)).isEqualTo(new byte[8192]);
-        BenchRun readingInto = BenchRun.of("--api", "filechannel", "--write-file", file.toString(), "-r1");
-        assertThat(readingInto.status()).isEqualTo(2);
-        assertThat(readingInto.err()).contains("--write-file needs --write and an existing regular file");
-        BenchRun device = BenchRun.of("--api", "filechannel", "--write", "--write-file", "/dev/null", "-r1");
-        assertThat(device.status()).isEqualTo(2);
-        assertThat(device.err()).contains("--write-file needs --write and an existing regular file");
-        BenchRun raw = BenchRun.of("--write", "--force", "--platform", "-r1");
-        assertThat(raw.status()).isEqualTo(2);
-        assertThat(raw.err()).contains("--write needs a channel API", "--force needs --write and --api filechannel",
-                "--platform needs --api filechannel or jdk-filechannel");
-        BenchRun async = BenchRun.of("--api", "jdk-async", "--write", "--force", "-r1");
-        assertThat(async.status()).isEqualTo(2);
-        assertThat(async.err()).startsWith("--force needs --write and --api filechannel or jdk-filechannel");
-        BenchRun compare = BenchRun.of("--compare-jdk", "--write", "--force");
-        assertThat(compare.status()).isEqualTo(2);
-        assertThat(compare.err()).startsWith("--compare-jdk takes --write alone");
+        assertThat(BenchRun.refused("--api", "filechannel", "--write-file", file.toString(), "-r1"))
+                .contains("--write-file needs --write and an existing regular file");
+        assertThat(BenchRun.refused("--api", "filechannel", "--write", "--write-file", "/dev/null", "-r1"))
+                .contains("--write-file needs --write and an existing regular file");
+        assertThat(BenchRun.refused("--write", "--force", "--platform", "-r1"))
+                .contains("--write needs a channel API", "--force needs --write and --api filechannel",
+                        "--platform needs --api filechannel or jdk-filechannel");
+        assertThat(BenchRun.refused("--api", "jdk-async", "--write", "--force", "-r1"))
+                .startsWith("--force needs --write and --api filechannel or jdk-filechannel");
+        assertThat(BenchRun.refused("--compare-jdk", "--write", "--force"))
+                .startsWith("--compare-jdk takes --write alone");
     }
 
     /** --compare-jdk --write: the six small-write comparisons, each with its per-round ratios and its target. */
@@ -261,9 +245,7 @@ class BenchTest {
 
     @Test
     void unknownApiNamesTheChoices() {
-        BenchRun run = BenchRun.of("--api", "mmap");
-        assertThat(run.status()).isEqualTo(2);
-        assertThat(run.err()).contains("unknown --api mmap").contains("jdk-filechannel");
+        assertThat(BenchRun.refused("--api", "mmap")).contains("unknown --api mmap").contains("jdk-filechannel");
     }
 
     /**
