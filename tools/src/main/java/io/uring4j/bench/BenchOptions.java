@@ -323,7 +323,7 @@ final class BenchOptions {
             bad += "--matrix, --cells and --fork need --compare-jdk; ";
         }
         if (bulk != null && (!blocking || write || force || platform
-                || BulkOps.rows().stream().noneMatch(r -> r.name().equals(bulk)))) {
+                || BulkOps.row(bulk).isEmpty())) {
             bad += "--bulk takes a bulk row's name as --matrix prints it, and --api filechannel or jdk-filechannel"
                     + " alone; ";
         }

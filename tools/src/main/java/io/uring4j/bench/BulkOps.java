@@ -22,6 +22,7 @@ import java.nio.file.spi.FileSystemProvider;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -64,6 +65,11 @@ final class BulkOps implements AutoCloseable {
             }
         }
         return rows;
+    }
+
+    /** The row of that name, as {@link #rows} names it. */
+    static Optional<Row> row(String name) {
+        return rows().stream().filter(r -> r.name().equals(name)).findFirst();
     }
 
     private final Row row;

@@ -206,8 +206,7 @@ final class Matrix {
      * {@code --json}, a summary as the bench's other runs do.
      */
     int bulkSide() throws IOException, InterruptedException {
-        BulkOps.Row row = BulkOps.rows().stream().filter(r -> r.name().equals(options.bulk)).findFirst()
-                .orElseThrow();
+        BulkOps.Row row = BulkOps.row(options.bulk).orElseThrow();     // validated: a row's name
         boolean ours = options.api == BenchOptions.Api.filechannel;
         Sample s;
         try (BulkOps bulk = BulkOps.open(row)) {
