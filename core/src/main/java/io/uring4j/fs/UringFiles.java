@@ -83,7 +83,7 @@ public final class UringFiles {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = NativePath.of(path, arena);
             // An exclusive create opens nothing that exists, a FIFO neither (EEXIST): it need not ask the type.
-            if (Thread.currentThread().isVirtual() && createdType(flags) == AsyncFile.TYPE_UNKNOWN) {
+            if (Thread.currentThread().isVirtual() && !createsExclusively(flags)) {
                 type = LibC.pathType(name);
                 if (!opensAtOnce(type, flags)) {
                     return Await.uninterruptibly(openAsync(path, flags, mode));
@@ -109,11 +109,16 @@ public final class UringFiles {
     /**
      * The type of the file an open with {@code flags} made, where they say it without asking: O_CREAT with O_EXCL
      * succeeds only by creating a regular file (as {@code CREATE_NEW} does: Lucene's every index file). Else
-     * {@link AsyncFile#TYPE_UNKNOWN}, asked on first need (a statx on a write's or read's path).
+     * {@link AsyncFile#TYPE_UNKNOWN}, asked on first need.
      */
     private static int createdType(int flags) {
+        return createsExclusively(flags) ? LibC.S_IFREG : AsyncFile.TYPE_UNKNOWN;
+    }
+
+    /** O_CREAT with O_EXCL: the open creates a regular file or fails, EEXIST for anything already there. */
+    private static boolean createsExclusively(int flags) {
         int exclusive = OpenFlags.O_CREAT | OpenFlags.O_EXCL;
-        return (flags & exclusive) == exclusive ? LibC.S_IFREG : AsyncFile.TYPE_UNKNOWN;
+        return (flags & exclusive) == exclusive;
     }
 
     /** Whether an open of a file of {@code type} (or {@code -errno}) cannot wait for anything but the file system. */
