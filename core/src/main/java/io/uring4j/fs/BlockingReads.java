@@ -143,7 +143,10 @@ final class BlockingReads {
      */
     private long onCarrier(InlineReads batch, MemorySegment dst, long position) throws IOException {
         if (batch == null) {
-            return noWaitHere(dst, 0, position);
+            // A miss's EAGAIN starts readahead of what it lacked; on a fast device (a VM's host cache) that is often
+            // in by a second try, a system call where the ring's hand-over costs a wake-up each way.
+            long n = noWaitHere(dst, 0, position);
+            return n >= 0 ? n : noWaitHere(dst, 0, position);
         }
         int fd = guard.acquire();
         try {
