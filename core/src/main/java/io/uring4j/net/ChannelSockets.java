@@ -1,7 +1,9 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
+import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -18,8 +20,10 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -203,6 +207,27 @@ final class ChannelSockets {
         } catch (CompletionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         }
+    }
+
+    /**
+     * A blocking request on {@code guard}'s fd, as {@link EventLoop#call(Op, FdGuard, boolean)}; with a positive
+     * {@code timeoutMillis} (an adaptor's SO_TIMEOUT, a timed connect) bounded by a linked timeout, and then
+     * failing as the JDK's adaptors do: SocketTimeoutException with {@code timedOut} ("Read timed out"). A request
+     * the timeout cut short took nothing: the socket stays usable.
+     */
+    static int call(EventLoop loop, FdGuard guard, Op op, String what, int timeoutMillis, String timedOut)
+            throws IOException {
+        if (timeoutMillis <= 0) {
+            return loop.call(op, guard, false);
+        }
+        ChainResult r = loop.chain(op).timeout(Duration.ofMillis(timeoutMillis)).guardedBy(guard).call();
+        if (NetErrors.timedOut(r)) {
+            throw new SocketTimeoutException(timedOut);
+        }
+        if (r.result(0) < 0) {
+            throw new ErrnoException(what, r.result(0));
+        }
+        return r.result(0);
     }
 
     /** Whether a failed request ended because the channel was closed under it. */

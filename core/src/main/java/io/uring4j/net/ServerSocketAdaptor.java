@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * {@link UringServerSocketChannel#socket()}: a {@link ServerSocket} whose every method is the channel's, as the
- * JDK's adaptor. TCP only, as the JDK's. Not supported: a timed accept (SO_TIMEOUT; UnsupportedOperationException).
+ * JDK's adaptor, SO_TIMEOUT bounding a blocking accept. TCP only, as the JDK's.
  */
 final class ServerSocketAdaptor extends ServerSocket {
     private final UringServerSocketChannel channel;
@@ -68,13 +68,9 @@ final class ServerSocketAdaptor extends ServerSocket {
     /** As the JDK's: in non-blocking mode a connection that is waiting, else IllegalBlockingModeException. */
     @Override
     public Socket accept() throws IOException {
-        if (timeout > 0) {
-            throw new UnsupportedOperationException("uring4j's server socket adaptor has no timed accept (SO_TIMEOUT): "
-                    + "accept from the channel, with a selector for a timeout");
-        }
         SocketChannel accepted;
         try {
-            accepted = channel.accept();
+            accepted = channel.accept(timeout);
             if (accepted == null) {
                 throw new IllegalBlockingModeException();
             }

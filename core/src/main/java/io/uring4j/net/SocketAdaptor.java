@@ -19,9 +19,8 @@ import java.util.Set;
 
 /**
  * {@link UringSocketChannel#socket()}: a {@link Socket} whose every method is the channel's, as the JDK's
- * adaptor — options, addresses, close, and streams for blocking mode. TCP only, as the JDK's. Not supported:
- * SO_TIMEOUT on reads and timed connects (UnsupportedOperationException; the channel's own calls are the way),
- * urgent data.
+ * adaptor — options, addresses, close, timed connects, and streams for blocking mode whose reads SO_TIMEOUT bounds
+ * (each a request with a linked timeout). TCP only, as the JDK's. Not supported: urgent data.
  */
 final class SocketAdaptor extends Socket {
     private final UringSocketChannel channel;
@@ -72,15 +71,11 @@ final class SocketAdaptor extends Socket {
         if (timeout < 0) {
             throw new IllegalArgumentException("connect: timeout can't be negative");
         }
-        if (timeout > 0) {
-            throw new UnsupportedOperationException("uring4j's socket adaptor has no timed connect: "
-                    + "use the channel's connect, or io.uring4j.net.TcpSocket.connect with a timeout");
-        }
         try {
             if (!channel.isBlocking()) {
                 throw new IllegalBlockingModeException();
             }
-            channel.connect(remote);
+            channel.connect(remote, timeout);
         } catch (Exception e) {
             throw AdaptorSupport.ioException(e);
         }
@@ -148,11 +143,7 @@ final class SocketAdaptor extends Socket {
             public int read(byte[] b, int off, int len) throws IOException {
                 Objects.checkFromIndexSize(off, len, b.length);
                 blockingOnly();
-                if (timeout > 0) {
-                    throw new UnsupportedOperationException("uring4j's socket adaptor does not time reads out "
-                            + "(SO_TIMEOUT): read from the channel, with a selector for a timeout");
-                }
-                return len == 0 ? 0 : channel.read(ByteBuffer.wrap(b, off, len));
+                return len == 0 ? 0 : channel.read(ByteBuffer.wrap(b, off, len), timeout);
             }
 
             @Override

@@ -14,6 +14,7 @@ import java.net.ProtocolFamily;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
@@ -102,6 +103,14 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     public SocketChannel accept() throws IOException {
+        return accept(0);
+    }
+
+    /**
+     * {@link #accept()}, a blocking one bounded by {@code timeoutMillis} when positive (the server socket adaptor's
+     * SO_TIMEOUT): SocketTimeoutException "Accept timed out" once it passes, the channel still open.
+     */
+    SocketChannel accept(int timeoutMillis) throws IOException {
         acceptLock.lock();
         try {
             ensureOpen();
@@ -124,7 +133,8 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                 // accept then fails with ClosedChannelException, which end(false) replaces.
                 accepted = NonBlockingCalls.accept(link);
                 if (accepted == NonBlockingCalls.WOULD_BLOCK) {
-                    accepted = loop.call(NetOps.accept(fd), guard, false);
+                    accepted = ChannelSockets.call(loop, guard, NetOps.accept(fd), "accept", timeoutMillis,
+                            "Accept timed out");
                 } else if (accepted < 0) {
                     completed = true;
                     throw NetErrors.of("accept", accepted);
@@ -136,6 +146,9 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
                     throw NetErrors.of("accept", -e.errno());
                 }
                 throw e;                             // replaced by end(false)'s exception
+            } catch (SocketTimeoutException e) {
+                completed = true;
+                throw e;                             // not an interrupt, though an InterruptedIOException
             } catch (InterruptedIOException e) {
                 interrupted = true;
                 throw e;

@@ -16,6 +16,7 @@ import java.net.ProtocolFamily;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
@@ -122,6 +123,15 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public boolean connect(SocketAddress remoteAddress) throws IOException {
+        return connect(remoteAddress, 0);
+    }
+
+    /**
+     * {@link #connect(SocketAddress)}, a blocking one bounded by {@code timeoutMillis} when positive (the socket
+     * adaptor's timed connect): once it passes, as the JDK's, the channel is closed and SocketTimeoutException
+     * "Connect timed out" thrown.
+     */
+    boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
         SocketAddress address = ChannelSockets.peer(Objects.requireNonNull(remoteAddress));
         // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
         // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
@@ -143,15 +153,24 @@ public final class UringSocketChannel extends SocketChannel {
             Op connect = (sqe, scratch) -> sqe.prepConnect(fd, target);
             int result = 0;
             boolean completed = false;
+            SocketTimeoutException timedOut = null;
             try {
                 begin();
-                result = loop.call(connect, guard, false);    // a ClosedChannelException is replaced by end(false)
+                // a ClosedChannelException is replaced by end(false)
+                result = ChannelSockets.call(loop, guard, connect, "connect", timeoutMillis, "Connect timed out");
                 completed = true;
             } catch (ErrnoException e) {
                 result = -e.errno();
                 completed = result != -Errno.ECANCELED;
+            } catch (SocketTimeoutException e) {
+                timedOut = e;
+                completed = true;
             } finally {
                 end(completed);
+            }
+            if (timedOut != null) {
+                close();
+                throw timedOut;
             }
             if (result < 0) {
                 close();                      // as the JDK does: a failed connect closes the channel
@@ -202,7 +221,7 @@ public final class UringSocketChannel extends SocketChannel {
             }
             int state = NonBlockingCalls.connectState(link);
             while (state == NonBlockingCalls.WOULD_BLOCK && isBlocking()) {
-                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll", null, null);
+                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll", null, null, 0);
                 state = NonBlockingCalls.connectState(link);
             }
             return connected(address, state);
@@ -217,6 +236,14 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
+        return read(dst, 0);
+    }
+
+    /**
+     * {@link #read(ByteBuffer)}, a blocking one bounded by {@code timeoutMillis} when positive (the socket adaptor's
+     * SO_TIMEOUT): SocketTimeoutException "Read timed out" once it passes with nothing read, the channel still open.
+     */
+    int read(ByteBuffer dst, int timeoutMillis) throws IOException {
         Objects.requireNonNull(dst);
         readLock.lock();
         try {
@@ -231,11 +258,11 @@ public final class UringSocketChannel extends SocketChannel {
                 if (got != Inbox.ASK_SOCKET) {
                     return got;
                 }
-                return readSocket(dst, wanted);
+                return readSocket(dst, wanted, timeoutMillis);
             }
             synchronized (link.inbox) {         // a receive armed meanwhile would take bytes out of order
                 int got = fromInbox(link.inbox.take(dst));
-                return got != Inbox.ASK_SOCKET ? got : readSocket(dst, wanted);
+                return got != Inbox.ASK_SOCKET ? got : readSocket(dst, wanted, 0);
             }
         } finally {
             readLock.unlock();
@@ -254,10 +281,10 @@ public final class UringSocketChannel extends SocketChannel {
     }
 
     /** One read from the socket itself (no receive is armed, and the inbox is empty). */
-    private int readSocket(ByteBuffer dst, int wanted) throws IOException {
+    private int readSocket(ByteBuffer dst, int wanted, int timeoutMillis) throws IOException {
         {
             MemorySegment target = dst.isDirect() ? MemorySegment.ofBuffer(dst) : staging.forRead(wanted);
-            int n = receive(target);
+            int n = receive(target, timeoutMillis);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
                 return 0;
             }
@@ -316,7 +343,7 @@ public final class UringSocketChannel extends SocketChannel {
     private long readSocket(ByteBuffer[] dsts, int offset, int length, long room) throws IOException {
         {
             MemorySegment target = staging.forRead(room);
-            int n = receive(target);
+            int n = receive(target, 0);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
                 return 0;
             }
@@ -458,10 +485,13 @@ public final class UringSocketChannel extends SocketChannel {
         return total - src.remaining();
     }
 
-    /** One recv: a request in blocking mode, a system call in non-blocking mode (or WOULD_BLOCK). */
-    private int receive(MemorySegment into) throws IOException {
+    /**
+     * One recv: a request in blocking mode (bounded by {@code timeoutMillis} when positive), a system call in
+     * non-blocking mode (or WOULD_BLOCK).
+     */
+    private int receive(MemorySegment into, int timeoutMillis) throws IOException {
         if (isBlocking()) {
-            return io(NetOps.recv(fd, into), "recv", NonBlockingCalls::recv, into);
+            return io(NetOps.recv(fd, into), "recv", NonBlockingCalls::recv, into, timeoutMillis);
         }
         int n = NonBlockingCalls.recv(link, into);
         if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
@@ -475,7 +505,7 @@ public final class UringSocketChannel extends SocketChannel {
         if (isBlocking()) {
             halfClose.sendStarting();
             try {
-                return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from);
+                return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from, 0);
             } finally {
                 halfClose.sendEnded();
             }
@@ -512,9 +542,11 @@ public final class UringSocketChannel extends SocketChannel {
      * user of the fd only once prepared: a close or an interrupt does not wait while it waits for a slot, and it
      * then fails with ClosedChannelException, which end(false) replaces. With {@code inPlace}, the call is first
      * tried on this thread without waiting, as the JDK's first try is: a socket that is ready (bytes waiting, room
-     * in its buffer) costs one system call instead of a round trip through the loop.
+     * in its buffer) costs one system call instead of a round trip through the loop. A positive {@code timeoutMillis}
+     * bounds a read's wait (SocketTimeoutException "Read timed out"; the channel stays open).
      */
-    private int io(Op op, String what, InPlace inPlace, MemorySegment memory) throws IOException {
+    private int io(Op op, String what, InPlace inPlace, MemorySegment memory, int timeoutMillis)
+            throws IOException {
         boolean completed = false;
         boolean interrupted = false;
         try {
@@ -532,9 +564,12 @@ public final class UringSocketChannel extends SocketChannel {
                     return now;
                 }
             }
-            int n = loop.call(op, guard, false);
+            int n = ChannelSockets.call(loop, guard, op, what, timeoutMillis, "Read timed out");
             completed = true;
             return n;
+        } catch (SocketTimeoutException e) {
+            completed = true;
+            throw e;                                    // not an interrupt, though an InterruptedIOException
         } catch (ErrnoException e) {
             if (ChannelSockets.closedUnder(e) && !isOpen()) {
                 throw e;                                // replaced by end(false)'s exception

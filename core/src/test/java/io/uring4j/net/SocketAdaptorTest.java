@@ -11,17 +11,22 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The {@code socket()} adaptors against the JDK's, same code for both: options as Netty's NIO transport and
- * Jetty set them through {@code javaChannel().socket()}, addresses, streams in blocking mode, close.
+ * Jetty set them through {@code javaChannel().socket()}, addresses, streams in blocking mode, SO_TIMEOUT and timed
+ * connects, close.
  */
 @BothEngines
 class SocketAdaptorTest {
@@ -132,6 +137,75 @@ class SocketAdaptorTest {
             assertThat(server.socket().isClosed()).isTrue();
             assertThatThrownBy(() -> server.socket().setSoTimeout(1)).isInstanceOf(SocketException.class)
                     .hasMessage("Socket is closed");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void soTimeoutBoundsAReadWhichLeavesTheSocketUsable(String impl) throws Exception {
+        try (ServerSocketChannel server = provider(impl).openServerSocketChannel().bind(LOOPBACK);
+             SocketChannel c = provider(impl).openSocketChannel()) {
+            c.connect(server.getLocalAddress());
+            SocketChannel accepted = server.accept();
+            Socket s = c.socket();
+            s.setSoTimeout(50);
+            InputStream in = s.getInputStream();
+            byte[] into = new byte[8];
+            assertThatThrownBy(() -> in.read(into)).isInstanceOf(SocketTimeoutException.class)
+                    .hasMessage("Read timed out");
+            assertThat(c.isOpen()).isTrue();
+            accepted.write(ByteBuffer.wrap("late".getBytes()));
+            assertThat(in.readNBytes(4)).isEqualTo("late".getBytes());
+            assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class);
+            accepted.write(ByteBuffer.wrap("!".getBytes()));
+            s.setSoTimeout(0);
+            assertThat(in.read()).isEqualTo('!');
+            accepted.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void soTimeoutBoundsAnAcceptWhichLeavesTheServerOpen(String impl) throws Exception {
+        try (ServerSocketChannel server = provider(impl).openServerSocketChannel().bind(LOOPBACK)) {
+            ServerSocket ss = server.socket();
+            ss.setSoTimeout(50);
+            assertThatThrownBy(ss::accept).isInstanceOf(SocketTimeoutException.class).hasMessage("Accept timed out");
+            assertThat(server.isOpen()).isTrue();
+            try (SocketChannel c = SocketChannel.open(server.getLocalAddress()); Socket accepted = ss.accept()) {
+                assertThat(accepted.getRemoteSocketAddress()).isEqualTo(c.getLocalAddress());
+            }
+        }
+    }
+
+    /** A server that accepts nothing, its backlog full: a SYN to it is dropped, so a connect to it waits. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void aTimedConnectThatTimesOutClosesTheChannel(String impl) throws Exception {
+        List<Socket> queued = new ArrayList<>();
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(LOOPBACK, 1);
+            boolean full = false;
+            while (!full && queued.size() < 64) {
+                Socket filler = new Socket();
+                queued.add(filler);
+                try {
+                    filler.connect(server.getLocalAddress(), 100);
+                } catch (SocketTimeoutException backlogFull) {
+                    full = true;
+                }
+            }
+            assertThat(full).as("a connect left waiting by a full backlog").isTrue();
+            SocketChannel c = provider(impl).openSocketChannel();
+            Socket s = c.socket();
+            assertThatThrownBy(() -> s.connect(server.getLocalAddress(), 100)).isInstanceOf(SocketTimeoutException.class)
+                    .hasMessage("Connect timed out");
+            assertThat(c.isOpen()).isFalse();
+            assertThat(s.isClosed()).isTrue();
+        } finally {
+            for (Socket filler : queued) {
+                filler.close();
+            }
         }
     }
 }
