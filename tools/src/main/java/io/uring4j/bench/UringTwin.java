@@ -39,9 +39,13 @@ record UringTwin(String name, String app, Kind kind, String providerClass) {
         }
     }
 
-    /** Every twin: the applications on the provider their network stack uses, and Netty's NIO peer. */
+    /**
+     * Every twin: the applications on the provider their network stack uses, Netty's NIO peer, Tomcat's default
+     * connector, and the JDK's blocking channels on virtual threads.
+     */
     static final List<UringTwin> ALL = List.of(of("jetty", Kind.SELECTOR), of("netty-codec", Kind.SELECTOR),
-            of("tomcat-nio2", Kind.ASYNC), of("netty-nio", Kind.SELECTOR));
+            of("tomcat-nio2", Kind.ASYNC), of("netty-nio", Kind.SELECTOR), of("tomcat-nio", Kind.SELECTOR),
+            of("jdk-vthread", Kind.SELECTOR));
 
     private static UringTwin of(String app, Kind kind) {
         return new UringTwin(app + SUFFIX, app, kind, kind.uring4j);

@@ -27,7 +27,8 @@ import java.util.function.Supplier;
 @Command(name = "peer", mixinStandardHelpOptions = true, description = "An HTTP/1.1 plaintext peer server.")
 public final class Peer implements Callable<Integer> {
     /** The peers' names, as {@code --servers} takes them. */
-    public static final List<String> NAMES = List.of("netty-iouring", "netty-epoll", "netty-nio", "jdk-vthread");
+    public static final List<String> NAMES = List.of("netty-iouring", "netty-epoll", "netty-nio", "jdk-vthread",
+            "tomcat-nio");
 
     /** The applications' names: Jetty (java.nio selectors), Netty's HTTP codec (on NIO), Tomcat (NIO2). */
     public static final List<String> APPS = List.of("jetty", "netty-codec", "tomcat-nio2");
@@ -40,8 +41,8 @@ public final class Peer implements Callable<Integer> {
         void close();
     }
 
-    @Parameters(index = "0", description = "netty-iouring, netty-epoll, netty-nio, jdk-vthread, jetty, netty-codec"
-            + " or tomcat-nio2")
+    @Parameters(index = "0", description = "netty-iouring, netty-epoll, netty-nio, jdk-vthread, tomcat-nio, jetty,"
+            + " netty-codec or tomcat-nio2")
     String name;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind (default ${DEFAULT-VALUE})")
@@ -51,7 +52,7 @@ public final class Peer implements Callable<Integer> {
     int port;
 
     @Option(names = "--threads", defaultValue = "1",
-            description = "Netty event loops, Jetty selectors (default ${DEFAULT-VALUE}); jdk-vthread, tomcat-nio2:"
+            description = "Netty event loops, Jetty selectors (default ${DEFAULT-VALUE}); jdk-vthread and Tomcat:"
                     + " ignored")
     int threads;
 
@@ -68,7 +69,8 @@ public final class Peer implements Callable<Integer> {
             case "jdk-vthread" -> new JdkHttp(address);
             case "jetty" -> JettyHttp.start(address, threads);
             case "netty-codec" -> NettyCodecHttp.start(address, threads);
-            case "tomcat-nio2" -> TomcatHttp.start(address);
+            case "tomcat-nio" -> TomcatHttp.start(TomcatHttp.Protocol.NIO, address);
+            case "tomcat-nio2" -> TomcatHttp.start(TomcatHttp.Protocol.NIO2, address);
             default -> throw new IllegalArgumentException("no peer named " + name + "; one of " + NAMES + ", " + APPS);
         };
     }

@@ -20,9 +20,10 @@ import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 /**
- * Tomcat 11 embedded as its users write it: a {@code Connector} on {@code Http11Nio2Protocol} (java.nio's
- * asynchronous channels, from {@code AsynchronousChannelProvider.provider()}) and a servlet answering the
- * plaintext body. Tomcat adds the Date header itself; the servlet sets the rest as {@code serve http} sends them.
+ * Tomcat 11 embedded as its users write it: a {@code Connector} on one of its java.nio protocols and a servlet
+ * answering the plaintext body — {@code Http11Nio2Protocol} (java.nio's asynchronous channels, from
+ * {@code AsynchronousChannelProvider.provider()}) or {@code Http11NioProtocol}, Tomcat's default (a
+ * {@code Selector} and non-blocking channels, from {@code SelectorProvider.provider()}). Tomcat adds the Date header itself; the servlet sets the rest as {@code serve http} sends them.
  * The connector keeps Tomcat's own worker pool ({@code threads} does not apply); its base directory is a
  * temporary one, deleted on close.
  */
@@ -42,12 +43,24 @@ final class TomcatHttp implements Peer.Server {
         this.baseDir = baseDir;
     }
 
-    static TomcatHttp start(InetSocketAddress address) throws IOException {
+    /** Tomcat's java.nio connectors, by the class its {@code Connector} is made with. */
+    enum Protocol {
+        NIO("org.apache.coyote.http11.Http11NioProtocol"),
+        NIO2("org.apache.coyote.http11.Http11Nio2Protocol");
+
+        private final String className;
+
+        Protocol(String className) {
+            this.className = className;
+        }
+    }
+
+    static TomcatHttp start(Protocol protocol, InetSocketAddress address) throws IOException {
         QUIET.setLevel(Level.WARNING);
         Path baseDir = Files.createTempDirectory("uring4j-tomcat");
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(baseDir.toString());
-        Connector connector = new Connector("org.apache.coyote.http11.Http11Nio2Protocol");
+        Connector connector = new Connector(protocol.className);
         connector.setProperty("address", address.getHostString());
         connector.setPort(address.getPort());
         tomcat.setConnector(connector);
