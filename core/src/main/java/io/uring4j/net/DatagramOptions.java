@@ -3,27 +3,41 @@ package io.uring4j.net;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.Channel;
 import java.util.Set;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 /**
  * {@link UringDatagramChannel}'s socket options, as the JDK's DatagramChannel takes them. On a dual-stack
- * (AF_INET6) socket the IP-level options are set for both IPv6 and IPv4-mapped traffic, and read from IPv6's.
- * Multicast group membership and IP_MULTICAST_IF are not offered.
+ * (AF_INET6) socket the IP-level options are set for both IPv6 and IPv4-mapped traffic, and read from IPv6's:
+ * IP_MULTICAST_IF names the interface by index there (IPv4's option takes a {@code struct ip_mreqn}), and by its
+ * IPv4 address on an IPv4 socket, as the JDK's.
  */
 final class DatagramOptions {
     static final Set<SocketOption<?>> SUPPORTED = Set.of(StandardSocketOptions.SO_SNDBUF,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT,
             StandardSocketOptions.SO_BROADCAST, StandardSocketOptions.IP_TOS, StandardSocketOptions.IP_MULTICAST_TTL,
-            StandardSocketOptions.IP_MULTICAST_LOOP);
+            StandardSocketOptions.IP_MULTICAST_LOOP, StandardSocketOptions.IP_MULTICAST_IF);
 
     private static final int SO_BROADCAST = 6;
     private static final int IP_TOS = 1;
+    private static final int IP_MULTICAST_IF = 32;
+    /** {@code struct ip_mreqn}: multiaddr, address, then the interface index at 8. */
+    private static final long IP_MREQN_SIZE = 12;
+    private static final long IP_MREQN_IFINDEX = 8;
     private static final int IP_MULTICAST_TTL = 33;
     private static final int IP_MULTICAST_LOOP = 34;
     private static final int IPPROTO_IPV6 = ChannelSockets.IPPROTO_IPV6;
+    private static final int IPV6_MULTICAST_IF = 17;
     private static final int IPV6_MULTICAST_HOPS = 18;
     private static final int IPV6_MULTICAST_LOOP = 19;
     private static final int IPV6_TCLASS = 67;
@@ -46,6 +60,11 @@ final class DatagramOptions {
                 ipLevel(channel, fd, inet6, IP_MULTICAST_LOOP, IPV6_MULTICAST_LOOP, (Boolean) value ? 1 : 0,
                         "IP_MULTICAST_LOOP");
             }
+            case "IP_MULTICAST_IF" -> {
+                checked(name, value);
+                ChannelSockets.ensureOpen(channel);
+                multicastInterface(fd, inet6, (NetworkInterface) value);
+            }
             default -> ChannelSockets.setOption(channel, fd, name, value, SUPPORTED);
         }
     }
@@ -64,9 +83,74 @@ final class DatagramOptions {
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MULTICAST_TTL);
             case "IP_MULTICAST_LOOP" -> (inet6 ? SocketOptions.get(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MULTICAST_LOOP)) != 0;
+            case "IP_MULTICAST_IF" -> multicastInterface(fd, inet6);
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
         };
         return (T) value;
+    }
+
+    /**
+     * Where multicast datagrams go out: on a dual-stack socket IPv6's interface index, and IPv4's for IPv4 groups;
+     * on an IPv4 socket the interface's IPv4 address.
+     */
+    private static void multicastInterface(int fd, boolean inet6, NetworkInterface interf) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            if (inet6) {
+                int index = interf.getIndex();
+                if (index == -1) {
+                    throw new IOException("Network interface cannot be identified");
+                }
+                SocketOptions.set(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, index, "IPV6_MULTICAST_IF");
+                MemorySegment mreqn = arena.allocate(IP_MREQN_SIZE, 4);
+                mreqn.set(JAVA_INT, IP_MREQN_IFINDEX, index);
+                setStruct(fd, mreqn);
+                return;
+            }
+            Inet4Address address = interf.inetAddresses().filter(Inet4Address.class::isInstance)
+                    .map(Inet4Address.class::cast).findFirst()
+                    .orElseThrow(() -> new IOException("Network interface not configured for IPv4"));
+            MemorySegment inAddr = arena.allocate(4, 4);
+            MemorySegment.copy(address.getAddress(), 0, inAddr, JAVA_BYTE, 0, 4);
+            setStruct(fd, inAddr);
+        }
+    }
+
+    private static void setStruct(int fd, MemorySegment value) throws IOException {
+        int ret = Sockets.setsockopt(fd, Sockets.IPPROTO_IP, IP_MULTICAST_IF, value);
+        if (ret < 0) {
+            throw NetErrors.of("setsockopt(IP_MULTICAST_IF)", ret);
+        }
+    }
+
+    /** The interface set, or null for the kernel's choice, as the JDK's answers. */
+    private static NetworkInterface multicastInterface(int fd, boolean inet6) throws IOException {
+        if (inet6) {
+            int index = SocketOptions.get(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF);
+            if (index == 0) {
+                return null;
+            }
+            NetworkInterface interf = NetworkInterface.getByIndex(index);
+            if (interf == null) {
+                throw new IOException("Unable to map index to interface");
+            }
+            return interf;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment inAddr = arena.allocate(4, 4);
+            int len = Sockets.getsockopt(fd, Sockets.IPPROTO_IP, IP_MULTICAST_IF, inAddr);
+            if (len < 0) {
+                throw NetErrors.of("getsockopt(IP_MULTICAST_IF)", len);
+            }
+            byte[] raw = inAddr.toArray(JAVA_BYTE);
+            if (inAddr.get(JAVA_INT, 0) == 0) {
+                return null;
+            }
+            NetworkInterface interf = NetworkInterface.getByInetAddress(InetAddress.getByAddress(raw));
+            if (interf == null) {
+                throw new IOException("Unable to map address to interface");
+            }
+            return interf;
+        }
     }
 
     /** An option of IP's level: IPv4's, and IPv6's too on a dual-stack socket. */

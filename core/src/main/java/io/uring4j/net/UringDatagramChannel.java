@@ -46,8 +46,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * connected); a send to another address than the connected peer is an {@link AlreadyConnectedException}; a
  * wildcard destination is the loopback address. Every datagram goes through the channel's own native memory (a
  * 64 KiB chunk each way), which a request in flight keeps reachable until its final completion. {@link #socket()}
- * is the JDK's adaptor but for receiving into a DatagramPacket ({@link DatagramSocketAdaptor}). Not offered:
- * multicast group membership ({@link UnsupportedOperationException}).
+ * is the JDK's adaptor but for receiving into a DatagramPacket ({@link DatagramSocketAdaptor}). Multicast groups are
+ * joined as the JDK's channel joins them ({@link Memberships}).
  */
 final class UringDatagramChannel extends DatagramChannel implements InterruptibleIo.Interruptible {
     private static final int CHUNK = HeapStaging.CHUNK;
@@ -57,6 +57,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
     private final boolean inet6;
     private final FdGuard guard;
     private final SelectorLink link;
+    private final Memberships memberships;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     /** The read side's msghdr over its own 64 KiB chunk, reused under readLock. */
@@ -76,6 +77,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         this.inet6 = inet6;
         this.guard = new FdGuard(loop, fd);
         this.link = new SelectorLink(this, guard);
+        this.memberships = new Memberships(this, fd, inet6);
         Arena arena = Arena.ofAuto();
         this.received = arena.allocate(CHUNK, 8);
         this.toSend = arena.allocate(CHUNK, 8);
@@ -437,21 +439,18 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
     }
 
     @Override
-    public MembershipKey join(InetAddress group, NetworkInterface interf) {
-        throw noMulticast();
+    public MembershipKey join(InetAddress group, NetworkInterface interf) throws IOException {
+        return memberships.join(group, interf, null);
     }
 
     @Override
-    public MembershipKey join(InetAddress group, NetworkInterface interf, InetAddress source) {
-        throw noMulticast();
-    }
-
-    private static UnsupportedOperationException noMulticast() {
-        return new UnsupportedOperationException("uring4j's DatagramChannel does not join multicast groups");
+    public MembershipKey join(InetAddress group, NetworkInterface interf, InetAddress source) throws IOException {
+        return memberships.join(group, interf, Objects.requireNonNull(source, "source"));
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
+        memberships.invalidateAll();
         link.close(loop, false);
     }
 

@@ -123,9 +123,10 @@
  * multishot polls: in blocking mode their calls are RECVMSG/SENDMSG and READ/WRITE requests on a runtime loop, in
  * non-blocking mode plain system calls that clear the cached readiness as the sockets' do. A datagram goes through
  * the channel's own 64 KiB native chunk each way, reused one call at a time, so no caller's buffer is named by a
- * request that a close or an interrupt could leave in flight. A datagram channel's {@code socket()} adaptor does
- * all the JDK's does but receive into a {@code DatagramPacket}, whose received length cannot be set apart from
- * its buffer length outside java.base (UnsupportedOperationException, as for multicast group membership).
+ * request that a close or an interrupt could leave in flight. Multicast groups are joined, left and filtered by
+ * source with setsockopt on the caller's thread ({@code Memberships}). A datagram channel's {@code socket()} adaptor
+ * does all the JDK's does but receive into a {@code DatagramPacket}, whose received length cannot be set apart from
+ * its buffer length outside java.base (UnsupportedOperationException).
  *
  * <h2>Asynchronous channels: {@link io.uring4j.net.UringAsynchronousChannelProvider}</h2>
  * {@code -Djava.nio.channels.spi.AsynchronousChannelProvider=io.uring4j.net.UringAsynchronousChannelProvider}

@@ -1,0 +1,16 @@
+package io.uring4j.net;
+
+import io.uring4j.testkit.BothEngines;
+
+import java.nio.channels.spi.SelectorProvider;
+
+/** The multicast contract against uring4j's provider, on both engines. */
+@BothEngines
+class UringMulticastTest extends MulticastContract {
+    private static final UringSelectorProvider PROVIDER = new UringSelectorProvider();
+
+    @Override
+    SelectorProvider provider() {
+        return PROVIDER;
+    }
+}
