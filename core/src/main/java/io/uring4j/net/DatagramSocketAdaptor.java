@@ -24,8 +24,8 @@ import java.util.Set;
  * JDK's adaptor — binding, connecting, addresses, options (what Netty's NIO datagram transport asks of it), send
  * and close. Not supported: {@link #receive} (UnsupportedOperationException): a packet's received length can only
  * be set, outside java.base, together with its buffer length, so the next receive into the same packet would take
- * fewer bytes than the JDK's; the channel's {@code receive} is the way. Not a {@code MulticastSocket}: the channel
- * offers no group membership either.
+ * fewer bytes than the JDK's; the channel's {@code receive} is the way. Not a {@code MulticastSocket}, as the JDK's
+ * is not: groups are joined through the channel.
  */
 final class DatagramSocketAdaptor extends DatagramSocket {
     private final DatagramChannel channel;
