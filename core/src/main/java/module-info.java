@@ -38,6 +38,7 @@ module io.uring4j {
     exports io.uring4j.net;
 
     requires jdk.jfr;
+    requires jdk.net;
 
     // The ring core finds the portable engine as a service, so that io.uring4j.ring does not import it.
     uses io.uring4j.ring.FallbackEngine.Provider;

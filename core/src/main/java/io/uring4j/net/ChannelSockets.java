@@ -19,33 +19,20 @@ import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.net.SocketAddress;
-import java.net.SocketOption;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
  * What the drop-in channels share: their sockets are dual-stack AF_INET6 like the JDK's (IPv4 peers appear as
- * IPv4-mapped addresses in the kernel and as {@link java.net.Inet4Address} in Java), the standard options, and
- * the close that first cancels the requests in flight on the descriptor.
+ * IPv4-mapped addresses in the kernel and as {@link java.net.Inet4Address} in Java), and the close that first
+ * cancels the requests in flight on the descriptor; their options are {@link ChannelOptions}'.
  */
 final class ChannelSockets {
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
-
-    static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
-            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, StandardSocketOptions.SO_LINGER);
-    /** What the JDK's Unix-domain channels support too. */
-    static final Set<SocketOption<?>> UNIX_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER);
-    static final Set<SocketOption<?>> UNIX_SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF);
-    static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT);
 
     private ChannelSockets() {
     }
@@ -128,58 +115,6 @@ final class ChannelSockets {
                 throw NetErrors.of("bind " + address, ret);
             }
         }
-    }
-
-    /** Sets an option of {@code channel}'s socket; the arguments are checked before whether it is open, as the JDK does. */
-    static <T> void setOption(java.nio.channels.Channel channel, int fd, SocketOption<T> name, T value,
-                              Set<SocketOption<?>> supported) throws IOException {
-        if (!supported.contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (value == null || !name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "'");        // the JDK's words
-        }
-        ensureOpen(channel);
-        switch (name.name()) {
-            case "TCP_NODELAY" -> SocketOptions.noDelay(fd, (Boolean) value);
-            case "SO_KEEPALIVE" -> SocketOptions.keepAlive(fd, (Boolean) value);
-            case "SO_SNDBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, bufferSize(value), "SO_SNDBUF");
-            case "SO_RCVBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, bufferSize(value), "SO_RCVBUF");
-            case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
-            case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
-            case "SO_LINGER" -> SocketOptions.linger(fd, Math.min((Integer) value, 65_535));    // the JDK's cap
-            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-    }
-
-    /** As the JDK's check: 0 is allowed (the kernel's minimum), a negative size is not. */
-    private static int bufferSize(Object value) {
-        int bytes = (Integer) value;
-        if (bytes < 0) {
-            throw new IllegalArgumentException("Invalid send/receive buffer size");
-        }
-        return bytes;
-    }
-
-    @SuppressWarnings("unchecked")
-    static <T> T getOption(java.nio.channels.Channel channel, int fd, SocketOption<T> name,
-                           Set<SocketOption<?>> supported) throws IOException {
-        if (!supported.contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        ensureOpen(channel);
-        Object value = switch (name.name()) {
-            case "TCP_NODELAY" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) != 0;
-            case "SO_KEEPALIVE" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE) != 0;
-            // Halved, as the JDK reports them on Linux: what was set, not the kernel's doubled bookkeeping size.
-            case "SO_SNDBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF) / 2;
-            case "SO_RCVBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF) / 2;
-            case "SO_REUSEADDR" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR) != 0;
-            case "SO_REUSEPORT" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT) != 0;
-            case "SO_LINGER" -> SocketOptions.linger(fd);
-            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
-        };
-        return (T) value;
     }
 
     static void ensureOpen(java.nio.channels.Channel channel) throws java.nio.channels.ClosedChannelException {

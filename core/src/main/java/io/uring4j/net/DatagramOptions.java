@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.sys.Sockets;
+import jdk.net.ExtendedSocketOptions;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -17,19 +18,20 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
- * {@link UringDatagramChannel}'s socket options, as the JDK's DatagramChannel takes them. On a dual-stack
- * (AF_INET6) socket the IP-level options are set for both IPv6 and IPv4-mapped traffic, and read from IPv6's:
- * IP_MULTICAST_IF names the interface by index there (IPv4's option takes a {@code struct ip_mreqn}), and by its
- * IPv4 address on an IPv4 socket, as the JDK's.
+ * {@link UringDatagramChannel}'s socket options, as the JDK's DatagramChannel takes them: the multicast ones and
+ * SO_BROADCAST here, the rest as every channel's ({@link ChannelOptions}). On a dual-stack (AF_INET6) socket the
+ * IP-level options are set for both IPv6 and IPv4-mapped traffic, and read from IPv6's: IP_MULTICAST_IF names the
+ * interface by index there (IPv4's option takes a {@code struct ip_mreqn}), and by its IPv4 address on an IPv4
+ * socket, as the JDK's.
  */
 final class DatagramOptions {
     static final Set<SocketOption<?>> SUPPORTED = Set.of(StandardSocketOptions.SO_SNDBUF,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT,
             StandardSocketOptions.SO_BROADCAST, StandardSocketOptions.IP_TOS, StandardSocketOptions.IP_MULTICAST_TTL,
-            StandardSocketOptions.IP_MULTICAST_LOOP, StandardSocketOptions.IP_MULTICAST_IF);
+            StandardSocketOptions.IP_MULTICAST_LOOP, StandardSocketOptions.IP_MULTICAST_IF,
+            ExtendedSocketOptions.IP_DONTFRAGMENT, ExtendedSocketOptions.SO_INCOMING_NAPI_ID);
 
     private static final int SO_BROADCAST = 6;
-    private static final int IP_TOS = 1;
     private static final int IP_MULTICAST_IF = 32;
     /** {@code struct ip_mreqn}: multiaddr, address, then the interface index at 8. */
     private static final long IP_MREQN_SIZE = 12;
@@ -40,7 +42,6 @@ final class DatagramOptions {
     private static final int IPV6_MULTICAST_IF = 17;
     private static final int IPV6_MULTICAST_HOPS = 18;
     private static final int IPV6_MULTICAST_LOOP = 19;
-    private static final int IPV6_TCLASS = 67;
 
     private DatagramOptions() {
     }
@@ -52,7 +53,6 @@ final class DatagramOptions {
                 ChannelSockets.ensureOpen(channel);
                 SocketOptions.set(fd, Sockets.SOL_SOCKET, SO_BROADCAST, (Boolean) value ? 1 : 0, "SO_BROADCAST");
             }
-            case "IP_TOS" -> ipLevel(channel, fd, inet6, IP_TOS, IPV6_TCLASS, byteValue(name, value), "IP_TOS");
             case "IP_MULTICAST_TTL" -> ipLevel(channel, fd, inet6, IP_MULTICAST_TTL, IPV6_MULTICAST_HOPS,
                     byteValue(name, value), "IP_MULTICAST_TTL");
             case "IP_MULTICAST_LOOP" -> {
@@ -65,20 +65,18 @@ final class DatagramOptions {
                 ChannelSockets.ensureOpen(channel);
                 multicastInterface(fd, inet6, (NetworkInterface) value);
             }
-            default -> ChannelSockets.setOption(channel, fd, name, value, SUPPORTED);
+            default -> ChannelOptions.set(channel, fd, inet6, name, value, SUPPORTED);
         }
     }
 
     @SuppressWarnings("unchecked")
     static <T> T get(Channel channel, int fd, boolean inet6, SocketOption<T> name) throws IOException {
-        if (!SUPPORTED.contains(name) || !name.name().startsWith("IP_") && !name.name().equals("SO_BROADCAST")) {
-            return ChannelSockets.getOption(channel, fd, name, SUPPORTED);
+        if (!SUPPORTED.contains(name) || !name.name().startsWith("IP_MULTICAST_") && !name.name().equals("SO_BROADCAST")) {
+            return ChannelOptions.get(channel, fd, inet6, name, SUPPORTED);
         }
         ChannelSockets.ensureOpen(channel);
         Object value = switch (name.name()) {
             case "SO_BROADCAST" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, SO_BROADCAST) != 0;
-            case "IP_TOS" -> inet6 ? SocketOptions.get(fd, IPPROTO_IPV6, IPV6_TCLASS)
-                    : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_TOS);
             case "IP_MULTICAST_TTL" -> inet6 ? SocketOptions.get(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MULTICAST_TTL);
             case "IP_MULTICAST_LOOP" -> (inet6 ? SocketOptions.get(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP)
@@ -153,17 +151,14 @@ final class DatagramOptions {
         }
     }
 
-    /** An option of IP's level: IPv4's, and IPv6's too on a dual-stack socket. */
+    /** An option of IP's level, once the channel is found open: IPv4's, and IPv6's too on a dual-stack socket. */
     private static void ipLevel(Channel channel, int fd, boolean inet6, int v4, int v6, int value, String what)
             throws IOException {
         ChannelSockets.ensureOpen(channel);
-        if (inet6) {
-            SocketOptions.set(fd, IPPROTO_IPV6, v6, value, what);
-        }
-        SocketOptions.set(fd, Sockets.IPPROTO_IP, v4, value, what);
+        ChannelOptions.ipLevel(fd, inet6, v4, v6, value, what);
     }
 
-    /** As the JDK's checks: the type first, then the range 0..255 of IP_TOS and IP_MULTICAST_TTL. */
+    /** As the JDK's checks: the type first, then the range 0..255 of IP_MULTICAST_TTL. */
     private static int byteValue(SocketOption<?> name, Object value) {
         checked(name, value);
         int v = (Integer) value;

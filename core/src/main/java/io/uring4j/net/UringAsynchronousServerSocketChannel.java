@@ -233,19 +233,19 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
     @Override
     public <T> AsynchronousServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         Objects.requireNonNull(name);
-        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, true, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         Objects.requireNonNull(name);
-        return ChannelSockets.getOption(this, fd, name, supportedOptions());
+        return ChannelOptions.get(this, fd, true, name, supportedOptions());
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return ChannelSockets.SERVER_OPTIONS;
+        return ChannelOptions.TCP_SERVER;
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
@@ -44,10 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * with {@link AsynchronousCloseException} and closes the fd once every request naming it has ended.
  */
 public final class UringAsynchronousSocketChannel extends AsynchronousSocketChannel {
-    /** The JDK's standard options for this channel (SO_LINGER is not one of them). */
-    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.TCP_NODELAY,
-            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT);
+    private static final Set<SocketOption<?>> OPTIONS = ChannelOptions.ASYNC_TCP;
     private static final int UNCONNECTED = 0;
     private static final int PENDING = 1;
     private static final int CONNECTED = 2;
@@ -140,14 +136,14 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         if (OPTIONS.contains(name) && isOpen() && writeShutdown()) {
             throw new IOException("Connection has been shutdown for writing");     // as the JDK's
         }
-        ChannelSockets.setOption(this, fd, name, value, OPTIONS);
+        ChannelOptions.set(this, fd, true, name, value, OPTIONS);
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         Objects.requireNonNull(name);
-        return ChannelSockets.getOption(this, fd, name, OPTIONS);
+        return ChannelOptions.get(this, fd, true, name, OPTIONS);
     }
 
     @Override

@@ -203,18 +203,18 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, !unix, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        return ChannelSockets.getOption(this, fd, name, supportedOptions());
+        return ChannelOptions.get(this, fd, !unix, name, supportedOptions());
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return unix ? ChannelSockets.UNIX_SERVER_OPTIONS : ChannelSockets.SERVER_OPTIONS;
+        return unix ? ChannelOptions.UNIX_SERVER : ChannelOptions.TCP_SERVER;
     }
 
     @Override

@@ -650,18 +650,18 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ChannelSockets.setOption(this, fd, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, !unix, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        return ChannelSockets.getOption(this, fd, name, supportedOptions());
+        return ChannelOptions.get(this, fd, !unix, name, supportedOptions());
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return unix ? ChannelSockets.UNIX_OPTIONS : ChannelSockets.OPTIONS;
+        return unix ? ChannelOptions.UNIX : ChannelOptions.TCP;
     }
 
     @Override

@@ -1,0 +1,166 @@
+package io.uring4j.net;
+
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Sockets;
+import jdk.net.ExtendedSocketOptions;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.nio.channels.Channel;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The socket options of the drop-in channels, the JDK's sets for each kind of channel: the standard ones and
+ * {@link ExtendedSocketOptions}' that Linux has (keep-alive timing, quick ACKs, the receiving queue's NAPI id, IPv4's
+ * don't-fragment), each a setsockopt or getsockopt on the caller's thread. As the JDK's: the arguments are checked
+ * before whether the channel is open; the options of IP's level on a dual-stack socket are set for IPv6 and for
+ * IPv4-mapped traffic alike, and read from IPv6's; a value the kernel refuses is a SocketException with its words
+ * ("Invalid argument").
+ */
+final class ChannelOptions {
+    private static final Set<SocketOption<?>> KEEP_ALIVE_TIMING = Set.of(ExtendedSocketOptions.TCP_KEEPIDLE,
+            ExtendedSocketOptions.TCP_KEEPINTERVAL, ExtendedSocketOptions.TCP_KEEPCOUNT);
+    /** A connected TCP channel's: the JDK's SocketChannel's, but its internal SO_OOBINLINE. */
+    static final Set<SocketOption<?>> TCP = union(Set.of(StandardSocketOptions.TCP_NODELAY,
+            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, StandardSocketOptions.SO_LINGER,
+            StandardSocketOptions.IP_TOS, ExtendedSocketOptions.TCP_QUICKACK,
+            ExtendedSocketOptions.SO_INCOMING_NAPI_ID), KEEP_ALIVE_TIMING);
+    /** A TCP listener's (and the accepted sockets inherit the keep-alive timing and quick ACKs). */
+    static final Set<SocketOption<?>> TCP_SERVER = union(Set.of(StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, ExtendedSocketOptions.TCP_QUICKACK,
+            ExtendedSocketOptions.SO_INCOMING_NAPI_ID), KEEP_ALIVE_TIMING);
+    /** An asynchronous TCP channel's: the JDK's has neither SO_LINGER nor IP_TOS. */
+    static final Set<SocketOption<?>> ASYNC_TCP = union(Set.of(StandardSocketOptions.TCP_NODELAY,
+            StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, ExtendedSocketOptions.TCP_QUICKACK,
+            ExtendedSocketOptions.SO_INCOMING_NAPI_ID), KEEP_ALIVE_TIMING);
+    /** What the JDK's Unix-domain channels offer of these (SO_PEERCRED is not offered here). */
+    static final Set<SocketOption<?>> UNIX = Set.of(StandardSocketOptions.SO_SNDBUF,
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER);
+    static final Set<SocketOption<?>> UNIX_SERVER = Set.of(StandardSocketOptions.SO_RCVBUF);
+
+    private static final int IP_TOS = 1;
+    private static final int IP_MTU_DISCOVER = 10;
+    private static final int IPV6_MTU_DISCOVER = 23;
+    private static final int IPV6_TCLASS = 67;
+    /** {@code IP_PMTUDISC_DO} and {@code IP_PMTUDISC_DONT}, IPv6's too: what IP_DONTFRAGMENT sets, as the JDK's. */
+    private static final int PMTUDISC_DO = 2;
+    private static final int PMTUDISC_DONT = 0;
+    private static final int TCP_KEEPIDLE = 4;
+    private static final int TCP_KEEPINTVL = 5;
+    private static final int TCP_KEEPCNT = 6;
+    private static final int TCP_QUICKACK = 12;
+    private static final int SO_INCOMING_NAPI_ID = 56;
+
+    private ChannelOptions() {
+    }
+
+    private static Set<SocketOption<?>> union(Set<SocketOption<?>> some, Set<SocketOption<?>> more) {
+        Set<SocketOption<?>> all = new HashSet<>(some);
+        all.addAll(more);
+        return Set.copyOf(all);
+    }
+
+    /**
+     * Sets an option of {@code channel}'s socket ({@code inet6}: a dual-stack one) if {@code supported} has it;
+     * the checks in the JDK's order: supported, the value's type, open, then the option's own.
+     */
+    static <T> void set(Channel channel, int fd, boolean inet6, SocketOption<T> name, T value,
+                        Set<SocketOption<?>> supported) throws IOException {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (value == null || !name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "'");        // the JDK's words
+        }
+        ChannelSockets.ensureOpen(channel);
+        switch (name.name()) {
+            case "TCP_NODELAY" -> SocketOptions.noDelay(fd, (Boolean) value);
+            case "SO_KEEPALIVE" -> SocketOptions.keepAlive(fd, (Boolean) value);
+            case "SO_SNDBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, bufferSize(value), "SO_SNDBUF");
+            case "SO_RCVBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, bufferSize(value), "SO_RCVBUF");
+            case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
+            case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
+            case "SO_LINGER" -> SocketOptions.linger(fd, Math.min((Integer) value, 65_535));    // the JDK's cap
+            case "IP_TOS" -> ipLevel(fd, inet6, IP_TOS, IPV6_TCLASS, tos(value), "IP_TOS");
+            case "IP_DONTFRAGMENT" -> ipLevel(fd, inet6, IP_MTU_DISCOVER, IPV6_MTU_DISCOVER,
+                    (Boolean) value ? PMTUDISC_DO : PMTUDISC_DONT, "IP_DONTFRAGMENT");
+            case "TCP_KEEPIDLE" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE, (Integer) value, name);
+            case "TCP_KEEPINTERVAL" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL, (Integer) value, name);
+            case "TCP_KEEPCOUNT" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT, (Integer) value, name);
+            case "TCP_QUICKACK" -> extended(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK, (Boolean) value ? 1 : 0, name);
+            case "SO_INCOMING_NAPI_ID" -> throw new SocketException("Attempt to set read only option " + name);
+            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> T get(Channel channel, int fd, boolean inet6, SocketOption<T> name, Set<SocketOption<?>> supported)
+            throws IOException {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        ChannelSockets.ensureOpen(channel);
+        Object value = switch (name.name()) {
+            case "TCP_NODELAY" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) != 0;
+            case "SO_KEEPALIVE" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE) != 0;
+            // Halved, as the JDK reports them on Linux: what was set, not the kernel's doubled bookkeeping size.
+            case "SO_SNDBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF) / 2;
+            case "SO_RCVBUF" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF) / 2;
+            case "SO_REUSEADDR" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR) != 0;
+            case "SO_REUSEPORT" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT) != 0;
+            case "SO_LINGER" -> SocketOptions.linger(fd);
+            case "IP_TOS" -> inet6 ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_TCLASS)
+                    : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_TOS);
+            case "IP_DONTFRAGMENT" -> (inet6 ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
+                    : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MTU_DISCOVER)) == PMTUDISC_DO;
+            case "TCP_KEEPIDLE" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE);
+            case "TCP_KEEPINTERVAL" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL);
+            case "TCP_KEEPCOUNT" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT);
+            case "TCP_QUICKACK" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK) != 0;
+            case "SO_INCOMING_NAPI_ID" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, SO_INCOMING_NAPI_ID);
+            default -> throw new UnsupportedOperationException("'" + name + "' not supported");
+        };
+        return (T) value;
+    }
+
+    /** An option of IP's level: IPv4's, and IPv6's too on a dual-stack socket. */
+    static void ipLevel(int fd, boolean inet6, int v4, int v6, int value, String what) throws IOException {
+        if (inet6) {
+            SocketOptions.set(fd, ChannelSockets.IPPROTO_IPV6, v6, value, what);
+        }
+        SocketOptions.set(fd, Sockets.IPPROTO_IP, v4, value, what);
+    }
+
+    /** An extended option: a value the kernel refuses is the JDK's SocketException ("Invalid argument"). */
+    private static void extended(int fd, int level, int option, int value, SocketOption<?> name) throws IOException {
+        int ret = Sockets.setsockopt(fd, level, option, value);
+        if (ret < 0) {
+            SocketException e = new SocketException(Errno.describe(-ret));
+            e.initCause(new ErrnoException("setsockopt(" + name.name() + ", " + value + ")", ret));
+            throw e;
+        }
+    }
+
+    /** As the JDK's check: 0 is allowed (the kernel's minimum), a negative size is not. */
+    private static int bufferSize(Object value) {
+        int bytes = (Integer) value;
+        if (bytes < 0) {
+            throw new IllegalArgumentException("Invalid send/receive buffer size");
+        }
+        return bytes;
+    }
+
+    private static int tos(Object value) {
+        int tos = (Integer) value;
+        if (tos < 0 || tos > 255) {
+            throw new IllegalArgumentException("Invalid IP_TOS value");
+        }
+        return tos;
+    }
+}
