@@ -18,7 +18,7 @@ import java.util.Set;
  * {@link ExtendedSocketOptions}' that Linux has (keep-alive timing, quick ACKs, the receiving queue's NAPI id, IPv4's
  * don't-fragment), each a setsockopt or getsockopt on the caller's thread. As the JDK's: the arguments are checked
  * before whether the channel is open; the options of IP's level on a dual-stack socket are set for IPv6 and for
- * IPv4-mapped traffic alike, and read from IPv6's; a value the kernel refuses is a SocketException with its words
+ * IPv4-mapped traffic alike, and read from IPv6's (the socket's family is asked, so an inherited AF_INET one works); a value the kernel refuses is a SocketException with its words
  * ("Invalid argument").
  */
 final class ChannelOptions {
@@ -67,11 +67,11 @@ final class ChannelOptions {
     }
 
     /**
-     * Sets an option of {@code channel}'s socket ({@code inet6}: a dual-stack one) if {@code supported} has it;
-     * the checks in the JDK's order: supported, the value's type, open, then the option's own.
+     * Sets an option of {@code channel}'s socket if {@code supported} has it; the checks in the JDK's order:
+     * supported, the value's type, open, then the option's own.
      */
-    static <T> void set(Channel channel, int fd, boolean inet6, SocketOption<T> name, T value,
-                        Set<SocketOption<?>> supported) throws IOException {
+    static <T> void set(Channel channel, int fd, SocketOption<T> name, T value, Set<SocketOption<?>> supported)
+            throws IOException {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
@@ -87,8 +87,8 @@ final class ChannelOptions {
             case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
             case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
             case "SO_LINGER" -> SocketOptions.linger(fd, Math.min((Integer) value, 65_535));    // the JDK's cap
-            case "IP_TOS" -> ipLevel(fd, inet6, IP_TOS, IPV6_TCLASS, tos(value), "IP_TOS");
-            case "IP_DONTFRAGMENT" -> ipLevel(fd, inet6, IP_MTU_DISCOVER, IPV6_MTU_DISCOVER,
+            case "IP_TOS" -> ipLevel(fd, dualStack(fd), IP_TOS, IPV6_TCLASS, tos(value), "IP_TOS");
+            case "IP_DONTFRAGMENT" -> ipLevel(fd, dualStack(fd), IP_MTU_DISCOVER, IPV6_MTU_DISCOVER,
                     (Boolean) value ? PMTUDISC_DO : PMTUDISC_DONT, "IP_DONTFRAGMENT");
             case "TCP_KEEPIDLE" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE, (Integer) value, name);
             case "TCP_KEEPINTERVAL" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL, (Integer) value, name);
@@ -100,7 +100,7 @@ final class ChannelOptions {
     }
 
     @SuppressWarnings("unchecked")
-    static <T> T get(Channel channel, int fd, boolean inet6, SocketOption<T> name, Set<SocketOption<?>> supported)
+    static <T> T get(Channel channel, int fd, SocketOption<T> name, Set<SocketOption<?>> supported)
             throws IOException {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
@@ -115,9 +115,9 @@ final class ChannelOptions {
             case "SO_REUSEADDR" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR) != 0;
             case "SO_REUSEPORT" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT) != 0;
             case "SO_LINGER" -> SocketOptions.linger(fd);
-            case "IP_TOS" -> inet6 ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_TCLASS)
+            case "IP_TOS" -> dualStack(fd) ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_TCLASS)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_TOS);
-            case "IP_DONTFRAGMENT" -> (inet6 ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
+            case "IP_DONTFRAGMENT" -> (dualStack(fd) ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MTU_DISCOVER)) == PMTUDISC_DO;
             case "TCP_KEEPIDLE" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE);
             case "TCP_KEEPINTERVAL" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL);
@@ -127,6 +127,14 @@ final class ChannelOptions {
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
         };
         return (T) value;
+    }
+
+    /**
+     * Whether the socket is AF_INET6, asked of the kernel: the channels' own sockets are dual-stack, but an
+     * inherited one ({@link InheritedChannels}) may be AF_INET.
+     */
+    private static boolean dualStack(int fd) throws IOException {
+        return SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_DOMAIN) == Sockets.AF_INET6;
     }
 
     /** An option of IP's level: IPv4's, and IPv6's too on a dual-stack socket. */

@@ -65,14 +65,14 @@ final class DatagramOptions {
                 ChannelSockets.ensureOpen(channel);
                 multicastInterface(fd, inet6, (NetworkInterface) value);
             }
-            default -> ChannelOptions.set(channel, fd, inet6, name, value, SUPPORTED);
+            default -> ChannelOptions.set(channel, fd, name, value, SUPPORTED);
         }
     }
 
     @SuppressWarnings("unchecked")
     static <T> T get(Channel channel, int fd, boolean inet6, SocketOption<T> name) throws IOException {
         if (!SUPPORTED.contains(name) || !name.name().startsWith("IP_MULTICAST_") && !name.name().equals("SO_BROADCAST")) {
-            return ChannelOptions.get(channel, fd, inet6, name, SUPPORTED);
+            return ChannelOptions.get(channel, fd, name, SUPPORTED);
         }
         ChannelSockets.ensureOpen(channel);
         Object value = switch (name.name()) {

@@ -36,6 +36,8 @@ final class SelectorLink {
     private volatile int connectFailure;
     /** Closed with bytes queued: the peer is told (SHUT_WR) once they have gone. */
     private volatile boolean shutdownOnDrain;
+    /** Run once the channel is closed: an inherited channel lets go of standard input ({@link InheritedChannels}). */
+    private Runnable afterClose;
 
     SelectorLink(SelectableChannel channel, FdGuard guard) {
         this.channel = channel;
@@ -124,9 +126,20 @@ final class SelectorLink {
             }
         }
         CompletableFuture<Void> closed = guard.close();
-        if (!held()) {
-            ChannelSockets.await(closed, loop);
+        try {
+            if (!held()) {
+                ChannelSockets.await(closed, loop);
+            }
+        } finally {
+            if (afterClose != null) {
+                afterClose.run();
+            }
         }
+    }
+
+    /** What to do once the channel is closed; set before the channel is handed out. */
+    void afterClose(Runnable action) {
+        afterClose = action;
     }
 
     /** Selecting thread: the outbox has sent its last byte. */

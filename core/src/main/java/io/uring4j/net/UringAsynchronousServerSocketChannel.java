@@ -233,14 +233,14 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
     @Override
     public <T> AsynchronousServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         Objects.requireNonNull(name);
-        ChannelOptions.set(this, fd, true, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         Objects.requireNonNull(name);
-        return ChannelOptions.get(this, fd, true, name, supportedOptions());
+        return ChannelOptions.get(this, fd, name, supportedOptions());
     }
 
     @Override

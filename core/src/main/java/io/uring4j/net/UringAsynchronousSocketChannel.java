@@ -136,14 +136,14 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         if (OPTIONS.contains(name) && isOpen() && writeShutdown()) {
             throw new IOException("Connection has been shutdown for writing");     // as the JDK's
         }
-        ChannelOptions.set(this, fd, true, name, value, OPTIONS);
+        ChannelOptions.set(this, fd, name, value, OPTIONS);
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         Objects.requireNonNull(name);
-        return ChannelOptions.get(this, fd, true, name, OPTIONS);
+        return ChannelOptions.get(this, fd, name, OPTIONS);
     }
 
     @Override

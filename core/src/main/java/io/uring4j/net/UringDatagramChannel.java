@@ -109,6 +109,20 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         return new UringDatagramChannel(provider, uring.loop(), fd, inet6);
     }
 
+    /**
+     * A datagram socket the process was started with ({@link InheritedChannels}): bound unless its port is 0,
+     * connected to {@code remote} if not null; {@code afterClose} once closed.
+     */
+    static UringDatagramChannel inherited(SelectorProvider provider, Uring uring, int fd, boolean inet6,
+                                          InetSocketAddress remote, Runnable afterClose) throws IOException {
+        UringDatagramChannel channel = new UringDatagramChannel(provider, uring.loop(), fd, inet6);
+        InetSocketAddress local = (InetSocketAddress) ChannelSockets.name(fd, true);
+        channel.local = local.getPort() == 0 ? null : local;
+        channel.remote = remote;
+        channel.link.afterClose(afterClose);
+        return channel;
+    }
+
     @Override
     public DatagramChannel bind(SocketAddress address) throws IOException {
         changeState(() -> {

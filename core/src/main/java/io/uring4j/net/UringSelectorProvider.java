@@ -5,6 +5,7 @@ import io.uring4j.runtime.Uring;
 import java.io.IOException;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
+import java.nio.channels.Channel;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
 import java.nio.channels.ServerSocketChannel;
@@ -72,6 +73,15 @@ public class UringSelectorProvider extends SelectorProvider {
     @Override
     public Pipe openPipe() throws IOException {
         return new UringPipe(this, Uring.shared());
+    }
+
+    /**
+     * As the JDK's: the socket the process was started with on standard input, as a channel of this provider
+     * ({@link InheritedChannels}), or null; what {@link System#inheritedChannel()} returns under the flag.
+     */
+    @Override
+    public Channel inheritedChannel() throws IOException {
+        return InheritedChannels.get(this);
     }
 
     /** As the JDK's: a null family is a NullPointerException, an unknown one UnsupportedOperationException. */

@@ -84,6 +84,22 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
         return new UringServerSocketChannel(provider, uring, fd, unix);
     }
 
+    /**
+     * A listening socket the process was started with ({@link InheritedChannels}), made non-blocking as this
+     * channel's own are; {@code afterClose} once closed.
+     */
+    static UringServerSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, boolean unix,
+                                              Runnable afterClose) throws IOException {
+        int ret = Sockets.nonBlocking(fd, true);
+        if (ret < 0) {
+            throw NetErrors.of("fcntl(O_NONBLOCK)", ret);
+        }
+        UringServerSocketChannel channel = new UringServerSocketChannel(provider, uring, fd, unix);
+        channel.bound = true;
+        channel.link.afterClose(afterClose);
+        return channel;
+    }
+
     @Override
     public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         synchronized (this) {
@@ -203,13 +219,13 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ChannelOptions.set(this, fd, !unix, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        return ChannelOptions.get(this, fd, !unix, name, supportedOptions());
+        return ChannelOptions.get(this, fd, name, supportedOptions());
     }
 
     @Override

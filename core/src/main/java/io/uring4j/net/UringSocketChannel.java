@@ -80,6 +80,14 @@ public final class UringSocketChannel extends SocketChannel {
         this.bound = remote != null;
     }
 
+    /** A connected socket the process was started with ({@link InheritedChannels}); {@code afterClose} once closed. */
+    static UringSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, boolean unix,
+                                        SocketAddress remote, Runnable afterClose) {
+        UringSocketChannel channel = new UringSocketChannel(provider, uring.loop(), fd, unix, remote);
+        channel.link.afterClose(afterClose);
+        return channel;
+    }
+
     /** An unconnected TCP channel on one of {@code uring}'s loops. */
     public static UringSocketChannel open(Uring uring) throws IOException {
         return open(uring, StandardProtocolFamily.INET6);
@@ -650,13 +658,13 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        ChannelOptions.set(this, fd, !unix, name, value, supportedOptions());
+        ChannelOptions.set(this, fd, name, value, supportedOptions());
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        return ChannelOptions.get(this, fd, !unix, name, supportedOptions());
+        return ChannelOptions.get(this, fd, name, supportedOptions());
     }
 
     @Override

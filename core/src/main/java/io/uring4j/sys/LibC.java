@@ -55,6 +55,8 @@ public final class LibC {
     private static final MethodHandle MUNMAP = longs("munmap");
     private static final MethodHandle MADVISE = longs("madvise");
     private static final MethodHandle CLOSE = longs("close");
+    private static final MethodHandle DUP = longs("dup");
+    private static final MethodHandle DUP3 = longs("dup3");
     private static final MethodHandle READ = longs("read");
     private static final MethodHandle WRITE = longs("write");
     private static final MethodHandle PREADV2 = longs("preadv2");
@@ -123,6 +125,16 @@ public final class LibC {
 
     public static int close(int fd) {
         return Native.callInt(CLOSE, fd, 0, 0, 0, 0, 0);
+    }
+
+    /** {@code dup(fd)}: the lowest free descriptor on {@code fd}'s open file, or {@code -errno}. */
+    public static int dup(int fd) {
+        return Native.callInt(DUP, fd, 0, 0, 0, 0, 0);
+    }
+
+    /** {@code dup2(fd, onto)} (as {@code dup3} with no flags): {@code onto}, or {@code -errno}. */
+    public static int dup2(int fd, int onto) {
+        return Native.callInt(DUP3, fd, onto, 0, 0, 0, 0);
     }
 
     /** {@code read(fd, buf, buf.byteSize())}: bytes read, or {@code -errno}. */

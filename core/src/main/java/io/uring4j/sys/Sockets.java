@@ -50,6 +50,8 @@ public final class Sockets {
     public static final int SOL_SOCKET = 1;
     public static final int SO_REUSEADDR = 2;
     public static final int SO_TYPE = 3;
+    /** The socket's address family (AF_INET, AF_INET6, AF_UNIX): read-only. */
+    public static final int SO_DOMAIN = 39;
     public static final int SO_ERROR = 4;
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;

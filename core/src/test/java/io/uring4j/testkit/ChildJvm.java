@@ -19,13 +19,18 @@ public final class ChildJvm {
 
     /** The child, started: {@code jvmFlags} go before the main class; stdout and stderr are one stream. */
     public static Process start(Class<?> probe, String... jvmFlags) throws IOException {
+        return new ProcessBuilder(command(probe, jvmFlags)).redirectErrorStream(true).start();
+    }
+
+    /** The command that runs {@code probe}'s {@code main}, for a caller that starts it its own way. */
+    public static List<String> command(Class<?> probe, String... jvmFlags) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "--enable-native-access=ALL-UNNAMED",
                 "-During4j.engine=" + System.getProperty("uring4j.engine", "auto")));
         command.addAll(List.of(jvmFlags));
         command.addAll(List.of("-cp", location(io.uring4j.runtime.Uring.class) + File.pathSeparator
                 + location(probe), probe.getName()));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return command;
     }
 
     /**
