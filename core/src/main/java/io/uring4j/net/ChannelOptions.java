@@ -2,21 +2,30 @@ package io.uring4j.net;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.channels.Channel;
+import java.nio.file.FileSystems;
+import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Set;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * The socket options of the drop-in channels, the JDK's sets for each kind of channel: the standard ones and
  * {@link ExtendedSocketOptions}' that Linux has (keep-alive timing, quick ACKs, the receiving queue's NAPI id, IPv4's
- * don't-fragment), each a setsockopt or getsockopt on the caller's thread. As the JDK's: the arguments are checked
+ * don't-fragment, a Unix-domain peer's credentials), each a setsockopt or getsockopt on the caller's thread. As the JDK's: the arguments are checked
  * before whether the channel is open; the options of IP's level on a dual-stack socket are set for IPv6 and for
  * IPv4-mapped traffic alike, and read from IPv6's (the socket's family is asked, so an inherited AF_INET one works); a value the kernel refuses is a SocketException with its words
  * ("Invalid argument").
@@ -39,9 +48,9 @@ final class ChannelOptions {
             StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_REUSEPORT, ExtendedSocketOptions.TCP_QUICKACK,
             ExtendedSocketOptions.SO_INCOMING_NAPI_ID), KEEP_ALIVE_TIMING);
-    /** What the JDK's Unix-domain channels offer of these (SO_PEERCRED is not offered here). */
+    /** A connected Unix-domain channel's, its peer's credentials included. */
     static final Set<SocketOption<?>> UNIX = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER);
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_LINGER, ExtendedSocketOptions.SO_PEERCRED);
     static final Set<SocketOption<?>> UNIX_SERVER = Set.of(StandardSocketOptions.SO_RCVBUF);
 
     private static final int IP_TOS = 1;
@@ -56,6 +65,11 @@ final class ChannelOptions {
     private static final int TCP_KEEPCNT = 6;
     private static final int TCP_QUICKACK = 12;
     private static final int SO_INCOMING_NAPI_ID = 56;
+    private static final int SO_PEERCRED = 17;
+    /** {@code struct ucred}: pid, uid, gid. */
+    private static final long UCRED_SIZE = 12;
+    private static final long UCRED_UID = 4;
+    private static final long UCRED_GID = 8;
 
     private ChannelOptions() {
     }
@@ -95,6 +109,7 @@ final class ChannelOptions {
             case "TCP_KEEPCOUNT" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT, (Integer) value, name);
             case "TCP_QUICKACK" -> extended(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK, (Boolean) value ? 1 : 0, name);
             case "SO_INCOMING_NAPI_ID" -> throw new SocketException("Attempt to set read only option " + name);
+            case "SO_PEERCRED" -> throw new SocketException("SO_PEERCRED cannot be set");
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
         }
     }
@@ -124,9 +139,35 @@ final class ChannelOptions {
             case "TCP_KEEPCOUNT" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT);
             case "TCP_QUICKACK" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK) != 0;
             case "SO_INCOMING_NAPI_ID" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, SO_INCOMING_NAPI_ID);
+            case "SO_PEERCRED" -> peerCredentials(fd);
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
         };
         return (T) value;
+    }
+
+    /**
+     * SO_PEERCRED: who the peer process runs as, by the names the user database gives its ids (the ids themselves
+     * where it has none), as the JDK's principals; "Invalid argument" while there is no peer, as the JDK's.
+     */
+    private static UnixDomainPrincipal peerCredentials(int fd) throws IOException {
+        int uid;
+        int gid;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ucred = arena.allocate(UCRED_SIZE, 4);
+            int ret = Sockets.getsockopt(fd, Sockets.SOL_SOCKET, SO_PEERCRED, ucred);
+            if (ret < 0) {
+                throw NetErrors.of("getsockopt(SO_PEERCRED)", ret);
+            }
+            uid = ucred.get(JAVA_INT, UCRED_UID);
+            gid = ucred.get(JAVA_INT, UCRED_GID);
+        }
+        if (uid == -1) {
+            throw new SocketException(Errno.describe(Errno.EINVAL));
+        }
+        String user = Objects.requireNonNullElse(LibC.userName(uid), Integer.toUnsignedString(uid));
+        String group = Objects.requireNonNullElse(LibC.groupName(gid), Integer.toUnsignedString(gid));
+        UserPrincipalLookupService names = FileSystems.getDefault().getUserPrincipalLookupService();
+        return new UnixDomainPrincipal(names.lookupPrincipalByName(user), names.lookupPrincipalByGroupName(group));
     }
 
     /**

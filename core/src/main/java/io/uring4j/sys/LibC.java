@@ -57,6 +57,11 @@ public final class LibC {
     private static final MethodHandle CLOSE = longs("close");
     private static final MethodHandle DUP = longs("dup");
     private static final MethodHandle DUP3 = longs("dup3");
+    private static final MethodHandle GETPWUID_R = longs("getpwuid_r");
+    private static final MethodHandle GETGRGID_R = longs("getgrgid_r");
+    /** {@code sizeof(struct passwd)} and {@code sizeof(struct group)}; each begins with its name's pointer. */
+    private static final long PASSWD_SIZE = 48;
+    private static final long GROUP_SIZE = 32;
     private static final MethodHandle READ = longs("read");
     private static final MethodHandle WRITE = longs("write");
     private static final MethodHandle PREADV2 = longs("preadv2");
@@ -125,6 +130,40 @@ public final class LibC {
 
     public static int close(int fd) {
         return Native.callInt(CLOSE, fd, 0, 0, 0, 0, 0);
+    }
+
+    /** The name the user database (NSS) gives user {@code uid}, or null if it has none. */
+    public static String userName(int uid) {
+        return entryName(GETPWUID_R, uid, PASSWD_SIZE);
+    }
+
+    /** The name the user database gives group {@code gid}, or null if it has none. */
+    public static String groupName(int gid) {
+        return entryName(GETGRGID_R, gid, GROUP_SIZE);
+    }
+
+    /**
+     * {@code getpwuid_r} or {@code getgrgid_r}: the entry's name, which points into the buffer handed in (grown
+     * while the entry does not fit: ERANGE).
+     */
+    private static String entryName(MethodHandle lookup, int id, long entrySize) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment entry = arena.allocate(entrySize, 8);
+            MemorySegment found = arena.allocate(ADDRESS);
+            for (long size = 1024; size <= 1 << 20; size *= 4) {
+                MemorySegment buffer = arena.allocate(size);
+                int ret = Native.callInt(lookup, Integer.toUnsignedLong(id), entry.address(), buffer.address(), size,
+                        found.address(), 0);
+                if (ret == Errno.ERANGE) {
+                    continue;
+                }
+                if (ret != 0 || found.get(JAVA_LONG, 0) == 0) {
+                    return null;
+                }
+                return buffer.getString(entry.get(JAVA_LONG, 0) - buffer.address());
+            }
+            return null;
+        }
     }
 
     /** {@code dup(fd)}: the lowest free descriptor on {@code fd}'s open file, or {@code -errno}. */

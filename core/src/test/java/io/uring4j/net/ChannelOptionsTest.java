@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.testkit.BothEngines;
 import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,6 +13,7 @@ import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
 import java.nio.channels.AsynchronousServerSocketChannel;
 import java.nio.channels.AsynchronousSocketChannel;
 import java.nio.channels.ClosedChannelException;
@@ -21,6 +23,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AsynchronousChannelProvider;
 import java.nio.channels.spi.SelectorProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The channels' socket options against the JDK's, same code for both: each kind of channel offers the JDK's set
- * (but for two the JDK keeps to itself or that need its user database), and the extended ones — keep-alive
- * timing, quick ACKs, IP_TOS, don't-fragment, the NAPI id — are set, read back and refused as the JDK's are.
+ * (but for the JDK's internal SO_OOBINLINE), and the extended ones — keep-alive timing, quick ACKs, IP_TOS,
+ * don't-fragment, the NAPI id, a Unix-domain peer's credentials — are set, read back and refused as the JDK's
+ * are.
  */
 @BothEngines
 class ChannelOptionsTest {
@@ -68,9 +74,10 @@ class ChannelOptionsTest {
         assertThat(names(URING.openDatagramChannel())).isEqualTo(names(SelectorProvider.provider().openDatagramChannel()));
         assertThat(names(URING.openDatagramChannel(StandardProtocolFamily.INET)))
                 .isEqualTo(names(SelectorProvider.provider().openDatagramChannel(StandardProtocolFamily.INET)));
-        Set<String> unix = names(SelectorProvider.provider().openSocketChannel(StandardProtocolFamily.UNIX));
-        unix.remove("SO_PEERCRED");                 // not offered: its principals need the JDK's user database
-        assertThat(names(URING.openSocketChannel(StandardProtocolFamily.UNIX))).isEqualTo(unix);
+        assertThat(names(URING.openSocketChannel(StandardProtocolFamily.UNIX)))
+                .isEqualTo(names(SelectorProvider.provider().openSocketChannel(StandardProtocolFamily.UNIX)));
+        assertThat(names(URING.openServerSocketChannel(StandardProtocolFamily.UNIX)))
+                .isEqualTo(names(SelectorProvider.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)));
         assertThat(names(URING_ASYNC.openAsynchronousSocketChannel(null)))
                 .isEqualTo(names(AsynchronousChannelProvider.provider().openAsynchronousSocketChannel(null)));
         assertThat(names(URING_ASYNC.openAsynchronousServerSocketChannel(null)))
@@ -164,6 +171,35 @@ class ChannelOptionsTest {
                 SocketOption<Integer> tos = StandardSocketOptions.IP_TOS;
                 assertThatThrownBy(() -> c.setOption(tos, 7)).isInstanceOf(UnsupportedOperationException.class);
             }
+        }
+    }
+
+    @Test
+    void aUnixDomainPeersCredentialsAreTheJdksPrincipals() throws Exception {
+        Path socket = Files.createTempDirectory("uring4j-peercred").resolve("s");
+        try (ServerSocketChannel jdkServer = SelectorProvider.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)
+                .bind(UnixDomainSocketAddress.of(socket));
+             SocketChannel jdkClient = SelectorProvider.provider().openSocketChannel(StandardProtocolFamily.UNIX);
+             SocketChannel ours = URING.openSocketChannel(StandardProtocolFamily.UNIX)) {
+            assertThatThrownBy(() -> ours.getOption(ExtendedSocketOptions.SO_PEERCRED))
+                    .isExactlyInstanceOf(SocketException.class).hasMessage("Invalid argument");
+            jdkClient.connect(jdkServer.getLocalAddress());
+            ours.connect(jdkServer.getLocalAddress());
+            try (SocketChannel first = jdkServer.accept(); SocketChannel second = jdkServer.accept()) {
+                UnixDomainPrincipal expected = jdkClient.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                assertThat(ours.getOption(ExtendedSocketOptions.SO_PEERCRED)).isEqualTo(expected);
+                assertThat(ours.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName())
+                        .isEqualTo(expected.user().getName());
+                assertThat(first.isConnected() && second.isConnected()).isTrue();
+            }
+            for (SocketChannel c : List.of(jdkClient, ours)) {
+                UnixDomainPrincipal any = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                assertThatThrownBy(() -> c.setOption(ExtendedSocketOptions.SO_PEERCRED, any))
+                        .isExactlyInstanceOf(SocketException.class).hasMessageStartingWith("SO_PEERCRED cannot be set");
+            }
+        } finally {
+            Files.deleteIfExists(socket);
+            Files.delete(socket.getParent());
         }
     }
 }
