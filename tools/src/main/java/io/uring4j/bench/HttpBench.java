@@ -92,11 +92,13 @@ final class HttpBench implements Callable<Integer> {
     @Option(names = "--servers", paramLabel = "NAME", split = ",",
             defaultValue = "uring4j-loop,netty-iouring,uring4j-vthread,jdk-vthread,netty-epoll,netty-nio",
             description = "which, comma-separated (default: ${DEFAULT-VALUE}); also jetty, netty-codec,"
-                    + " tomcat-nio2 and, on uring4j's java.nio providers, jetty+uring4j, netty-codec+uring4j,"
-                    + " tomcat-nio2+uring4j, netty-nio+uring4j")
+                    + " tomcat-nio2, tomcat-nio and, on uring4j's java.nio providers, jetty+uring4j,"
+                    + " netty-codec+uring4j, tomcat-nio2+uring4j, tomcat-nio+uring4j, netty-nio+uring4j,"
+                    + " jdk-vthread+uring4j")
     List<String> servers;
 
-    @Option(names = "--apps", description = "the applications jetty, netty-codec and tomcat-nio2, each without and"
+    @Option(names = "--apps", description = "the applications jetty, netty-codec, tomcat-nio2 and tomcat-nio, each"
+            + " without and"
             + " with its '+uring4j' twin; after the --servers named, or alone instead of the default servers")
     boolean apps;
 

@@ -40,8 +40,8 @@ record UringTwin(String name, String app, Kind kind, String providerClass) {
     }
 
     /**
-     * Every twin: the applications on the provider their network stack uses, Netty's NIO peer, Tomcat's default
-     * connector, and the JDK's blocking channels on virtual threads.
+     * Every twin: the applications on the provider their network stack uses, Netty's NIO peer, and the JDK's
+     * blocking channels on virtual threads.
      */
     static final List<UringTwin> ALL = List.of(of("jetty", Kind.SELECTOR), of("netty-codec", Kind.SELECTOR),
             of("tomcat-nio2", Kind.ASYNC), of("netty-nio", Kind.SELECTOR), of("tomcat-nio", Kind.SELECTOR),

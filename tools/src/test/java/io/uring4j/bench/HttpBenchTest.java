@@ -33,10 +33,10 @@ class HttpBenchTest {
     @Test
     void appsAddsEachApplicationWithItsTwinAfterTheServersNamed() {
         assertThat(validated("--apps").servers).containsExactly("jetty", "jetty+uring4j", "netty-codec",
-                "netty-codec+uring4j", "tomcat-nio2", "tomcat-nio2+uring4j");
+                "netty-codec+uring4j", "tomcat-nio2", "tomcat-nio2+uring4j", "tomcat-nio", "tomcat-nio+uring4j");
         assertThat(validated("--servers", "uring4j-loop,netty-codec", "--apps").servers).containsExactly(
                 "uring4j-loop", "netty-codec", "jetty", "jetty+uring4j", "netty-codec+uring4j", "tomcat-nio2",
-                "tomcat-nio2+uring4j");
+                "tomcat-nio2+uring4j", "tomcat-nio", "tomcat-nio+uring4j");
     }
 
     @Test

@@ -26,12 +26,14 @@ import java.util.function.Supplier;
  */
 @Command(name = "peer", mixinStandardHelpOptions = true, description = "An HTTP/1.1 plaintext peer server.")
 public final class Peer implements Callable<Integer> {
-    /** The peers' names, as {@code --servers} takes them. */
-    public static final List<String> NAMES = List.of("netty-iouring", "netty-epoll", "netty-nio", "jdk-vthread",
-            "tomcat-nio");
+    /** The peers' names, as {@code --servers} takes them: each answers {@code serve http}'s bytes exactly. */
+    public static final List<String> NAMES = List.of("netty-iouring", "netty-epoll", "netty-nio", "jdk-vthread");
 
-    /** The applications' names: Jetty (java.nio selectors), Netty's HTTP codec (on NIO), Tomcat (NIO2). */
-    public static final List<String> APPS = List.of("jetty", "netty-codec", "tomcat-nio2");
+    /**
+     * The applications' names: Jetty (java.nio selectors), Netty's HTTP codec (on NIO), Tomcat on NIO2 and on its
+     * default connector, NIO (java.nio selectors).
+     */
+    public static final List<String> APPS = List.of("jetty", "netty-codec", "tomcat-nio2", "tomcat-nio");
 
     /** A running peer. */
     public interface Server extends AutoCloseable {
