@@ -136,14 +136,27 @@ abstract class MulticastContract extends ClosesAfterEach {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
-    @Test
-    void aBlockedSourceIsNotHeardUntilUnblocked() throws Exception {
+    /** An IPv4 receiver joined to {@link #GROUP4}, a sender, and the source its datagrams are seen to come from. */
+    private record Joined(NetworkInterface interf, DatagramChannel receiver, DatagramChannel sender, MembershipKey key,
+                          InetAddress source) {
+    }
+
+    private Joined joinedToGroup4() throws Exception {
         NetworkInterface interf = multicastInterface(Inet4Address.class);
         DatagramChannel receiver = receiver(StandardProtocolFamily.INET);
         DatagramChannel sender = sender(StandardProtocolFamily.INET, interf);
         MembershipKey key = receiver.join(GROUP4, interf);
-        send(sender, "first", GROUP4, receiver);
-        InetAddress source = next(receiver).sender().getAddress();
+        send(sender, "who", GROUP4, receiver);
+        return new Joined(interf, receiver, sender, key, next(receiver).sender().getAddress());
+    }
+
+    @Test
+    void aBlockedSourceIsNotHeardUntilUnblocked() throws Exception {
+        Joined joined = joinedToGroup4();
+        DatagramChannel receiver = joined.receiver();
+        DatagramChannel sender = joined.sender();
+        MembershipKey key = joined.key();
+        InetAddress source = joined.source();
         assertThat(key.block(source)).isSameAs(key);
         assertThat(key.block(source)).isSameAs(key);
         send(sender, "blocked", GROUP4, receiver);
@@ -161,13 +174,12 @@ abstract class MulticastContract extends ClosesAfterEach {
 
     @Test
     void aSourceSpecificMembershipHearsItsSourceOnly() throws Exception {
-        NetworkInterface interf = multicastInterface(Inet4Address.class);
-        DatagramChannel receiver = receiver(StandardProtocolFamily.INET);
-        DatagramChannel sender = sender(StandardProtocolFamily.INET, interf);
-        MembershipKey probe = receiver.join(GROUP4, interf);
-        send(sender, "who", GROUP4, receiver);
-        InetAddress source = next(receiver).sender().getAddress();
-        probe.drop();
+        Joined joined = joinedToGroup4();
+        NetworkInterface interf = joined.interf();
+        DatagramChannel receiver = joined.receiver();
+        DatagramChannel sender = joined.sender();
+        InetAddress source = joined.source();
+        joined.key().drop();
 
         MembershipKey key = receiver.join(GROUP4_OTHER, interf, source);
         assertThat(key.sourceAddress()).isEqualTo(source);
