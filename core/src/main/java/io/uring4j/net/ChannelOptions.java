@@ -60,10 +60,6 @@ final class ChannelOptions {
     /** {@code IP_PMTUDISC_DO} and {@code IP_PMTUDISC_DONT}, IPv6's too: what IP_DONTFRAGMENT sets, as the JDK's. */
     private static final int PMTUDISC_DO = 2;
     private static final int PMTUDISC_DONT = 0;
-    private static final int TCP_KEEPIDLE = 4;
-    private static final int TCP_KEEPINTVL = 5;
-    private static final int TCP_KEEPCNT = 6;
-    private static final int TCP_QUICKACK = 12;
     private static final int SO_INCOMING_NAPI_ID = 56;
     private static final int SO_PEERCRED = 17;
     /** {@code struct ucred}: pid, uid, gid. */
@@ -104,10 +100,10 @@ final class ChannelOptions {
             case "IP_TOS" -> ipLevel(fd, dualStack(fd), IP_TOS, IPV6_TCLASS, tos(value), "IP_TOS");
             case "IP_DONTFRAGMENT" -> ipLevel(fd, dualStack(fd), IP_MTU_DISCOVER, IPV6_MTU_DISCOVER,
                     (Boolean) value ? PMTUDISC_DO : PMTUDISC_DONT, "IP_DONTFRAGMENT");
-            case "TCP_KEEPIDLE" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE, (Integer) value, name);
-            case "TCP_KEEPINTERVAL" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL, (Integer) value, name);
-            case "TCP_KEEPCOUNT" -> extended(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT, (Integer) value, name);
-            case "TCP_QUICKACK" -> extended(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK, (Boolean) value ? 1 : 0, name);
+            case "TCP_KEEPIDLE" -> extended(fd, Sockets.TCP_KEEPIDLE, (Integer) value, name);
+            case "TCP_KEEPINTERVAL" -> extended(fd, Sockets.TCP_KEEPINTVL, (Integer) value, name);
+            case "TCP_KEEPCOUNT" -> extended(fd, Sockets.TCP_KEEPCNT, (Integer) value, name);
+            case "TCP_QUICKACK" -> extended(fd, Sockets.TCP_QUICKACK, (Boolean) value ? 1 : 0, name);
             case "SO_INCOMING_NAPI_ID" -> throw new SocketException("Attempt to set read only option " + name);
             case "SO_PEERCRED" -> throw new SocketException("SO_PEERCRED cannot be set");
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
@@ -134,10 +130,10 @@ final class ChannelOptions {
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_TOS);
             case "IP_DONTFRAGMENT" -> (dualStack(fd) ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MTU_DISCOVER)) == PMTUDISC_DO;
-            case "TCP_KEEPIDLE" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPIDLE);
-            case "TCP_KEEPINTERVAL" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPINTVL);
-            case "TCP_KEEPCOUNT" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_KEEPCNT);
-            case "TCP_QUICKACK" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, TCP_QUICKACK) != 0;
+            case "TCP_KEEPIDLE" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_KEEPIDLE);
+            case "TCP_KEEPINTERVAL" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_KEEPINTVL);
+            case "TCP_KEEPCOUNT" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_KEEPCNT);
+            case "TCP_QUICKACK" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_QUICKACK) != 0;
             case "SO_INCOMING_NAPI_ID" -> SocketOptions.get(fd, Sockets.SOL_SOCKET, SO_INCOMING_NAPI_ID);
             case "SO_PEERCRED" -> peerCredentials(fd);
             default -> throw new UnsupportedOperationException("'" + name + "' not supported");
@@ -186,9 +182,9 @@ final class ChannelOptions {
         SocketOptions.set(fd, Sockets.IPPROTO_IP, v4, value, what);
     }
 
-    /** An extended option: a value the kernel refuses is the JDK's SocketException ("Invalid argument"). */
-    private static void extended(int fd, int level, int option, int value, SocketOption<?> name) throws IOException {
-        int ret = Sockets.setsockopt(fd, level, option, value);
+    /** A TCP-level extended option: a value the kernel refuses is the JDK's SocketException ("Invalid argument"). */
+    private static void extended(int fd, int option, int value, SocketOption<?> name) throws IOException {
+        int ret = Sockets.setsockopt(fd, Sockets.IPPROTO_TCP, option, value);
         if (ret < 0) {
             SocketException e = new SocketException(Errno.describe(-ret));
             e.initCause(new ErrnoException("setsockopt(" + name.name() + ", " + value + ")", ret));

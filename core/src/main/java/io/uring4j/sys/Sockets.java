@@ -64,6 +64,12 @@ public final class Sockets {
     public static final int TCP_NODELAY = 1;
     /** Idle seconds before the first keep-alive probe. */
     public static final int TCP_KEEPIDLE = 4;
+    /** Seconds between keep-alive probes. */
+    public static final int TCP_KEEPINTVL = 5;
+    /** Unanswered keep-alive probes before the connection is dropped. */
+    public static final int TCP_KEEPCNT = 6;
+    /** Acknowledge at once rather than delayed (the kernel clears it again as it sees fit). */
+    public static final int TCP_QUICKACK = 12;
 
     // ---- send/recv flags ------------------------------------------------------------------------------
 
