@@ -25,10 +25,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 /**
  * The socket options of the drop-in channels, the JDK's sets for each kind of channel: the standard ones and
  * {@link ExtendedSocketOptions}' that Linux has (keep-alive timing, quick ACKs, the receiving queue's NAPI id, IPv4's
- * don't-fragment, a Unix-domain peer's credentials), each a setsockopt or getsockopt on the caller's thread. As the JDK's: the arguments are checked
- * before whether the channel is open; the options of IP's level on a dual-stack socket are set for IPv6 and for
- * IPv4-mapped traffic alike, and read from IPv6's (the socket's family is asked, so an inherited AF_INET one works); a value the kernel refuses is a SocketException with its words
- * ("Invalid argument").
+ * don't-fragment, a Unix-domain peer's credentials), each a setsockopt or getsockopt on the caller's thread. As the
+ * JDK's: the arguments are checked before whether the channel is open; the options of IP's level on a dual-stack socket
+ * are set for IPv6 and for IPv4-mapped traffic alike, and read from IPv6's (the socket's family is asked, so an
+ * inherited AF_INET one works); a value the kernel refuses is a SocketException with its words ("Invalid argument").
  */
 final class ChannelOptions {
     private static final Set<SocketOption<?>> KEEP_ALIVE_TIMING = Set.of(ExtendedSocketOptions.TCP_KEEPIDLE,
@@ -92,8 +92,10 @@ final class ChannelOptions {
         switch (name.name()) {
             case "TCP_NODELAY" -> SocketOptions.noDelay(fd, (Boolean) value);
             case "SO_KEEPALIVE" -> SocketOptions.keepAlive(fd, (Boolean) value);
-            case "SO_SNDBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, bufferSize(value), "SO_SNDBUF");
-            case "SO_RCVBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, bufferSize(value), "SO_RCVBUF");
+            case "SO_SNDBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, bufferSize(value),
+                    "SO_SNDBUF");
+            case "SO_RCVBUF" -> SocketOptions.set(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, bufferSize(value),
+                    "SO_RCVBUF");
             case "SO_REUSEADDR" -> SocketOptions.reuseAddress(fd, (Boolean) value);
             case "SO_REUSEPORT" -> SocketOptions.reusePort(fd, (Boolean) value);
             case "SO_LINGER" -> SocketOptions.linger(fd, Math.min((Integer) value, 65_535));    // the JDK's cap
@@ -128,7 +130,8 @@ final class ChannelOptions {
             case "SO_LINGER" -> SocketOptions.linger(fd);
             case "IP_TOS" -> dualStack(fd) ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_TCLASS)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_TOS);
-            case "IP_DONTFRAGMENT" -> (dualStack(fd) ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
+            case "IP_DONTFRAGMENT" -> (dualStack(fd)
+                    ? SocketOptions.get(fd, ChannelSockets.IPPROTO_IPV6, IPV6_MTU_DISCOVER)
                     : SocketOptions.get(fd, Sockets.IPPROTO_IP, IP_MTU_DISCOVER)) == PMTUDISC_DO;
             case "TCP_KEEPIDLE" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_KEEPIDLE);
             case "TCP_KEEPINTERVAL" -> SocketOptions.get(fd, Sockets.IPPROTO_TCP, Sockets.TCP_KEEPINTVL);

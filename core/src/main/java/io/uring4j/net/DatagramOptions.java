@@ -71,7 +71,8 @@ final class DatagramOptions {
 
     @SuppressWarnings("unchecked")
     static <T> T get(Channel channel, int fd, boolean inet6, SocketOption<T> name) throws IOException {
-        if (!SUPPORTED.contains(name) || !name.name().startsWith("IP_MULTICAST_") && !name.name().equals("SO_BROADCAST")) {
+        boolean own = name.name().startsWith("IP_MULTICAST_") || name.name().equals("SO_BROADCAST");
+        if (!SUPPORTED.contains(name) || !own) {
             return ChannelOptions.get(channel, fd, name, SUPPORTED);
         }
         ChannelSockets.ensureOpen(channel);

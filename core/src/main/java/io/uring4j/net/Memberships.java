@@ -87,7 +87,8 @@ final class Memberships {
         if (index == -1) {
             throw new IOException("Network interface cannot be identified");
         }
-        if (group instanceof Inet4Address && !inet6 && interf.inetAddresses().noneMatch(Inet4Address.class::isInstance)) {
+        if (group instanceof Inet4Address && !inet6
+                && interf.inetAddresses().noneMatch(Inet4Address.class::isInstance)) {
             throw new IOException("Network interface not configured for IPv4");
         }
         Key key = new Key(group, interf, source);

@@ -71,7 +71,8 @@ class ChannelOptionsTest {
         assertThat(names(URING.openSocketChannel())).isEqualTo(tcp);
         assertThat(names(URING.openServerSocketChannel()))
                 .isEqualTo(names(SelectorProvider.provider().openServerSocketChannel()));
-        assertThat(names(URING.openDatagramChannel())).isEqualTo(names(SelectorProvider.provider().openDatagramChannel()));
+        assertThat(names(URING.openDatagramChannel()))
+                .isEqualTo(names(SelectorProvider.provider().openDatagramChannel()));
         assertThat(names(URING.openDatagramChannel(StandardProtocolFamily.INET)))
                 .isEqualTo(names(SelectorProvider.provider().openDatagramChannel(StandardProtocolFamily.INET)));
         assertThat(names(URING.openSocketChannel(StandardProtocolFamily.UNIX)))
@@ -177,8 +178,8 @@ class ChannelOptionsTest {
     @Test
     void aUnixDomainPeersCredentialsAreTheJdksPrincipals() throws Exception {
         Path socket = Files.createTempDirectory("uring4j-peercred").resolve("s");
-        try (ServerSocketChannel jdkServer = SelectorProvider.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)
-                .bind(UnixDomainSocketAddress.of(socket));
+        try (ServerSocketChannel jdkServer = SelectorProvider.provider()
+                .openServerSocketChannel(StandardProtocolFamily.UNIX).bind(UnixDomainSocketAddress.of(socket));
              SocketChannel jdkClient = SelectorProvider.provider().openSocketChannel(StandardProtocolFamily.UNIX);
              SocketChannel ours = URING.openSocketChannel(StandardProtocolFamily.UNIX)) {
             assertThatThrownBy(() -> ours.getOption(ExtendedSocketOptions.SO_PEERCRED))

@@ -35,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @BothEngines
 class InheritedChannelTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-    private static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider=" + UringSelectorProvider.class.getName();
+    private static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
+            + UringSelectorProvider.class.getName();
 
     /** The child JVM's command, its standard input redirected by bash to {@code redirect} (e.g. /dev/tcp/...). */
     private static Process child(String mode, String redirect, Path release) throws IOException {

@@ -198,8 +198,8 @@ class SocketAdaptorTest {
             assertThat(full).as("a connect left waiting by a full backlog").isTrue();
             SocketChannel c = provider(impl).openSocketChannel();
             Socket s = c.socket();
-            assertThatThrownBy(() -> s.connect(server.getLocalAddress(), 100)).isInstanceOf(SocketTimeoutException.class)
-                    .hasMessage("Connect timed out");
+            assertThatThrownBy(() -> s.connect(server.getLocalAddress(), 100))
+                    .isInstanceOf(SocketTimeoutException.class).hasMessage("Connect timed out");
             assertThat(c.isOpen()).isFalse();
             assertThat(s.isClosed()).isTrue();
         } finally {

@@ -81,7 +81,8 @@ class NettyDatagramTest {
     void nettysNioDatagramTransportJoinsAGroupOnTheSelectorProvider() throws Exception {
         NetworkInterface interf = NetworkInterface.networkInterfaces().filter(ni -> {
             try {
-                return ni.isUp() && ni.supportsMulticast() && ni.inetAddresses().anyMatch(Inet4Address.class::isInstance);
+                return ni.isUp() && ni.supportsMulticast()
+                        && ni.inetAddresses().anyMatch(Inet4Address.class::isInstance);
             } catch (SocketException e) {
                 return false;
             }

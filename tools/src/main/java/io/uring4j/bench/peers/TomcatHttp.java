@@ -22,10 +22,10 @@ import java.util.stream.Stream;
 /**
  * Tomcat 11 embedded as its users write it: a {@code Connector} on one of its java.nio protocols and a servlet
  * answering the plaintext body — {@code Http11Nio2Protocol} (java.nio's asynchronous channels, from
- * {@code AsynchronousChannelProvider.provider()}) or {@code Http11NioProtocol}, Tomcat's default (a
- * {@code Selector} and non-blocking channels, from {@code SelectorProvider.provider()}). Tomcat adds the Date header itself; the servlet sets the rest as {@code serve http} sends them.
- * The connector keeps Tomcat's own worker pool ({@code threads} does not apply); its base directory is a
- * temporary one, deleted on close.
+ * {@code AsynchronousChannelProvider.provider()}) or {@code Http11NioProtocol}, Tomcat's default (a {@code Selector} and
+ * non-blocking channels, from {@code SelectorProvider.provider()}). Tomcat adds the Date header itself; the servlet
+ * sets the rest as {@code serve http} sends them. The connector keeps Tomcat's own worker pool ({@code threads} does
+ * not apply); its base directory is a temporary one, deleted on close.
  */
 final class TomcatHttp implements Peer.Server {
     /** Tomcat's INFO lines (starting, stopping) say nothing the benchmark needs; warnings still show. */
