@@ -13,13 +13,17 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -205,6 +209,32 @@ class SocketAdaptorTest {
         } finally {
             for (Socket filler : queued) {
                 filler.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void anInterruptEndsATimedReadAndClosesTheChannel(String impl) throws Exception {
+        try (ServerSocketChannel server = provider(impl).openServerSocketChannel().bind(LOOPBACK);
+             SocketChannel c = provider(impl).openSocketChannel()) {
+            c.connect(server.getLocalAddress());
+            try (SocketChannel accepted = server.accept()) {
+                c.socket().setSoTimeout(60_000);
+                CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try {
+                        failure.complete(new AssertionError("read " + c.socket().getInputStream().read()));
+                    } catch (Throwable e) {
+                        failure.complete(e);
+                    }
+                });
+                awaitCondition(() -> reader.getState() == Thread.State.WAITING
+                        || reader.getState() == Thread.State.TIMED_WAITING);
+                reader.interrupt();
+                assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedByInterruptException.class);
+                assertThat(c.isOpen()).isFalse();
+                assertThat(accepted.isOpen()).isTrue();
             }
         }
     }
