@@ -56,6 +56,7 @@ public final class UringSocketChannel extends SocketChannel {
      */
     private final FdGuard guard;
     private final SelectorLink link;
+    private final ReadWait readWait;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     private final HeapStaging staging = new HeapStaging();
@@ -75,6 +76,7 @@ public final class UringSocketChannel extends SocketChannel {
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
         this.link = new SelectorLink(this, guard);
+        this.readWait = new ReadWait(loop, guard);
         this.unix = unix;
         this.remote = remote;
         this.bound = remote != null;
@@ -229,7 +231,7 @@ public final class UringSocketChannel extends SocketChannel {
             }
             int state = NonBlockingCalls.connectState(link);
             while (state == NonBlockingCalls.WOULD_BLOCK && isBlocking()) {
-                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll", null, null, 0);
+                io((sqe, scratch) -> sqe.prepPollAdd(fd, OpFlags.Poll.POLLOUT), "poll", null, null);
                 state = NonBlockingCalls.connectState(link);
             }
             return connected(address, state);
@@ -499,7 +501,7 @@ public final class UringSocketChannel extends SocketChannel {
      */
     private int receive(MemorySegment into, int timeoutMillis) throws IOException {
         if (isBlocking()) {
-            return io(NetOps.recv(fd, into), "recv", NonBlockingCalls::recv, into, timeoutMillis);
+            return receiveBlocking(into, timeoutMillis);
         }
         int n = NonBlockingCalls.recv(link, into);
         if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
@@ -508,12 +510,45 @@ public final class UringSocketChannel extends SocketChannel {
         return n;
     }
 
+    /**
+     * A blocking recv: tried in place, as the JDK's first try is, and while the socket has nothing, waited for with
+     * its poll ({@link ReadWait}) and tried again. Inside begin/end, so that close and interrupt turn into the JDK's
+     * exceptions (a close or an interrupt closes the channel and ends the wait); a positive {@code timeoutMillis}
+     * bounds the wait: SocketTimeoutException "Read timed out", the channel still open.
+     */
+    private int receiveBlocking(MemorySegment into, int timeoutMillis) throws IOException {
+        boolean timed = timeoutMillis > 0;
+        long deadline = timed ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+        boolean completed = false;
+        try {
+            begin();
+            while (isOpen()) {
+                readWait.consume();
+                int n = NonBlockingCalls.recv(link, into);      // ClosedChannelException: replaced by end(false)
+                if (n != NonBlockingCalls.WOULD_BLOCK) {
+                    completed = true;
+                    if (n < 0) {
+                        throw failure("recv", new ErrnoException("recv", n));
+                    }
+                    return n;
+                }
+                if (!readWait.await(timed, deadline)) {
+                    completed = true;
+                    throw new SocketTimeoutException("Read timed out");
+                }
+            }
+            return 0;                   // closed, or interrupted (which closed it): end(false) throws what the JDK's do
+        } finally {
+            end(completed);
+        }
+    }
+
     /** One send: a request in blocking mode (all of it), a system call in non-blocking mode (what fits now). */
     private int transmit(MemorySegment from) throws IOException {
         if (isBlocking()) {
             halfClose.sendStarting();
             try {
-                return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from, 0);
+                return io(NetOps.send(fd, from), "send", NonBlockingCalls::send, from);
             } finally {
                 halfClose.sendEnded();
             }
@@ -550,11 +585,9 @@ public final class UringSocketChannel extends SocketChannel {
      * user of the fd only once prepared: a close or an interrupt does not wait while it waits for a slot, and it
      * then fails with ClosedChannelException, which end(false) replaces. With {@code inPlace}, the call is first
      * tried on this thread without waiting, as the JDK's first try is: a socket that is ready (bytes waiting, room
-     * in its buffer) costs one system call instead of a round trip through the loop. A positive {@code timeoutMillis}
-     * bounds a read's wait (SocketTimeoutException "Read timed out"; the channel stays open).
+     * in its buffer) costs one system call instead of a round trip through the loop.
      */
-    private int io(Op op, String what, InPlace inPlace, MemorySegment memory, int timeoutMillis)
-            throws IOException {
+    private int io(Op op, String what, InPlace inPlace, MemorySegment memory) throws IOException {
         boolean completed = false;
         boolean interrupted = false;
         try {
@@ -572,12 +605,9 @@ public final class UringSocketChannel extends SocketChannel {
                     return now;
                 }
             }
-            int n = ChannelSockets.call(loop, guard, op, what, timeoutMillis, "Read timed out");
+            int n = loop.call(op, guard, false);
             completed = true;
             return n;
-        } catch (SocketTimeoutException e) {
-            completed = true;
-            throw e;                                    // not an interrupt, though an InterruptedIOException
         } catch (ErrnoException e) {
             if (ChannelSockets.closedUnder(e) && !isOpen()) {
                 throw e;                                // replaced by end(false)'s exception
@@ -684,6 +714,9 @@ public final class UringSocketChannel extends SocketChannel {
         writeLock.lock();
         try {
             link.blocking(block);
+            if (!block) {
+                readWait.disarm();          // a selector's receive or poll takes the socket's input over
+            }
         } finally {
             writeLock.unlock();
             readLock.unlock();

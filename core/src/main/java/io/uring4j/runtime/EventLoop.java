@@ -121,11 +121,20 @@ public final class EventLoop implements Executor {
      * @throws IllegalStateException off the loop thread
      */
     public void submitStanding(Op op, CompletionHandler handler) {
+        submitStanding(op, handler, null);
+    }
+
+    /**
+     * {@link #submitStanding(Op, CompletionHandler)} of a request on {@code guard}'s fd, a user of it from its
+     * preparation to its final CQE: a close cancels it and waits for that. If the guard is closing, the handler
+     * fails with the {@link java.nio.channels.ClosedChannelException} (wrapped) and nothing reaches the kernel.
+     */
+    public void submitStanding(Op op, CompletionHandler handler, FdGuard guard) {
         checkAccepting();
         if (!inLoop()) {
             throw new IllegalStateException("submitStanding is for the loop thread (" + thread + ")");
         }
-        if (!io.issue(op, handler, null, false, RequestTable.Kind.STANDING)) {
+        if (!io.issue(op, handler, guard, false, RequestTable.Kind.STANDING)) {
             handler.failed(new IllegalStateException("uring4j loop " + id + ": " + RequestTable.MAX_SLOTS
                     + " requests in flight: no slot left for a standing request"));
         }

@@ -591,8 +591,8 @@ class SocketChannelDifferentialTest {
     }
 
     /**
-     * Waits until {@code thread} is blocked in a read: parked in a uring4j blocking call or in the JDK's poller,
-     * or in a native read or poll (a platform thread on the JDK's channel). A state, not a duration.
+     * Waits until {@code thread} is blocked in a read: parked in a uring4j blocking call or read wait, or in the
+     * JDK's poller, or in a native read or poll (a platform thread on the JDK's channel). A state, not a duration.
      */
     static void awaitBlocked(Thread thread) throws InterruptedException {
         long deadline = System.nanoTime() + HANG_NANOS;
@@ -607,7 +607,9 @@ class SocketChannelDifferentialTest {
         StackTraceElement[] stack = thread.getStackTrace();
         return switch (thread.getState()) {
             case WAITING, TIMED_WAITING -> Arrays.stream(stack).anyMatch(f ->
-                    f.getClassName().equals("io.uring4j.runtime.BlockingCall") || f.getClassName().startsWith("sun.nio.ch."));
+                    f.getClassName().equals("io.uring4j.runtime.BlockingCall")
+                            || f.getClassName().equals("io.uring4j.net.ReadWait")
+                            || f.getClassName().startsWith("sun.nio.ch."));
             case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod()
                     && (stack[0].getMethodName().contains("read") || stack[0].getMethodName().contains("poll"));
             default -> false;

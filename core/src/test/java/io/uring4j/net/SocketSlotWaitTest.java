@@ -20,6 +20,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -34,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The socket channels on a loop whose every slot is taken by requests of someone else (reads of a pipe no one
  * writes): interrupting a thread blocked in a read or an accept, or closing the channel under it, returns at once
- * — as the JDK's channels do — and wakes the blocked thread, instead of waiting for a slot to free. The
- * blocking-style socket's close does the same.
+ * — as the JDK's channels do — and wakes the blocked thread, instead of waiting for a slot to free (a read waits
+ * for its socket's standing poll, which needs no slot). The blocking-style socket's close does the same.
  */
 @BothEngines
 class SocketSlotWaitTest {
@@ -96,10 +97,11 @@ class SocketSlotWaitTest {
         arena.close();
     }
 
+    /** A read takes no slot: it waits for its socket's standing poll, which stands outside the table's bound. */
     @Test
-    void interruptingAReaderThatWaitsForASlotReturnsAtOnceAndClosesTheChannel() throws Exception {
+    void interruptingAReaderWhileEverySlotIsTakenReturnsAtOnceAndClosesTheChannel() throws Exception {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread reader = blocked(() -> client.read(ByteBuffer.allocateDirect(8)), thrown);
+        Thread reader = parkedReading(() -> client.read(ByteBuffer.allocateDirect(8)), thrown);
         interruptReturnsAtOnce(reader);
         awaitEnd(reader, "the interrupted reader returned");
         assertThat(thrown.get()).isInstanceOf(ClosedByInterruptException.class);
@@ -107,9 +109,9 @@ class SocketSlotWaitTest {
     }
 
     @Test
-    void closingAChannelWhoseReaderWaitsForASlotReturnsAtOnceAndWakesTheReader() throws Exception {
+    void closingAChannelWhoseReaderWaitsWhileEverySlotIsTakenReturnsAtOnceAndWakesTheReader() throws Exception {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread reader = blocked(() -> client.read(ByteBuffer.allocate(8)), thrown);
+        Thread reader = parkedReading(() -> client.read(ByteBuffer.allocate(8)), thrown);
         closeReturnsAtOnce(client);
         awaitEnd(reader, "the close woke the reader");
         assertThat(thrown.get()).isInstanceOf(AsynchronousCloseException.class);
@@ -188,6 +190,20 @@ class SocketSlotWaitTest {
 
     private interface BlockingCall {
         Object run() throws Exception;
+    }
+
+    /** A virtual thread in a read, once it is parked waiting for bytes; what it throws goes to {@code thrown}. */
+    private Thread parkedReading(BlockingCall call, AtomicReference<Throwable> thrown) throws InterruptedException {
+        Thread thread = Thread.ofVirtual().start(() -> {
+            try {
+                call.run();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        awaitCondition(() -> thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace())
+                .anyMatch(f -> f.getClassName().equals(ReadWait.class.getName())));
+        return thread;
     }
 
     /** A virtual thread in {@code call}, once its request waits for a slot; what it throws goes to {@code thrown}. */
