@@ -59,8 +59,11 @@
  *
  * <h2>Drop-in channels: {@link io.uring4j.net.UringSocketChannel}, {@link io.uring4j.net.UringServerSocketChannel}</h2>
  * Subclasses of the JDK's channels. In blocking mode, for thread-per-connection code: swap
- * {@code SocketChannel.open()} for {@code UringSocketChannel.open(uring)} and the reads, writes, connects and
- * accepts become io_uring requests the virtual thread parks on. Close and interrupt go through the JDK's own
+ * {@code SocketChannel.open()} for {@code UringSocketChannel.open(uring)} and the writes, connects and accepts
+ * become io_uring requests the virtual thread parks on; a read tries the socket in place and, while it has
+ * nothing, parks on a multishot POLLIN that stands on the loop while arrivals find it waiting
+ * ({@code ReadWait}), so that a request-and-answer connection costs its loop one wake-up per arrival and no
+ * hand-over per read. Close and interrupt go through the JDK's own
  * {@code begin}/{@code end}, so {@code AsynchronousCloseException} and {@code ClosedByInterruptException} come out
  * as with the JDK; a contract test runs every case against both. In non-blocking mode each call is one
  * non-blocking system call (recv/send with MSG_DONTWAIT, accept4, connect and SO_ERROR), and the channels register
