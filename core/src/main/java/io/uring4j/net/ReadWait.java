@@ -56,10 +56,10 @@ final class ReadWait implements CompletionHandler {
      * the deadline. The caller tries the socket again either way.
      */
     boolean await(boolean timed, long deadline) {
+        reader = Thread.currentThread();         // first: the poll's first arrival must find the reader waiting
         if (state == IDLE) {
             arm();
         }
-        reader = Thread.currentThread();
         try {
             while (!readable && !Thread.currentThread().isInterrupted() && state != IDLE) {
                 if (!timed) {
