@@ -6,6 +6,7 @@ import io.uring4j.runtime.CompletionHandler;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -54,13 +55,15 @@ final class ReadWait implements CompletionHandler {
      * Reader: parks until the socket is marked readable (arming the poll first if it is not), its thread is
      * interrupted, or, if {@code timed}, {@code deadline} ({@link System#nanoTime()}) passes. Returns false once past
      * the deadline. The caller tries the socket again either way.
+     *
+     * @throws ClosedChannelException if the runtime is closed, so that no poll can be armed
      */
-    boolean await(boolean timed, long deadline) {
+    boolean await(boolean timed, long deadline) throws ClosedChannelException {
         reader = Thread.currentThread();         // first: the poll's first arrival must find the reader waiting
-        if (state == IDLE) {
-            arm();
-        }
         try {
+            if (state == IDLE) {
+                arm();
+            }
             while (!readable && !Thread.currentThread().isInterrupted() && state != IDLE) {
                 if (!timed) {
                     LockSupport.park(this);
@@ -96,7 +99,7 @@ final class ReadWait implements CompletionHandler {
         }
     }
 
-    private void arm() {
+    private void arm() throws ClosedChannelException {
         state = ARMING;
         wanted = true;
         try {
@@ -113,6 +116,7 @@ final class ReadWait implements CompletionHandler {
             });
         } catch (RejectedExecutionException runtimeClosed) {
             state = IDLE;
+            throw (ClosedChannelException) new ClosedChannelException().initCause(runtimeClosed);
         }
     }
 
