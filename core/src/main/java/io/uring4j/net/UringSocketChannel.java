@@ -57,6 +57,21 @@ public final class UringSocketChannel extends SocketChannel {
     private final FdGuard guard;
     private final SelectorLink link;
     private final ReadWait readWait;
+    /**
+     * Blocking reads since the last that had to wait (under readLock). One: the bytes came while the reader waited
+     * for them (a request, its answer), which the standing poll of {@link ReadWait} serves best. More: they come
+     * faster than they are read (a stream); the poll would only wake the loop for arrivals no one waits for, so
+     * such a read waits as a RECV request of its own instead (after its try in place).
+     */
+    private int readsSinceWait;
+    /** The in-place try of a stream's read: one that finds nothing is a wait. */
+    private final InPlace recvOrForget = (link, memory) -> {
+        int n = NonBlockingCalls.recv(link, memory);
+        if (n == NonBlockingCalls.WOULD_BLOCK) {
+            readsSinceWait = 0;
+        }
+        return n;
+    };
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     private final HeapStaging staging = new HeapStaging();
@@ -501,7 +516,11 @@ public final class UringSocketChannel extends SocketChannel {
      */
     private int receive(MemorySegment into, int timeoutMillis) throws IOException {
         if (isBlocking()) {
-            return receiveBlocking(into, timeoutMillis);
+            int n = readsSinceWait > 1 && timeoutMillis <= 0
+                    ? io(NetOps.recv(fd, into), "recv", recvOrForget, into)
+                    : receiveBlocking(into, timeoutMillis);
+            readsSinceWait++;
+            return n;
         }
         int n = NonBlockingCalls.recv(link, into);
         if (n < 0 && n != NonBlockingCalls.WOULD_BLOCK) {
@@ -532,6 +551,7 @@ public final class UringSocketChannel extends SocketChannel {
                     }
                     return n;
                 }
+                readsSinceWait = 0;
                 if (!readWait.await(timed, deadline)) {
                     completed = true;
                     throw new SocketTimeoutException("Read timed out");
