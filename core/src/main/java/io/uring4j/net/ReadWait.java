@@ -108,11 +108,15 @@ final class ReadWait implements CompletionHandler {
                     state = IDLE;
                     return;
                 }
-                loop.submitStanding((sqe, scratch) -> {
-                    sqe.prepPollMultishot(guard.fd(), OpFlags.Poll.POLLIN);
-                    userData = sqe.userData();
-                    state = ARMED;
-                }, this, guard);
+                try {
+                    loop.submitStanding((sqe, scratch) -> {
+                        sqe.prepPollMultishot(guard.fd(), OpFlags.Poll.POLLIN);
+                        userData = sqe.userData();
+                        state = ARMED;
+                    }, this, guard);
+                } catch (RejectedExecutionException closing) {
+                    failed(closing);            // the loop's last tasks run as it closes: the reader must hear
+                }
             });
         } catch (RejectedExecutionException runtimeClosed) {
             state = IDLE;

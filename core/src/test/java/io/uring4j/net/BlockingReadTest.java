@@ -12,6 +12,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static io.uring4j.testkit.Await.awaitCondition;
@@ -53,6 +55,54 @@ class BlockingReadTest {
             assertThat(later.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
             assertThat(peer.isOpen()).isTrue();
         } finally {
+            uring.close();
+        }
+    }
+
+    /**
+     * The loop runs the arming of a read's poll only in its last round of tasks, after the close began: the read
+     * must still hear of it. The loop is held in a task of the test's until the runtime refuses new work.
+     */
+    @Test
+    void aReadWhosePollIsArmedOnlyAsTheRuntimeClosesEnds() throws Exception {
+        Uring uring = Uring.builder().loops(1).build();
+        CountDownLatch hold = new CountDownLatch(1);
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             UringSocketChannel client = UringSocketChannel.open(uring, server.getLocalAddress());
+             SocketChannel peer = server.accept()) {
+            uring.loop().execute(() -> {
+                try {
+                    hold.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<Throwable> failure = new CompletableFuture<>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    failure.complete(new AssertionError("read " + client.read(ByteBuffer.allocate(8))));
+                } catch (Throwable e) {
+                    failure.complete(e);
+                }
+            });
+            awaitCondition(() -> reader.getState() == Thread.State.WAITING && Arrays.stream(reader.getStackTrace())
+                    .anyMatch(f -> f.getClassName().equals(ReadWait.class.getName())));
+            Thread closer = Thread.ofPlatform().start(uring::close);
+            awaitCondition(() -> {
+                try {
+                    uring.loop().execute(() -> { });
+                    return false;
+                } catch (RejectedExecutionException closing) {
+                    return true;
+                }
+            });
+            hold.countDown();
+            assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
+            closer.join();
+            assertThat(peer.isOpen()).isTrue();
+        } finally {
+            hold.countDown();
             uring.close();
         }
     }
