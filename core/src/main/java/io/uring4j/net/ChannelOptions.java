@@ -1,7 +1,6 @@
 package io.uring4j.net;
 
 import io.uring4j.sys.Errno;
-import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
 import jdk.net.ExtendedSocketOptions;
@@ -189,9 +188,7 @@ final class ChannelOptions {
     private static void extended(int fd, int option, int value, SocketOption<?> name) throws IOException {
         int ret = Sockets.setsockopt(fd, Sockets.IPPROTO_TCP, option, value);
         if (ret < 0) {
-            SocketException e = new SocketException(Errno.describe(-ret));
-            e.initCause(new ErrnoException("setsockopt(" + name.name() + ", " + value + ")", ret));
-            throw e;
+            throw NetErrors.refusedOption("setsockopt(" + name.name() + ", " + value + ")", ret);
         }
     }
 

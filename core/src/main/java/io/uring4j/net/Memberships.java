@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
@@ -250,8 +251,10 @@ final class Memberships {
                 }
                 int ret = Sockets.setsockopt(fd, level, option.number, req);
                 if (ret < 0) {
-                    throw NetErrors.of("setsockopt(MCAST_" + option + ") " + this
-                            + (other == null ? "" : " source " + other.getHostAddress()), ret);
+                    String hint = ret == -Errno.ENOBUFS && option == Option.JOIN_GROUP
+                            ? " (a socket joins at most net.ipv4.igmp_max_memberships IPv4 groups)" : "";
+                    throw NetErrors.refusedOption("setsockopt(MCAST_" + option + ") " + this
+                            + (other == null ? "" : " source " + other.getHostAddress()) + hint, ret);
                 }
             }
         }

@@ -63,6 +63,16 @@ final class NetErrors {
         return new SocketTimeoutException("Connect timed out after " + millis + " ms");
     }
 
+    /**
+     * A socket option the kernel refused, as the JDK's channels report one: a SocketException in the errno's
+     * words ("Invalid argument"), whose cause, an ErrnoException, names {@code call} and the errno.
+     */
+    static SocketException refusedOption(String call, int result) {
+        SocketException e = new SocketException(Errno.describe(-result));
+        e.initCause(new ErrnoException(call, result));
+        return e;
+    }
+
     /** An operation ended because the socket was closed (by another thread, or with the runtime). */
     static SocketException closed() {
         return new SocketException("Socket closed");
