@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,18 +32,9 @@ class BlockingReadTest {
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              UringSocketChannel client = UringSocketChannel.open(uring, server.getLocalAddress());
              SocketChannel peer = server.accept()) {
-            CompletableFuture<Throwable> failure = new CompletableFuture<>();
-            Thread reader = Thread.ofVirtual().start(() -> {
-                try {
-                    failure.complete(new AssertionError("read " + client.read(ByteBuffer.allocate(8))));
-                } catch (Throwable e) {
-                    failure.complete(e);
-                }
-            });
-            awaitCondition(() -> reader.getState() == Thread.State.WAITING && Arrays.stream(reader.getStackTrace())
-                    .anyMatch(f -> f.getClassName().equals(ReadWait.class.getName())));
+            var reader = ClosesAfterEach.blockedOnAVirtualThread(() -> client.read(ByteBuffer.allocate(8)));
             uring.close();
-            assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
+            assertThat(reader.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
             CompletableFuture<Throwable> later = CompletableFuture.supplyAsync(() -> {
                 try {
                     return new AssertionError("read " + client.read(ByteBuffer.allocate(8)));
@@ -78,16 +68,7 @@ class BlockingReadTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            CompletableFuture<Throwable> failure = new CompletableFuture<>();
-            Thread reader = Thread.ofVirtual().start(() -> {
-                try {
-                    failure.complete(new AssertionError("read " + client.read(ByteBuffer.allocate(8))));
-                } catch (Throwable e) {
-                    failure.complete(e);
-                }
-            });
-            awaitCondition(() -> reader.getState() == Thread.State.WAITING && Arrays.stream(reader.getStackTrace())
-                    .anyMatch(f -> f.getClassName().equals(ReadWait.class.getName())));
+            var reader = ClosesAfterEach.blockedOnAVirtualThread(() -> client.read(ByteBuffer.allocate(8)));
             Thread closer = Thread.ofPlatform().start(uring::close);
             awaitCondition(() -> {
                 try {
@@ -98,7 +79,7 @@ class BlockingReadTest {
                 }
             });
             hold.countDown();
-            assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
+            assertThat(reader.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedChannelException.class);
             closer.join();
             assertThat(peer.isOpen()).isTrue();
         } finally {
