@@ -230,6 +230,20 @@ final class Poller {
     }
 
     /**
+     * Creates the epoll set and its wake-up eventfd, if not there yet: before the issuer publishes itself as
+     * waiting, so that a poster who finds it waiting has an eventfd to write ({@link #wakeUp} before the set
+     * exists wakes nobody). Returns -errno if the set cannot be created, else 0.
+     */
+    int open() {
+        ring.lock.lock();
+        try {
+            return start();
+        } finally {
+            ring.lock.unlock();
+        }
+    }
+
+    /**
      * The issuer's wait, in enter: up to {@code timeoutMillis} (-1: no limit, 0: just look) for armed requests to
      * become ready, or for {@link #wakeUp}; the ready ones run right here. Returns -errno if the set cannot be
      * created, else 0.

@@ -28,6 +28,12 @@ final class SingleWaiter implements Waiter {
         Poller poller = ring.poller;
         CqProducer cq = ring.cq;
         boolean polls = poller.issuerPolls();
+        if (polls) {
+            int ret = poller.open();    // before we publish ourselves: a poster who sees us finds its eventfd
+            if (ret < 0) {
+                return ret;
+            }
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         int timeouts = ring.lock.timeoutsFired;
         waitTarget = cq.head() + min;
