@@ -19,6 +19,10 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.MembershipKey;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import static io.uring4j.testkit.Await.awaitCondition;
@@ -220,6 +224,31 @@ abstract class MulticastContract extends ClosesAfterEach {
         receiver.close();
         assertThat(again.isValid()).isFalse();
         assertThatThrownBy(() -> receiver.join(GROUP4, interf)).isInstanceOf(ClosedChannelException.class);
+    }
+
+    /**
+     * A join the kernel refuses is a SocketException in the errno's words, as the JDK's: past the
+     * {@code net.ipv4.igmp_max_memberships} IPv4 groups a socket may join (20 by default), ENOBUFS. The refused
+     * group gets no key; the keys of the others stay valid.
+     */
+    @Test
+    void aJoinPastTheKernelsLimitIsRefusedWithASocketException() throws Exception {
+        NetworkInterface interf = multicastInterface(Inet4Address.class);
+        // readAllLines, not readString: a sysctl file reads as EOF past its first read, which readString makes 1 byte
+        int limit = Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/ipv4/igmp_max_memberships")).getFirst());
+        assumeTrue(limit < 250, "igmp_max_memberships is " + limit + ": too many groups to join here");
+        DatagramChannel receiver = receiver(StandardProtocolFamily.INET);
+        List<MembershipKey> keys = new ArrayList<>();
+        for (int i = 1; i <= limit; i++) {
+            keys.add(receiver.join(InetAddress.getByName("239.255.78." + i), interf));
+        }
+        InetAddress oneTooMany = InetAddress.getByName("239.255.78." + (limit + 1));
+        assertThatThrownBy(() -> receiver.join(oneTooMany, interf))
+                .isExactlyInstanceOf(SocketException.class)
+                .hasMessageStartingWith("No buffer space available");
+        assertThat(keys).allMatch(MembershipKey::isValid);
+        keys.getFirst().drop();
+        assertThat(receiver.join(oneTooMany, interf).isValid()).isTrue();
     }
 
     @Test
