@@ -63,7 +63,9 @@ final class WorkQueue {
         final RequestFifo queue = new RequestFifo();
         /** Workers started and not yet leaving: at most {@link #max}. */
         int workers;
+        /** Workers waiting for work, and how many of them a push has signalled but have not yet woken. */
         int idle;
+        int woken;
 
         Account(int max) {
             this.max = max;
@@ -73,11 +75,22 @@ final class WorkQueue {
         void push(Request r) {
             r.state = Request.QUEUED;
             queue.add(r);
-            if (idle > 0) {
-                work.signal();
-            } else if (workers < max) {
+            if (!wakeIdle() && workers < max) {
                 startWorker();
             }
+        }
+
+        /**
+         * Signals an idle worker no other push has claimed yet: a second push before the first one's worker
+         * woke must not count on that worker again, or its request waits behind the first one. Under the lock.
+         */
+        boolean wakeIdle() {
+            if (idle <= woken) {
+                return false;
+            }
+            woken++;
+            work.signal();
+            return true;
         }
 
         /** Under the lock. */
@@ -303,12 +316,15 @@ final class WorkQueue {
                         wait = 0;
                     } finally {
                         account.idle--;
+                        if (account.woken > 0) {
+                            account.woken--;    // ours, or, timed out, we take the queue's request in its place
+                        }
                     }
                 }
                 if (account.queue.isEmpty() || closed || account.workers > account.max) {
                     account.workers--;      // idle, closing, or one too many since the limit was lowered
-                    if (!account.queue.isEmpty() && account.idle > 0 && !closed) {
-                        account.work.signal();  // the wake-up this worker may have taken goes to one that stays
+                    if (!account.queue.isEmpty() && !closed) {
+                        account.wakeIdle();     // the wake-up this worker may have taken goes to one that stays
                     }
                     return;
                 }
