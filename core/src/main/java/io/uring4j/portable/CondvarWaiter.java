@@ -31,6 +31,9 @@ final class CondvarWaiter implements Waiter {
                 if (ring.cq.ready() >= min || lock.timeoutsFired != timeouts) {
                     return 0;
                 }
+                if (!lock.taskWork.isEmpty()) {
+                    continue;       // queued since we ran the task work: its wake-up came before we waited
+                }
                 if (timeoutNanos >= 0) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
