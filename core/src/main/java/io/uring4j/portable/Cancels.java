@@ -32,7 +32,10 @@ final class Cancels {
     private Cancels() {
     }
 
-    /** Arms a TIMEOUT: -ETIME at the deadline, or 0 once {@code off} other CQEs were posted. */
+    /**
+     * Arms a TIMEOUT: -ETIME at the deadline, or 0 once {@code off} other CQEs were posted; -ECANCELED if a
+     * cancel or a LINK_TIMEOUT asked for it while it was on its way here, as {@link Poller#arm} answers.
+     */
     static int timeout(PortableRing ring, Request r) {
         long nanos = PortableRing.timespecNanos(r.addr);
         if (nanos < 0) {
@@ -41,6 +44,9 @@ final class Cancels {
         long deadline = (r.opFlags & OpFlags.Timeout.ABS) != 0 ? nanos : System.nanoTime() + nanos;
         ring.lock.lock();
         try {
+            if (r.cancelRequested) {
+                return -Errno.ECANCELED;    // a cancel found it running since Links.run looked: it waits for us
+            }
             r.countLeft = (int) Math.min(Integer.toUnsignedLong((int) r.off), Integer.MAX_VALUE);
             ring.timer.arm(r, deadline);
         } finally {
