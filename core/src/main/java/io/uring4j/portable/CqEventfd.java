@@ -4,6 +4,7 @@ import io.uring4j.sys.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.StampedLock;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -21,6 +22,12 @@ final class CqEventfd {
     volatile boolean asyncOnly;
     /** The 8-byte counter value written to the eventfd. */
     private final MemorySegment one;
+    /**
+     * Held shared by each {@link #signal} from its read of {@link #fd} until its write returns, and exclusively
+     * by unregister to take the fd away: a signal that read the fd must not write to a number that was closed
+     * meanwhile and reused for another file.
+     */
+    private final StampedLock inUse = new StampedLock();
 
     CqEventfd(Arena arena) {
         this.one = arena.allocate(8, 8);
@@ -50,16 +57,26 @@ final class CqEventfd {
         if (fd < 0) {
             return -Errno.ENXIO;
         }
-        this.fd = -1;
-        source = -1;
+        long stamp = inUse.writeLock();
+        try {
+            this.fd = -1;
+            source = -1;
+        } finally {
+            inUse.unlockWrite(stamp);
+        }
         Sys.close(fd);
         return 0;
     }
 
     void signal() {
-        int fd = this.fd;
-        if (fd >= 0) {
-            Sys.write(fd, one.address(), 8);
+        long stamp = inUse.readLock();
+        try {
+            int fd = this.fd;
+            if (fd >= 0) {
+                Sys.write(fd, one.address(), 8);
+            }
+        } finally {
+            inUse.unlockRead(stamp);
         }
     }
 
