@@ -44,7 +44,8 @@ public final class EventLoop implements Executor {
     /** Runnables, and {@link Submission}s handed over as they are (no wrapper to allocate). */
     private final ConcurrentLinkedQueue<Object> tasks = new ConcurrentLinkedQueue<>();
     private final SlotWaiters slotWaiters = new SlotWaiters();
-    private final Consumer<Object> runTask = this::runTask;
+    /** Runs a slot waiter or a queued task; what it throws is contained, as in {@link #runTasks}. */
+    private final Consumer<Object> runTask = this::runTaskContained;
     private final WakeBatch wakes = new WakeBatch();
     private final CountDownLatch started = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -504,12 +505,20 @@ public final class EventLoop implements Executor {
         Object task;
         int budget = table.size();
         while (budget-- > 0 && (task = tasks.poll()) != null) {
-            try {
-                runTask(task);
-            } catch (Throwable t) {
-                stats.handlerFailures++;
-                io.warn("task failed", t);
-            }
+            runTaskContained(task);
+        }
+    }
+
+    /**
+     * Runs a task, logging what it throws: a handler's {@code failed} rethrows by default, and one thrown out of a
+     * slot retry or a close would end the loop — stranding the waiters behind it and the requests in flight.
+     */
+    private void runTaskContained(Object task) {
+        try {
+            runTask(task);
+        } catch (Throwable t) {
+            stats.handlerFailures++;
+            io.warn("task failed", t);
         }
     }
 
@@ -546,7 +555,7 @@ public final class EventLoop implements Executor {
         io.cancelAll();
         slotWaiters.drain(runTask);
         for (Object r; (r = tasks.poll()) != null; ) {
-            runTask(r);
+            runTaskContained(r);
         }
     }
 

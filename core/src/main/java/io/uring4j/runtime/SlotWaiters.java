@@ -55,11 +55,11 @@ final class SlotWaiters {
 
     /**
      * Retries the waiters in order while {@code table} has slots (one that still finds none goes back to the end);
-     * {@code submit} runs one.
+     * {@code submit} runs one, control ones included.
      */
     void retry(RequestTable table, Consumer<Object> submit) {
         for (int n = control.size(); n > 0 && table.anyFree(); n--) {
-            control.poll().run();
+            submit.accept(control.poll());
         }
         if (waiting.isEmpty()) {
             if (any) {
@@ -91,7 +91,7 @@ final class SlotWaiters {
     /** A closing loop: runs every waiter once, control ones first (each fails its handler: closing is set). */
     void drain(Consumer<Object> submit) {
         for (Runnable r; (r = control.poll()) != null; ) {
-            r.run();
+            submit.accept(r);
         }
         for (Object r; (r = waiting.poll()) != null; ) {
             submit.accept(r);

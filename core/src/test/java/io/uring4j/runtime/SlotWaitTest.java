@@ -188,6 +188,38 @@ class SlotWaitTest {
         held = new CompletableFuture<?>[0];         // ended by the close
     }
 
+    /**
+     * A waiter whose handler throws when it fails — CompletionHandler's default — once its op fails to prepare:
+     * the loop logs that and goes on to the waiters behind it.
+     */
+    @Test
+    void aWaiterWhoseHandlerThrowsLeavesTheLoopAndTheWaitersBehindItRunning() throws Exception {
+        long deferredBefore = loop.stats().tableFull();
+        loop.submit((sqe, scratch) -> {
+            throw new IllegalArgumentException("an op that cannot be prepared");
+        }, (result, flags) -> { });
+        CompletableFuture<Integer> behind = OnVirtualThread.supply(() -> loop.call(Op.nop(5)));
+        awaitCondition(() -> loop.stats().tableFull() >= deferredBefore + 2);
+        freeTheHeldSlots();
+        assertThat(behind.get(STUCK_SECONDS, TimeUnit.SECONDS)).isEqualTo(5);
+        assertThat(loop.stats().handlerFailures()).isEqualTo(1);
+    }
+
+    /** A close fails such a waiter too: it still cancels what is in flight and waits for it. */
+    @Test
+    void aCloseThatFailsAWaiterWhoseHandlerThrowsStillCancelsWhatIsInFlight() throws Exception {
+        long deferredBefore = loop.stats().tableFull();
+        loop.submit(Op.nop(5), (result, flags) -> { });
+        awaitCondition(() -> loop.stats().tableFull() > deferredBefore);
+        uring.close();
+        for (CompletableFuture<?> f : held) {
+            assertThat(f).failsWithin(0, TimeUnit.SECONDS).withThrowableThat().havingCause()
+                    .isInstanceOf(ErrnoException.class)
+                    .satisfies(e -> assertThat(((ErrnoException) e).errno()).isEqualTo(Errno.ECANCELED));
+        }
+        held = new CompletableFuture<?>[0];         // ended by the close
+    }
+
     @Test
     void closingAGuardWhoseRequestsHoldEverySlotCancelsThemThroughAControlSlot() throws Exception {
         freeTheHeldSlots();
