@@ -298,11 +298,19 @@ public final class EventLoop implements Executor {
     void submitControl(Op op, CompletionHandler handler) {
         checkAccepting();
         if (inLoop()) {
-            if (!io.issue(op, handler, null, false, RequestTable.Kind.CONTROL)) {
-                slotWaiters.addControl(() -> submitControl(op, handler));
-            }
+            submitControlNow(op, handler);
         } else {
-            handOver(() -> submitControl(op, handler));
+            handOver(() -> submitControlNow(op, handler));
+        }
+    }
+
+    /**
+     * Loop thread: issues a control request, or queues it for the next free slot. Accepted already: a close since
+     * then fails its handler (in {@link LoopRing#issue}) rather than throwing, so that it still learns its end.
+     */
+    private void submitControlNow(Op op, CompletionHandler handler) {
+        if (!io.issue(op, handler, null, false, RequestTable.Kind.CONTROL)) {
+            slotWaiters.addControl(() -> submitControlNow(op, handler));
         }
     }
 

@@ -99,6 +99,36 @@ class FdGuardTest {
         }
     }
 
+    /**
+     * A guard's close hands its cancel over to a loop that starts closing before it runs it: the cancel must
+     * still end (the loop's close cancels the request itself), or the guard never closes its fd.
+     */
+    @Test
+    void aCloseWhoseCancelMeetsTheRuntimeClosingStillClosesTheFd() throws Exception {
+        Uring uring = Uring.builder().loops(1).build();
+        EventLoop loop = uring.loop();
+        try (Arena arena = Arena.ofShared()) {
+            int fd = udpSocket();
+            FdGuard guard = new FdGuard(loop, fd);
+            CompletableFuture<Integer> read = loop.submitAsync(Op.read(fd, arena.allocate(8), -1), guard);
+            CountDownLatch busy = new CountDownLatch(1);
+            CompletableFuture<Void> goOn = new CompletableFuture<>();
+            loop.execute(() -> {        // holds the loop so that the cancel waits in its queue
+                busy.countDown();
+                goOn.join();
+            });
+            busy.await();
+            CompletableFuture<Void> closed = guard.close();     // the read is in flight: its cancel is handed over
+            loop.close();                                       // the runtime's close, before the loop runs it
+            goOn.complete(null);
+            uring.close();
+            assertThat(catchCause(read)).isInstanceOfSatisfying(ErrnoException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.ECANCELED));
+            assertThat(closed).as("the guard closed its fd as the loop stopped").isCompletedWithValue(null);
+            assertThat(Sockets.localPort(fd)).as("closed").isNegative();
+        }
+    }
+
     private static Throwable catchCause(CompletableFuture<?> f) throws Exception {
         try {
             f.get(10, TimeUnit.SECONDS);
