@@ -222,15 +222,24 @@ public final class Chain {
         }
 
         private CompletionHandler step(int index) {
-            return (result, flags) -> {
-                if ((flags & CqeFlags.F_MORE) != 0) {
-                    held[index] = result;         // a zero-copy send's count: its final CQE is the notification
-                } else if (!done[index]) {
-                    done[index] = true;
-                    results[index] = ZeroCopy.reported(result, flags, held[index]);
-                    if (--remaining == 0) {
-                        complete(new ChainResult(results));
+            return new CompletionHandler() {
+                @Override
+                public void complete(int result, int flags) {
+                    if ((flags & CqeFlags.F_MORE) != 0) {
+                        held[index] = result;     // a zero-copy send's count: its final CQE is the notification
+                    } else if (!done[index]) {
+                        done[index] = true;
+                        results[index] = ZeroCopy.reported(result, flags, held[index]);
+                        if (--remaining == 0) {
+                            ChainFuture.this.complete(new ChainResult(results));
+                        }
                     }
+                }
+
+                /** The runtime gave up on the step (a close that timed out): the chain ends, or no one wakes. */
+                @Override
+                public void failed(Throwable cause) {
+                    completeExceptionally(cause);
                 }
             };
         }

@@ -9,10 +9,13 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Linked requests through the runtime: per-step results and the kernel's failure rules as typed outcomes. */
 @BothEngines
@@ -51,6 +54,24 @@ class ChainTest {
                     .timeout(Duration.ofMillis(10)).call();
             assertThat(r.result(0)).isIn(-Errno.ECANCELED, -Errno.EINTR);
             assertThat(r.result(1)).isEqualTo(-Errno.ETIME);
+        }
+    }
+
+    /**
+     * A close that gives up on the kernel (here at once: no time at all to wait) fails the requests still in
+     * flight; a chain among them ends too, so that a caller blocked in {@link Chain#call} wakes.
+     */
+    @Test
+    void aCloseThatGivesUpOnAChainInFlightFailsIt() throws Exception {
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofShared()) {
+            Uring uring = Uring.builder().loops(1).closeTimeout(Duration.ZERO).build();
+            CompletableFuture<ChainResult> chain = uring.loop().chain(Op.read(pipe.readFd(), arena.allocate(8), -1))
+                    .then(Op.nop()).submitAsync();
+            awaitCondition(() -> uring.loop().stats().inFlight() == 2);
+            assertThatThrownBy(uring::close).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("did not complete within the close timeout");
+            assertThat(chain).failsWithin(0, TimeUnit.SECONDS).withThrowableThat().havingCause()
+                    .withMessageContaining("did not complete within the close timeout");
         }
     }
 
