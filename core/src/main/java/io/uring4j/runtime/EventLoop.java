@@ -427,15 +427,23 @@ public final class EventLoop implements Executor {
         waker.wakeNow();
     }
 
-    /** Refuses further hand-overs, waits out threads still writing the eventfd, and fails what was queued. */
+    /**
+     * Refuses further hand-overs, waits out threads still writing the eventfd, and fails what was queued — slot
+     * waiters too: a close drained them already, but a loop that died did not.
+     */
     private void drainLateHandOvers() {
         waker.stop();
         for (Object r; (r = tasks.poll()) != null; ) {
-            try {
-                runTask(r);     // submissions fail their handlers (closing is set); cancels find nothing
-            } catch (Throwable t) {
-                Logs.runtime().log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
-            }
+            runLateTask(r);
+        }
+        slotWaiters.drain(this::runLateTask);
+    }
+
+    private void runLateTask(Object task) {
+        try {
+            runTask(task);      // submissions fail their handlers (closing is set); cancels find nothing
+        } catch (Throwable t) {
+            Logs.runtime().log(System.Logger.Level.DEBUG, "uring4j loop " + id + ": late task failed", t);
         }
     }
 

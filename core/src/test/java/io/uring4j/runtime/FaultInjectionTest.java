@@ -40,8 +40,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntUnaryOperator;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -148,6 +150,33 @@ class FaultInjectionTest {
                 pipe.write(new byte[16]);       // a read the runtime had given up on would land here
             }
         });
+    }
+
+    /**
+     * An enter error that is not "try again" ends the loop; what waits for a slot then must fail as what is in
+     * flight does, not wait for a loop that is gone.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void aLoopThatDiesFailsTheRequestsWaitingForASlot(String engineName) throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(engine(engineName), FaultyEngine.Schedule.none());
+        Uring uring = Uring.builder().engine(faulty).loops(1).maxInFlight(1).build();
+        EventLoop loop = uring.loop();
+        try (Pipe pipe = Pipe.open(); Arena arena = Arena.ofShared()) {
+            CompletableFuture<Integer> held = loop.submitAsync(Op.read(pipe.readFd(), arena.allocate(8), -1));
+            awaitInFlight(uring, 1);
+            CompletableFuture<Integer> future = loop.submitAsync(Op.nop(5));
+            CompletableFuture<Integer> call = OnVirtualThread.supply(() -> loop.call(Op.nop(6)));
+            awaitCondition(() -> loop.stats().tableFull() >= 2);
+            faulty.failEnters(Errno.EFAULT);
+            loop.execute(() -> { });            // wakes the loop into the failing enter
+            loop.thread().join();               // it died of it, before any close
+            assertThatThrownBy(uring::close).hasMessageContaining("died");
+            assertThat(held).isCompletedExceptionally();
+            assertThat(future).as("failed as the loop stopped").isCompletedExceptionally();
+            assertThat(call).failsWithin(10, TimeUnit.SECONDS).withThrowableThat()
+                    .havingCause().isInstanceOf(IOException.class).withMessageContaining("closed");
+        }
     }
 
     // ---- API styles under a random schedule ------------------------------------------------------------------
