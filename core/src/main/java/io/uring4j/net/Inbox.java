@@ -101,11 +101,14 @@ final class Inbox {
 
     /**
      * For a read in blocking mode: waits while a receive is armed and has delivered nothing. Only a cancelled
-     * key's receive can still be armed in blocking mode; it ends at its selector's next select, which this wakes.
+     * key's receive can still be armed in blocking mode; this ends it, or wakes the select in progress to.
      */
-    synchronized void awaitDelivery() throws java.io.InterruptedIOException {
+    synchronized void awaitDelivery() throws java.io.IOException {
         while (end == start && armed) {
-            owner.selector().wakeup();       // the receive of a cancelled key ends at its selector's next select
+            owner.uringSelector().endCancelledReceive(owner);   // or has its selector's next select end it
+            if (!armed) {
+                break;
+            }
             try {
                 wait(10);
             } catch (InterruptedException e) {

@@ -365,6 +365,26 @@ final class UringSelector extends AbstractSelector {
         }
     }
 
+    /**
+     * A blocking read waits for the receive of {@code key}, cancelled, to end (any thread): ends it now unless a
+     * select is in progress, which is woken to do it. The reader may be the selecting thread itself (the JDK's HTTP
+     * server reads a request on it), and then nobody else would select.
+     */
+    void endCancelledReceive(UringSelectionKey key) throws IOException {
+        if (!selectLock.tryLock()) {
+            wakeup();
+            return;
+        }
+        try {
+            if (isOpen() && !key.isValid() && key.recvUserData != 0) {
+                endReceive(key);
+                settleReceives();
+            }
+        } finally {
+            selectLock.unlock();
+        }
+    }
+
     private void queueUpdate(UringSelectionKey key) {
         if (key.queued.compareAndSet(false, true)) {
             updates.add(key);
@@ -559,6 +579,9 @@ final class UringSelector extends AbstractSelector {
 
     /** Cancels {@code key}'s receive (unless its cancel is on its way) and counts it for {@link #settleReceives}. */
     private void endReceive(UringSelectionKey key) throws ErrnoException {
+        if (key.recvEnding) {
+            return;                 // counted already: a blocking read ended it before the key was deregistered
+        }
         if (!key.recvCancelling) {
             ring.cancel(key.recvUserData);
             key.recvCancelling = true;

@@ -105,9 +105,9 @@
  *       holds) ends a receive with the data still in the socket: it is armed again by the next enter. An inbox
  *       above 64 KiB cancels its receive until the reads have taken half (the peer waits in TCP), and an
  *       emptied one keeps no memory. While a receive is armed the socket is its own: a read never calls recv
- *       then (a cancelled key's receive ends at its selector's next select, which a blocking read wakes and
- *       waits for; deregistration waits for the cancel's CQE), and the selector's close ends every receive
- *       before it frees the buffers.</li>
+ *       then (a cancelled key's receive ends at its selector's next select; a blocking read ends it itself, or
+ *       wakes the select in progress and waits for it; deregistration waits for the cancel's CQE), and the
+ *       selector's close ends every receive before it frees the buffers.</li>
  *   <li>Writes without system calls: a receiving channel's non-blocking write made while its selector is not
  *       waiting in the kernel (an event loop's writes, between its selects) copies into the channel's
  *       {@code Outbox} (one 16 KiB native chunk, lent by the selector while bytes are queued) and returns; the

@@ -199,6 +199,35 @@ class SelectorReceiveTest extends ClosesAfterEach {
         selecting.get(WAIT, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * As the JDK's HTTP server with its default executor does: the selecting thread cancels a readable key and
+     * reads the rest of the request itself, in blocking mode, with no select to end the receive still armed.
+     */
+    @Test
+    void theSelectingThreadReadsInBlockingModeAfterACancel() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server());
+        SelectionKey key = p[1].register(selector, OP_READ);
+        writeAll(p[0], new byte[] {1, 2});
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        key.cancel();
+        p[1].configureBlocking(true);
+        ByteBuffer got = ByteBuffer.allocate(4);
+        assertThat(p[1].read(got)).isEqualTo(2);
+        writeAll(p[0], new byte[] {3, 4});                  // taken by the receive: in the ring, not the socket
+        CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> {
+            try {
+                while (got.hasRemaining()) {
+                    assertThat(p[1].read(got)).isPositive();
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        reading.get(WAIT, TimeUnit.MILLISECONDS);           // nobody selects: the read must end the receive
+        assertThat(got.array()).containsExactly(1, 2, 3, 4);
+    }
+
     @Test
     void tenThousandConnectionsLeaveNoFdsNorNativeMemoryBehind() throws Exception {
         Selector selector = closing(PROVIDER.openSelector());
