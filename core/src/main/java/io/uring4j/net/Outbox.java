@@ -44,10 +44,14 @@ final class Outbox {
     }
 
     /**
-     * Selecting thread: the key is going; true if nothing is queued or in flight (writes are system calls again
-     * at once). Otherwise the outbox stays with the key until its last send has completed.
+     * Selecting thread: {@code key} is going; true if the outbox is not its (another selector's, of a channel
+     * registered with two), or nothing is queued or in flight (writes are system calls again at once). Otherwise
+     * the outbox stays with the key until its last send has completed.
      */
-    synchronized boolean detachIfIdle() {
+    synchronized boolean detachIfIdle(UringSelectionKey key) {
+        if (owner != key) {
+            return true;
+        }
         if (state == IDLE) {
             owner = null;
             return true;

@@ -59,19 +59,32 @@ final class SelectorSends {
         }
     }
 
-    /** Selecting thread: one SEND for each outbox queued since the last enter. */
+    /**
+     * Selecting thread: one SEND for each outbox queued since the last enter. A deregistered key's is not: its
+     * deregistration sent it ({@link #send}), and its slot may be gone.
+     */
     void flush() throws ErrnoException {
         UringSelectionKey key;
         while ((key = nextQueued()) != null) {
-            int length = key.link.outbox.startSend();
-            if (length > 0) {
-                key.sendUserData = SEND | key.slot;
-                ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), length, key.sendUserData);
-                key.pollsInFlight++;
-                inFlight++;
+            if (!key.dead) {
+                send(key);
             }
         }
         flushes++;
+    }
+
+    /**
+     * Selecting thread: the SEND of {@code key}'s outbox if bytes are queued, on the send queue yet or not (a
+     * writer puts it there after it has queued the bytes).
+     */
+    void send(UringSelectionKey key) throws ErrnoException {
+        int length = key.link.outbox.startSend();
+        if (length > 0) {
+            key.sendUserData = SEND | key.slot;
+            ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), length, key.sendUserData);
+            key.pollsInFlight++;
+            inFlight++;
+        }
     }
 
     /**

@@ -495,8 +495,8 @@ final class UringSelector extends AbstractSelector {
         if (removePoll && key.recvUserData != 0) {
             endReceive(key);
         }
-        if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle()) {
-            sends.flush();          // bytes queued before a close still go out; the fd is held until they have
+        if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle(key)) {
+            sends.send(key);        // bytes queued before a close still go out; the fd is held until they have
         }
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -15,8 +16,11 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
@@ -214,5 +218,49 @@ class SelectorSendTest extends ClosesAfterEach {
         p[1].configureBlocking(true);
         assertThat(p[1].write(ByteBuffer.wrap(data, 1000, 2000))).isEqualTo(2000);
         assertThat(readAll(p[0], 3000)).isEqualTo(data);
+    }
+
+    /**
+     * A write's outbox turns queued under its monitor and goes on the send queue after it: a cancel deregistering
+     * the key in between must still send the bytes, and the send's completion must still come back to the outbox
+     * (it was lost, the key's slot given up: the outbox stayed sending, and a blocking write waited for ever).
+     */
+    @Test
+    void aWriteQueuedAsItsKeyIsDeregisteredGoesOutAndCompletes() throws Exception {
+        UringSelector selector = (UringSelector) closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        UringSelectionKey key = (UringSelectionKey) p[1].keyFor(selector);
+        byte[] data = pattern(3000);
+        ArrayDeque<?> sendQueue = (ArrayDeque<?>) field(SelectorSends.class, "queued", selector.sends());
+        ReentrantLock selectLock = (ReentrantLock) field(UringSelector.class, "selectLock", selector);
+        selectLock.lock();                                     // keeps the flusher out
+        try {
+            assertThat(p[1].write(ByteBuffer.wrap(data, 0, 1000))).isEqualTo(1000);
+            synchronized (sendQueue) {
+                assertThat(sendQueue.remove(key)).isTrue();   // the writer, between its outbox and the queue
+            }
+        } finally {
+            selectLock.unlock();
+        }
+        key.cancel();
+        selector.selectNow();                                  // deregisters the key
+        selector.sends().queue(key);                           // the writer goes on
+        selector.selectNow();
+        p[1].configureBlocking(true);
+        CompletableFuture<Integer> write = CompletableFuture.supplyAsync(() -> {
+            try {
+                return p[1].write(ByteBuffer.wrap(data, 1000, 2000));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        assertThat(write.get(WAIT, TimeUnit.MILLISECONDS)).isEqualTo(2000);
+        assertThat(readAll(p[0], 3000)).isEqualTo(data);
+    }
+
+    private static Object field(Class<?> type, String name, Object of) throws ReflectiveOperationException {
+        Field field = type.getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(of);
     }
 }
