@@ -186,8 +186,14 @@ final class Outbox {
         return state == IDLE;
     }
 
-    /** Selector close: the sends are over (completed or cancelled); writes are system calls from now on. */
-    synchronized void abandon() {
+    /**
+     * Selector close: {@code key}'s sends are over (completed or cancelled); writes are system calls from now on.
+     * Not {@code key}'s (another selector's, of a channel registered with two): left alone.
+     */
+    synchronized void abandon(UringSelectionKey key) {
+        if (owner != key) {
+            return;
+        }
         owner = null;
         chunk = null;
         start = 0;

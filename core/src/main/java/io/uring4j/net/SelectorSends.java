@@ -33,6 +33,8 @@ final class SelectorSends {
     private SendChunks chunks;
     /** Selecting thread: SENDs submitted whose CQE has not been reaped. */
     private int inFlight;
+    /** Selecting thread: the selector is closing; an outbox its last send empties is let go at once. */
+    private boolean ending;
 
     SelectorSends(UringSelector selector, SelectorRing ring) {
         this.selector = selector;
@@ -92,7 +94,7 @@ final class SelectorSends {
      * once the outbox is idle (the key's send has ended).
      */
     boolean sent(UringSelectionKey key, int res) {
-        int next = key.link.outbox.sent(res, key.dead);
+        int next = key.link.outbox.sent(res, key.dead || ending);
         if (next > 0) {
             try {
                 ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), next, key.sendUserData);
@@ -195,11 +197,18 @@ final class SelectorSends {
 
     /**
      * Selector close, under the select lock: submits what is queued and gives the sends in flight a moment to
-     * complete; those that do not (a peer that does not read) are cancelled. The outboxes let go of the channels.
+     * complete; those that do not (a peer that does not read) are cancelled. The outboxes let go of the channels:
+     * an idle one at once, so that a write from now on is a system call, not bytes queued for a send that never
+     * comes; the others once their last send has completed.
      */
     void end(UringSelectionKey[] slots, SelectorRing.Handler completions) {
+        ending = true;
         try {
-            flush();
+            for (UringSelectionKey key : slots) {
+                if (key != null && key.link.outbox != null && !key.link.outbox.detachIfIdle(key)) {
+                    send(key);          // queued, on the send queue yet or not (a writer puts it there after)
+                }
+            }
             for (int i = 0; inFlight > 0 && i < SETTLE_ROUNDS; i++) {
                 ring.enter(i == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1));
                 ring.reap(completions);
@@ -216,7 +225,7 @@ final class SelectorSends {
         }
         for (UringSelectionKey key : slots) {
             if (key != null && key.link.outbox != null) {
-                key.link.outbox.abandon();
+                key.link.outbox.abandon(key);
             }
         }
     }

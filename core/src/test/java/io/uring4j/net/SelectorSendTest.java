@@ -17,6 +17,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -231,17 +232,7 @@ class SelectorSendTest extends ClosesAfterEach {
         SocketChannel[] p = pair(server(), selector);
         UringSelectionKey key = (UringSelectionKey) p[1].keyFor(selector);
         byte[] data = pattern(3000);
-        ArrayDeque<?> sendQueue = (ArrayDeque<?>) field(SelectorSends.class, "queued", selector.sends());
-        ReentrantLock selectLock = (ReentrantLock) field(UringSelector.class, "selectLock", selector);
-        selectLock.lock();                                     // keeps the flusher out
-        try {
-            assertThat(p[1].write(ByteBuffer.wrap(data, 0, 1000))).isEqualTo(1000);
-            synchronized (sendQueue) {
-                assertThat(sendQueue.remove(key)).isTrue();   // the writer, between its outbox and the queue
-            }
-        } finally {
-            selectLock.unlock();
-        }
+        writeNotYetOnTheSendQueue(selector, p[1], ByteBuffer.wrap(data, 0, 1000));
         key.cancel();
         selector.selectNow();                                  // deregisters the key
         selector.sends().queue(key);                           // the writer goes on
@@ -256,6 +247,84 @@ class SelectorSendTest extends ClosesAfterEach {
         });
         assertThat(write.get(WAIT, TimeUnit.MILLISECONDS)).isEqualTo(2000);
         assertThat(readAll(p[0], 3000)).isEqualTo(data);
+    }
+
+    /** A writer's bytes queued as the selector closes (not on its send queue yet) go out with the close. */
+    @Test
+    void bytesQueuedAsTheSelectorClosesArrive() throws Exception {
+        UringSelector selector = (UringSelector) PROVIDER.openSelector();
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(1000);
+        UringSelectionKey key = (UringSelectionKey) p[1].keyFor(selector);
+        writeNotYetOnTheSendQueue(selector, p[1], ByteBuffer.wrap(data));
+        selector.close();
+        selector.sends().queue(key);                           // the writer goes on
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return readAll(p[0], 1000);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        assertThat(read.get(WAIT, TimeUnit.MILLISECONDS)).isEqualTo(data);
+    }
+
+    /**
+     * A channel registered with two selectors has its outbox with the one that receives for it: the other's close
+     * must leave it alone (it reset it under a send in flight, whose completion then failed the first's select).
+     */
+    @Test
+    void anotherSelectorsCloseLeavesTheOutboxAlone() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        p[0].setOption(StandardSocketOptions.SO_RCVBUF, 4096);
+        p[1].setOption(StandardSocketOptions.SO_SNDBUF, 4096);
+        Selector other = PROVIDER.openSelector();
+        p[1].register(other, OP_WRITE);
+        other.selectNow();
+        byte[] data = pattern(1 << 22);                        // far more than the socket buffers hold
+        int written = 0;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        int n;
+        while ((n = p[1].write(ByteBuffer.wrap(data, written, 1000))) > 0) {   // small: queued, not sent in place
+            written += n;
+            selector.selectNow();
+            assertThat(System.nanoTime() - deadline).as("never full").isNegative();
+        }
+        assertThat(((UringSocketChannel) p[1]).link().outbox.idle()).as("a send waiting").isFalse();
+        other.close();
+        int total = written;
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return readAll(p[0], total);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        while (!read.isDone()) {
+            selector.select(10);
+        }
+        assertThat(read.get()).isEqualTo(Arrays.copyOf(data, total));
+    }
+
+    /**
+     * Writes {@code src} (all of it queued in the outbox) and takes the key off the send queue again: the state a
+     * writer leaves between its outbox's monitor and the queue. The select lock keeps the flusher out meanwhile.
+     */
+    private static void writeNotYetOnTheSendQueue(UringSelector selector, SocketChannel channel, ByteBuffer src)
+            throws Exception {
+        ArrayDeque<?> sendQueue = (ArrayDeque<?>) field(SelectorSends.class, "queued", selector.sends());
+        ReentrantLock selectLock = (ReentrantLock) field(UringSelector.class, "selectLock", selector);
+        int length = src.remaining();
+        selectLock.lock();
+        try {
+            assertThat(channel.write(src)).isEqualTo(length);
+            synchronized (sendQueue) {
+                assertThat(sendQueue.remove(channel.keyFor(selector))).isTrue();
+            }
+        } finally {
+            selectLock.unlock();
+        }
     }
 
     private static Object field(Class<?> type, String name, Object of) throws ReflectiveOperationException {
