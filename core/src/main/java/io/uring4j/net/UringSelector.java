@@ -107,6 +107,21 @@ final class UringSelector extends AbstractSelector {
             key.cancel();          // the channel is closing: its close would cancel the key, but finds it too late
             return key;
         }
+        if (!isOpen()) {
+            // Closed since the check above: its close may have gone over the keys before this one was added, and
+            // nothing else would end the key's hold on the fd.
+            selectLock.lock();
+            try {
+                if (!key.dead) {
+                    key.dead = true;
+                    keys.remove(key);
+                    release(key);
+                }
+            } finally {
+                selectLock.unlock();
+            }
+            throw new ClosedSelectorException();
+        }
         key.interestOps(ops);
         if (ops == 0) {
             interestChanged(key);  // still gets a slot, so that deregistration finds it in the same state

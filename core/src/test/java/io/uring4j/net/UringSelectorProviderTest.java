@@ -6,10 +6,13 @@ import io.uring4j.testkit.ChildJvm;
 import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -19,8 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.uring4j.testkit.Await.awaitCondition;
+import static io.uring4j.testkit.Await.someoneBlockedOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,6 +70,37 @@ class UringSelectorProviderTest {
             }
             fds.awaitNoneOpenedSince();
             assertThat(NativeMemory.inUse()).isEqualTo(memory);
+        }
+    }
+
+    /**
+     * A registration that passed the selector's open check as the selector closed, and was then refused: its key,
+     * which the close never saw, must not keep holding the channel's fd (which its close then never closed).
+     */
+    @Test
+    void aRegistrationRefusedByAClosingSelectorLeavesNoFdBehind() throws Exception {
+        try (ServerSocketChannel server = provider.openServerSocketChannel().bind(LOOPBACK);
+             SocketChannel c = provider.openSocketChannel()) {
+            c.connect(server.getLocalAddress());
+            UringSocketChannel s = (UringSocketChannel) server.accept();
+            s.configureBlocking(false);
+            Selector selector = provider.openSelector();
+            CompletableFuture<SelectionKey> registering;
+            synchronized (s.link()) {           // the registration waits in SelectorLink.hold, past the open check
+                registering = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return s.register(selector, SelectionKey.OP_READ);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+                awaitCondition(() -> someoneBlockedOn(s.link()));
+                selector.close();
+            }
+            assertThatThrownBy(() -> registering.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ClosedSelectorException.class);
+            s.close();
+            assertThat(s.link().held()).as("the fd still held").isFalse();
         }
     }
 

@@ -1,5 +1,7 @@
 package io.uring4j.testkit;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -19,5 +21,16 @@ public final class Await {
             assertThat(System.nanoTime() - deadline).as("waited too long for the test's setup").isNegative();
             Thread.sleep(1);
         }
+    }
+
+    /** Whether some thread is blocked entering {@code monitor} (a test holds it, to stop that thread there). */
+    public static boolean someoneBlockedOn(Object monitor) {
+        for (ThreadInfo t : ManagementFactory.getThreadMXBean().dumpAllThreads(true, false)) {
+            if (t.getThreadState() == Thread.State.BLOCKED && t.getLockInfo() != null
+                    && t.getLockInfo().getIdentityHashCode() == System.identityHashCode(monitor)) {
+                return true;
+            }
+        }
+        return false;
     }
 }
