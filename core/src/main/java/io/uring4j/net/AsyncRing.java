@@ -254,10 +254,7 @@ final class AsyncRing {
             lock.unlock();
         }
         try {
-            while (poller == me) {
-                if (!runReady(me)) {
-                    return;
-                }
+            while (runReady(me)) {
                 lock.lock();
                 try {
                     if (poller != me) {
@@ -347,11 +344,24 @@ final class AsyncRing {
     private boolean runReady(Thread me) {
         for (Request r; (r = ready.poll()) != null; ) {
             complete(r, me);
-            if (poller != me) {
+            if (poller != me && deposed(me)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether {@code me} is deposed for good: asked under the lock, which a deposition holds until the successor
+     * is on its way, or the ring given back to {@code me} because the executor refused one.
+     */
+    private boolean deposed(Thread me) {
+        lock.lock();
+        try {
+            return poller != me;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void complete(Request r, Thread me) {
@@ -379,20 +389,24 @@ final class AsyncRing {
         if (!lock.tryLock()) {
             return false;
         }
+        RejectedExecutionException refused = null;
         try {
             if (poller != stuck || closed) {
                 return false;
             }
             poller = null;
+            try {
+                executor.execute(this::poll);
+            } catch (RejectedExecutionException e) {
+                poller = stuck;     // before the stuck poller, back meanwhile, can see itself deposed (deposed())
+                refused = e;
+            }
         } finally {
             lock.unlock();
         }
-        try {
-            executor.execute(this::poll);
-        } catch (RejectedExecutionException e) {
+        if (refused != null) {
             Logs.net().log(System.Logger.Level.WARNING, "uring4j: the channel group's executor refused a poller; its"
-                    + " channels wait for the blocked handler to return", e);
-            poller = stuck;
+                    + " channels wait for the blocked handler to return", refused);
         }
         return true;
     }

@@ -9,6 +9,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.channels.CompletionHandler;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -115,6 +125,139 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
             }
         } finally {
             shutDown(group);
+        }
+    }
+
+    /**
+     * A poller deposed in a blocked handler whose successor the executor refuses keeps the ring: it must not take
+     * the deposition for good in the moment before it is given the ring back, and leave the ring with no poller.
+     */
+    @Test
+    void aPollerWhoseSuccessorIsRefusedKeepsPolling() throws Exception {
+        CountDownLatch handlerMayReturn = new CountDownLatch(1);
+        RefusingSuccessor executor = new RefusingSuccessor(handlerMayReturn);
+        AsynchronousChannelGroup group = provider.openAsynchronousChannelGroup(executor, 0);
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             AsynchronousSocketChannel channel = provider.openAsynchronousSocketChannel(group)) {
+            AsyncKit.get(channel.connect(server.getLocalSocketAddress()));
+            try (Socket peer = server.accept()) {
+                Recorder<Integer> second = new Recorder<>();
+                ByteBuffer into = ByteBuffer.allocate(8);
+                channel.read(into, "first", new CompletionHandler<Integer, String>() {
+                    @Override
+                    public void completed(Integer n, String a) {
+                        try {
+                            executor.ring = ((UringAsynchronousChannelGroup) group).ring(0);   // the only one
+                            executor.poller = Thread.currentThread();
+                            handlerMayReturn.await();    // blocked: the watchdog deposes this poller
+                        } catch (IOException | InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        channel.read(into, "second", second);
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, String a) {
+                        second.failed(exc, a);
+                    }
+                });
+                peer.getOutputStream().write(1);
+                assertThat(executor.refused.await(AsyncKit.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                peer.getOutputStream().write(2);
+                assertThat(second.get()).isEqualTo(1);
+            }
+        } finally {
+            shutDown(group);
+        }
+    }
+
+    /**
+     * Runs the first poller on a thread of its own and refuses the next task — a deposed poller's successor —
+     * once the handler the poller is stuck in has returned, and the poller has either left or waits for the ring's
+     * lock to hear whether it is deposed. Runs later tasks on threads of their own.
+     */
+    private static final class RefusingSuccessor extends AbstractExecutorService {
+        final CountDownLatch handlerMayReturn;
+        final CountDownLatch refused = new CountDownLatch(1);
+        final CountDownLatch pollerLeft = new CountDownLatch(1);
+        final List<Thread> threads = new CopyOnWriteArrayList<>();
+        volatile AsyncRing ring;
+        volatile Thread poller;
+        volatile boolean shut;
+        private int tasks;
+
+        RefusingSuccessor(CountDownLatch handlerMayReturn) {
+            this.handlerMayReturn = handlerMayReturn;
+        }
+
+        @Override
+        public synchronized void execute(Runnable task) {
+            if (shut) {
+                throw new RejectedExecutionException("shut down");
+            }
+            if (++tasks == 2) {
+                handlerMayReturn.countDown();
+                ReentrantLock lock = ringLock(ring);
+                while (pollerLeft.getCount() > 0 && !lock.hasQueuedThread(poller)) {
+                    Thread.onSpinWait();
+                }
+                refused.countDown();
+                throw new RejectedExecutionException("the successor");
+            }
+            boolean first = tasks == 1;
+            Thread t = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    task.run();
+                } finally {
+                    if (first) {
+                        pollerLeft.countDown();
+                    }
+                }
+            });
+            threads.add(t);
+        }
+
+        private static ReentrantLock ringLock(AsyncRing ring) {
+            try {
+                Field lock = AsyncRing.class.getDeclaredField("lock");
+                lock.setAccessible(true);
+                return (ReentrantLock) lock.get(ring);
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Override
+        public void shutdown() {
+            shut = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shut = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shut;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shut && threads.stream().noneMatch(Thread::isAlive);
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            long deadline = System.nanoTime() + unit.toNanos(timeout);
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !t.join(java.time.Duration.ofNanos(left))) {
+                    return false;
+                }
+            }
+            return shut;
         }
     }
 
