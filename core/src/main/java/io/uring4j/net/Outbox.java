@@ -167,11 +167,12 @@ final class Outbox {
 
     /**
      * For a write in blocking mode, or a shutdown: waits until what was queued has gone (a cancelled key's last
-     * sends are submitted and reaped by its selector or, if nobody selects, by the {@link SendFlusher}).
+     * sends are submitted and reaped here, by a select in progress or, if nobody selects, by the
+     * {@link SendFlusher}).
      */
-    synchronized void awaitDrained() throws java.io.InterruptedIOException {
+    synchronized void awaitDrained() throws java.io.IOException {
         while (state != IDLE) {
-            owner.uringSelector().sends().needsFlush();
+            owner.uringSelector().needsFlush();
             try {
                 wait(10);
             } catch (InterruptedException e) {

@@ -145,8 +145,24 @@ final class SelectorSends {
         return chunks;
     }
 
-    /** A blocking write waits for the sends (any thread): the flusher sees to it if nobody selects. */
-    void needsFlush() {
+    /**
+     * A blocking write waits for the sends (any thread): submitted and reaped here unless a select is in progress
+     * (the writer may itself hold the select, in one of its actions), else by that select or, if nobody selects,
+     * the flusher.
+     */
+    void needsFlush(ReentrantLock selectLock, SelectorRing.Handler completions) throws ErrnoException {
+        if (selectLock.tryLock()) {
+            try {
+                if (selector.isOpen()) {
+                    flush();
+                    ring.enter(0);
+                    ring.reap(completions);
+                }
+                return;
+            } finally {
+                selectLock.unlock();
+            }
+        }
         drainWanted = true;
         selector.wakeup();
         SendFlusher.drainWanted(selector);

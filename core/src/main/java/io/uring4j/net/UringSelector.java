@@ -231,6 +231,11 @@ final class UringSelector extends AbstractSelector {
         return sends;
     }
 
+    /** For a blocking write: see {@link SelectorSends#needsFlush}. */
+    void needsFlush() throws ErrnoException {
+        sends.needsFlush(selectLock, completions);
+    }
+
     /** Selecting thread: whether a candidate is ready for its interest set now; drops those that are not. */
     private boolean anyReady() {
         boolean any = false;

@@ -222,6 +222,36 @@ class SelectorSendTest extends ClosesAfterEach {
     }
 
     /**
+     * A select's action that queues a write, cancels the key and writes the rest in blocking mode: the blocking
+     * write waits for the queued bytes, which nobody else can send while the action holds the select.
+     */
+    @Test
+    void aBlockingWriteInsideASelectActionAfterTheKeysCancel() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        byte[] data = pattern(3000);
+        p[0].write(ByteBuffer.wrap(new byte[] {1}));            // makes the key selected
+        CompletableFuture<Integer> selecting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return selector.select(key -> {
+                    try {
+                        assertThat(p[1].write(ByteBuffer.wrap(data, 0, 1000))).isEqualTo(1000);
+                        key.cancel();
+                        p[1].configureBlocking(true);
+                        assertThat(p[1].write(ByteBuffer.wrap(data, 1000, 2000))).isEqualTo(2000);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, WAIT);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        assertThat(selecting.get(WAIT, TimeUnit.MILLISECONDS)).isEqualTo(1);
+        assertThat(readAll(p[0], 3000)).isEqualTo(data);
+    }
+
+    /**
      * A write's outbox turns queued under its monitor and goes on the send queue after it: a cancel deregistering
      * the key in between must still send the bytes, and the send's completion must still come back to the outbox
      * (it was lost, the key's slot given up: the outbox stayed sending, and a blocking write waited for ever).
