@@ -46,9 +46,13 @@ final class Inbox {
         this.readiness = readiness;
     }
 
-    /** Selecting thread: a receive is about to be armed for {@code owner}; false if there is no point (yet). */
+    /**
+     * Selecting thread: a receive is about to be armed for {@code owner}; false if there is no point (yet), or
+     * the key has been cancelled since the select looked at it: its channel may have turned blocking, and a read
+     * that found nothing here asks the socket.
+     */
     synchronized boolean arm(UringSelectionKey owner) {
-        if (armed || eof || failure != 0 || end - start >= HIGH_WATER) {
+        if (armed || eof || failure != 0 || end - start >= HIGH_WATER || !owner.isValid()) {
             return false;
         }
         armed = true;

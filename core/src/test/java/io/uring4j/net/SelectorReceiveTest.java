@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.uring4j.testkit.Await.awaitCondition;
+import static io.uring4j.testkit.Await.someoneBlockedOn;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -226,6 +228,36 @@ class SelectorReceiveTest extends ClosesAfterEach {
         });
         reading.get(WAIT, TimeUnit.MILLISECONDS);           // nobody selects: the read must end the receive
         assertThat(got.array()).containsExactly(1, 2, 3, 4);
+    }
+
+    /**
+     * A key cancelled while its select is about to arm its receive (and its channel turned blocking): the receive
+     * must not be armed, or a blocking read that already found the inbox idle would call recv alongside it, and
+     * bytes could come out of order.
+     */
+    @Test
+    void aKeyCancelledAsItsReceiveIsArmedGetsNone() throws Exception {
+        UringSelector selector = (UringSelector) closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server());
+        Inbox inbox = ((UringSocketChannel) p[1]).link().inbox;
+        CompletableFuture<Integer> selecting;
+        synchronized (inbox) {              // the select stops where it arms the receive, past its validity check
+            SelectionKey key = p[1].register(selector, OP_READ);
+            selecting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select();
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            awaitCondition(() -> someoneBlockedOn(inbox));
+            key.cancel();
+            p[1].configureBlocking(true);
+        }
+        awaitCondition(() -> selector.sends().waiting());      // past the arm, waiting in the kernel
+        assertThat(inbox.armed()).as("a receive armed for a cancelled key").isFalse();
+        selector.wakeup();
+        selecting.get(WAIT, TimeUnit.MILLISECONDS);
     }
 
     @Test
