@@ -1,13 +1,13 @@
 package io.uring4j.net;
 
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.Fields;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -343,8 +343,8 @@ class SelectorSendTest extends ClosesAfterEach {
      */
     private static void writeNotYetOnTheSendQueue(UringSelector selector, SocketChannel channel, ByteBuffer src)
             throws Exception {
-        ArrayDeque<?> sendQueue = (ArrayDeque<?>) field(SelectorSends.class, "queued", selector.sends());
-        ReentrantLock selectLock = (ReentrantLock) field(UringSelector.class, "selectLock", selector);
+        ArrayDeque<?> sendQueue = Fields.read(SelectorSends.class, "queued", selector.sends());
+        ReentrantLock selectLock = Fields.read(UringSelector.class, "selectLock", selector);
         int length = src.remaining();
         selectLock.lock();
         try {
@@ -355,11 +355,5 @@ class SelectorSendTest extends ClosesAfterEach {
         } finally {
             selectLock.unlock();
         }
-    }
-
-    private static Object field(Class<?> type, String name, Object of) throws ReflectiveOperationException {
-        Field field = type.getDeclaredField(name);
-        field.setAccessible(true);
-        return field.get(of);
     }
 }

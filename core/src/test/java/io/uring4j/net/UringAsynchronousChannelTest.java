@@ -4,12 +4,12 @@ import io.uring4j.net.AsyncKit.Pair;
 import io.uring4j.net.AsyncKit.Recorder;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.Fields;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.CompletionHandler;
@@ -218,13 +218,7 @@ class UringAsynchronousChannelTest extends AsynchronousChannelContract {
         }
 
         private static ReentrantLock ringLock(AsyncRing ring) {
-            try {
-                Field lock = AsyncRing.class.getDeclaredField("lock");
-                lock.setAccessible(true);
-                return (ReentrantLock) lock.get(ring);
-            } catch (ReflectiveOperationException e) {
-                throw new AssertionError(e);
-            }
+            return Fields.read(AsyncRing.class, "lock", ring);
         }
 
         @Override

@@ -5,13 +5,13 @@ import io.uring4j.ring.Cqe;
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.Fields;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +39,12 @@ class WorkQueueTest {
             r.sq().next().prepOpenat(LibC.AT_FDCWD, filePath, LibC.O_RDONLY | LibC.O_CLOEXEC, 0).userData(1);
             r.submitAndWait(1);
             drain(r);
-            ReentrantLock lock = (ReentrantLock) field(WorkQueue.class, "lock").get(wq);
-            Object bound = field(WorkQueue.class, "bound").get(wq);
-            Field idle = field(bound.getClass(), "idle");
+            ReentrantLock lock = Fields.read(WorkQueue.class, "lock", wq);
+            Object bound = Fields.read(WorkQueue.class, "bound", wq);
             while (true) {          // the worker that ran the open now waits for work
                 lock.lock();
                 try {
-                    if (idle.getInt(bound) == 1) {
+                    if (Fields.<Integer>read(bound.getClass(), "idle", bound) == 1) {
                         break;
                     }
                 } finally {
@@ -83,11 +82,5 @@ class WorkQueueTest {
                 LibC.close(c.res());
             }
         }
-    }
-
-    private static Field field(Class<?> type, String name) throws ReflectiveOperationException {
-        Field f = type.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
     }
 }
