@@ -451,6 +451,7 @@ public final class EventLoop implements Executor {
         final CompletionQueue cq = ring.cq();
         long closeDeadline = 0;
         while (true) {
+            boolean closingSeen = closing;
             runTasks();
             slotWaiters.retry(table, runTask);
             if (!waker.armed() && !closing) {
@@ -482,7 +483,9 @@ public final class EventLoop implements Executor {
                 } else {
                     waker.sleeping(bounded);
                 }
-                if (!tasks.isEmpty() || closing) {        // re-check after announcing: a hand-over may have raced
+                // Re-check after announcing: a hand-over or the close may have raced. A close already seen has its
+                // cancels out, and the loop waits for their CQEs in timed sleeps (SleepPolicy), not in a spin.
+                if (!tasks.isEmpty() || closing != closingSeen) {
                     waker.awake();
                     block = false;
                 }

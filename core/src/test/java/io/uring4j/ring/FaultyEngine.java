@@ -72,6 +72,7 @@ public final class FaultyEngine implements Engine {
     private final ArrayDeque<Integer> scriptedRequests = new ArrayDeque<>();
 
     private final AtomicLong enterFailures = new AtomicLong();
+    private volatile boolean ignoreCancels;
     private final AtomicLong requestFailures = new AtomicLong();
     private final AtomicLong shortTransfers = new AtomicLong();
 
@@ -82,6 +83,14 @@ public final class FaultyEngine implements Engine {
 
     public static FaultyEngine wrap(Engine delegate, Schedule schedule) {
         return new FaultyEngine(delegate, schedule);
+    }
+
+    /**
+     * From now on every ASYNC_CANCEL finds nothing (-ENOENT) and ends nothing: the request it names stays in flight,
+     * as one the kernel cannot stop would.
+     */
+    public void ignoreCancels() {
+        ignoreCancels = true;
     }
 
     /** The next enters (of any ring of this engine) fail with these errnos, in order, before the schedule's. */
@@ -278,6 +287,12 @@ public final class FaultyEngine implements Engine {
         private void fault(Sqe sqe) {
             long h = hash(number, 2 * sqesSeen++ + 1);
             byte opcode = sqe.opcode();
+            if (ignoreCancels && opcode == Opcode.ASYNC_CANCEL) {
+                long userData = sqe.userData();
+                int links = sqe.flags() & LINK_FLAGS;
+                sqe.prepNop(-Errno.ENOENT).flags(links).userData(userData);
+                return;
+            }
             if (!failsInKernel(opcode)) {
                 return;
             }

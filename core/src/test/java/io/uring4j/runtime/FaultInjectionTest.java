@@ -6,6 +6,7 @@ import io.uring4j.ring.Engine;
 import io.uring4j.ring.FaultyEngine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Pipe;
+import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
@@ -26,6 +27,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -176,6 +178,27 @@ class FaultInjectionTest {
             assertThat(future).as("failed as the loop stopped").isCompletedExceptionally();
             assertThat(call).failsWithin(10, TimeUnit.SECONDS).withThrowableThat()
                     .havingCause().isInstanceOf(IOException.class).withMessageContaining("closed");
+        }
+    }
+
+    /**
+     * A close whose cancels end nothing (the engine ignores them here, as the kernel cannot stop some requests) waits
+     * for what is in flight until its timeout in timed sleeps, not in a spin: a few tens of enters over 300 ms, where
+     * a spin makes thousands.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void aCloseWaitingForARequestSleepsBetweenItsLooks(String engineName) throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(engine(engineName), FaultyEngine.Schedule.none());
+        Uring uring = Uring.builder().engine(faulty).loops(1).closeTimeout(Duration.ofMillis(300)).build();
+        EventLoop loop = uring.loop();
+        try (Pipe pipe = Pipe.open()) {
+            loop.submitAsync(Op.poll(pipe.readFd(), OpFlags.Poll.POLLIN));
+            awaitInFlight(uring, 1);
+            faulty.ignoreCancels();
+            long enters = loop.stats().enters();
+            assertThatThrownBy(uring::close).hasMessageContaining("did not complete within the close timeout");
+            assertThat(loop.stats().enters() - enters).as("enters while the close waited").isLessThan(200);
         }
     }
 
