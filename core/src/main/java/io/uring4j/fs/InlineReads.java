@@ -206,15 +206,17 @@ final class InlineReads implements Uring.Companion {
             all = slots;
         }
         for (Slot slot : all) {
-            slot.lock.lock();
-            try {
-                if (slot.ring.isOpen()) {
-                    slot.ring.close();
+            do {
+                slot.lock.lock();
+                try {
+                    if (slot.ring.isOpen()) {
+                        slot.ring.close();
+                    }
+                    slot.combine(true, all);
+                } finally {
+                    slot.lock.unlock();
                 }
-                slot.combine(true, all);
-            } finally {
-                slot.lock.unlock();
-            }
+            } while (!slot.pending.isEmpty());  // one queued while the lock was held found it taken and parked
         }
     }
 

@@ -8,6 +8,8 @@ import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
+import io.uring4j.testkit.Await;
+import io.uring4j.testkit.Fields;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Field;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +27,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static io.uring4j.fs.FsTestKit.openRings;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -218,6 +224,52 @@ class InlineReadsTest {
         }).get(30, TimeUnit.SECONDS);
         assertThat(after).isEqualTo(-Errno.EAGAIN);
         assertThat(openRings()).as("the loop's ring and every slot's ring are closed").isEqualTo(ringsBefore);
+    }
+
+    /**
+     * A read queued while close still holds its slot (after close failed the queue, before it let go) found the
+     * lock taken and parked: close must fail it too, as a combiner serves what was queued behind it. Close is
+     * stopped at its unlock until the reader is parked there; the reader is a platform thread whose pthread owns
+     * the slot, so it finds the slot without the closed check of a new carrier.
+     */
+    @Test
+    void aReadQueuedWhileCloseHoldsTheSlotIsLetGo() throws Exception {
+        CompletableFuture<InlineReads> opened = new CompletableFuture<>();
+        CountDownLatch go = new CountDownLatch(1);
+        CompletableFuture<Long> result = new CompletableFuture<>();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                InlineReads reads = InlineReads.open(1);       // this thread's pthread owns the slot
+                opened.complete(reads);
+                go.await();
+                result.complete(reads.read(fd, arena.allocate(16), 0));
+            } catch (Throwable e) {
+                opened.completeExceptionally(e);
+                result.completeExceptionally(e);
+            }
+        });
+        InlineReads reads = opened.get(10, TimeUnit.SECONDS);
+        Object slot = ((Object[]) Fields.read(InlineReads.class, "slots", reads))[0];
+        Thread closer = Thread.currentThread();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        Field lockField = slot.getClass().getDeclaredField("lock");
+        lockField.setAccessible(true);
+        lockField.set(slot, new ReentrantLock() {
+            @Override
+            public void unlock() {
+                if (Thread.currentThread() == closer && armed.compareAndSet(true, false)) {
+                    go.countDown();                 // close has failed the queue: the read comes now
+                    try {
+                        Await.awaitCondition(() -> LockSupport.getBlocker(reader) == reads);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                super.unlock();
+            }
+        });
+        reads.close();
+        assertThat(result.get(10, TimeUnit.SECONDS)).as("the parked reader was let go").isEqualTo(-Errno.EAGAIN);
     }
 
     /**
