@@ -154,9 +154,7 @@ final class SelectorSends {
         if (selectLock.tryLock()) {
             try {
                 if (selector.isOpen()) {
-                    flush();
-                    ring.enter(0);
-                    ring.reap(completions);
+                    submitAndReap(completions);
                 }
                 return;
             } finally {
@@ -199,16 +197,24 @@ final class SelectorSends {
                 return SendFlusher.Look.QUIET;
             }
             drainWanted = false;
-            flush();
+            submitAndReap(completions);
             flusherSaw = flushes;
-            ring.enter(0);
-            ring.reap(completions);
         } catch (ErrnoException e) {
             throw new IllegalStateException(e);
         } finally {
             selectLock.unlock();
         }
         return SendFlusher.Look.FLUSHED;
+    }
+
+    /**
+     * Under the select lock, outside a select (a blocking write's, the flusher's): submits the queued sends and reaps
+     * their completions, as a select does.
+     */
+    private void submitAndReap(SelectorRing.Handler completions) throws ErrnoException {
+        flush();
+        ring.enter(0);
+        ring.reap(completions);
     }
 
     /**
