@@ -8,6 +8,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -29,12 +30,21 @@ import java.util.concurrent.atomic.LongAdder;
  * its own thread's rather than one cache line they all fight over. The exact count (a sum) is needed only once
  * the guard is closing. Acquire adds, then reads {@code closing}; close sets {@code closing}, then sums: with
  * both sides volatile, either the acquirer sees the close and backs off, or the sum sees the acquirer.
+ *
+ * <p>A sum reads the stripes one after another, so it is no snapshot: it may miss an add to a stripe it has
+ * read and see a later subtract from one it has not. That is safe for the users that were counted before the
+ * close (every sum sees their add, so it can only over-count) but not for an acquirer that backs off: its add
+ * and an undo could land in different stripes and read as -1 beside a user still in flight. So a back-off
+ * never subtracts; it counts itself in {@code backedOff}, which a sum reads first: a back-off seen there is
+ * seen in the stripes too. Back-offs happen only once closing, so the hot path is as before.
  */
 public final class FdGuard {
     /** The loops the fd's requests may run on: close cancels on each. */
     private final EventLoop[] loops;
     private final int fd;
-    private final LongAdder users = new LongAdder();
+    private final LongAdder users;
+    /** Acquirers that found the guard closing: their adds to {@code users}, never subtracted. */
+    private final AtomicLong backedOff = new AtomicLong();
     private volatile boolean closing;
     private final AtomicBoolean fdClosed = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -52,24 +62,34 @@ public final class FdGuard {
 
     /** Guards {@code fd}, whose requests may go to any loop of {@code uring}. */
     public FdGuard(Uring uring, int fd) {
-        this.loops = new EventLoop[uring.loopCount()];
-        for (int i = 0; i < loops.length; i++) {
-            loops[i] = uring.loop(i);
-        }
-        this.fd = fd;
+        this(loopsOf(uring), fd, new LongAdder());
     }
 
     /** Guards {@code fd}, whose requests all go to {@code loop}. */
     public FdGuard(EventLoop loop, int fd) {
-        this.loops = new EventLoop[] {loop};
+        this(new EventLoop[] {loop}, fd, new LongAdder());
+    }
+
+    /** With the users' counter given, for tests that read its stripes in an order they choose. */
+    FdGuard(EventLoop[] loops, int fd, LongAdder users) {
+        this.loops = loops;
         this.fd = fd;
+        this.users = users;
+    }
+
+    private static EventLoop[] loopsOf(Uring uring) {
+        EventLoop[] loops = new EventLoop[uring.loopCount()];
+        for (int i = 0; i < loops.length; i++) {
+            loops[i] = uring.loop(i);
+        }
+        return loops;
     }
 
     /** Registers a user of the fd and returns it; pair with {@link #release()} after the request's final CQE. */
     public int acquire() throws ClosedChannelException {
         users.increment();
         if (closing) {
-            release();
+            backOff(1);
             throw new ClosedChannelException();
         }
         return fd;
@@ -84,9 +104,7 @@ public final class FdGuard {
     void acquireForRequests(int n) {
         users.add(n);
         if (closing) {
-            for (int i = 0; i < n; i++) {
-                release();
-            }
+            backOff(n);
             throw new UncheckedIOException(new ClosedChannelException());
         }
     }
@@ -111,9 +129,27 @@ public final class FdGuard {
 
     public void release() {
         users.decrement();
-        if (closing && users.sum() == 0 && fdClosed.compareAndSet(false, true)) {
+        if (closing) {
+            closeIfUnused();
+        }
+    }
+
+    /** Undoes {@code n} adds made after the close, without a subtract (see the class comment). */
+    private void backOff(int n) {
+        backedOff.addAndGet(n);
+        closeIfUnused();
+    }
+
+    private void closeIfUnused() {
+        if (count() == 0 && fdClosed.compareAndSet(false, true)) {
             closeFd();
         }
+    }
+
+    /** The users now or more, never fewer: {@code backedOff} first, so that the sum holds every add it counts. */
+    private long count() {
+        long backOffs = backedOff.get();
+        return users.sum() - backOffs;
     }
 
     public boolean isClosing() {
@@ -142,7 +178,7 @@ public final class FdGuard {
         for (EventLoop loop : loops) {
             loop.refuseSlotWaiters(this);
         }
-        if (users.sum() == loops.length) {      // idle: no request names the fd, so no cancel is needed
+        if (count() == loops.length) {      // idle: no request names the fd, so no cancel is needed
             for (int i = 0; i < loops.length; i++) {
                 release();
             }

@@ -16,7 +16,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -126,6 +129,70 @@ class FdGuardTest {
                     e -> assertThat(e.errno()).isEqualTo(Errno.ECANCELED));
             assertThat(closed).as("the guard closed its fd as the loop stopped").isCompletedWithValue(null);
             assertThat(Sockets.localPort(fd)).as("closed").isNegative();
+        }
+    }
+
+    /**
+     * A sum of the striped count reads its stripes one by one. A user still holds the fd while another ends and
+     * sums; between the stripes it reads, an acquirer finds the guard closing and backs off, its add landing in
+     * a stripe already read and its undo in one still to read (a {@code LongAdder} moves a thread to another
+     * cell after a CAS collision). Counting that undo without the add read one user too few: the fd closed
+     * under the user still holding it, its number free for the next open.
+     */
+    @Test
+    void aBackOffBetweenTheStripesOfASumDoesNotCloseTheFdUnderAUser() throws Exception {
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            int fd = udpSocket();
+            TwoStripes users = new TwoStripes();
+            FdGuard guard = new FdGuard(new EventLoop[] {uring.loop()}, fd, users);
+            guard.acquire();
+            guard.acquire();                                    // the user still holding the fd below
+            CompletableFuture<Void> closed = guard.close();
+            awaitCondition(() -> users.subtracts.get() == -1);  // the close's cancel found nothing and ended
+            users.betweenStripes = () ->
+                    assertThatThrownBy(guard::acquire).isInstanceOf(ClosedChannelException.class);
+
+            guard.release();
+            assertThat(closed).as("one user still holds the fd").isNotDone();
+            assertThat(Sockets.localPort(fd)).as("open").isNotNegative();
+
+            guard.release();
+            closed.get(10, TimeUnit.SECONDS);
+            assertThat(Sockets.localPort(fd)).as("closed").isNegative();
+        }
+    }
+
+    /** A striped count as a sum sees it: adds in the stripe read first, subtracts in the one read last. */
+    private static final class TwoStripes extends LongAdder {
+        final AtomicLong adds = new AtomicLong();
+        final AtomicLong subtracts = new AtomicLong();
+        /** Run once, by the next sum, between its two reads. */
+        volatile Runnable betweenStripes;
+
+        @Override
+        public void add(long x) {
+            (x > 0 ? adds : subtracts).addAndGet(x);
+        }
+
+        @Override
+        public void increment() {
+            add(1);
+        }
+
+        @Override
+        public void decrement() {
+            add(-1);
+        }
+
+        @Override
+        public long sum() {
+            long sum = adds.get();
+            Runnable pause = betweenStripes;
+            betweenStripes = null;
+            if (pause != null) {
+                pause.run();
+            }
+            return sum + subtracts.get();
         }
     }
 
