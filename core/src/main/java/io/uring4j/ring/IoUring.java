@@ -14,6 +14,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -148,6 +149,23 @@ public final class IoUring implements AutoCloseable {
     public int submit() throws ErrnoException {
         checkOpen();
         return submit(sq.flush(), 0, false);
+    }
+
+    /**
+     * {@link #submit()} for an owner that needs the room in a full SQ before it can go on: the kernel's "not now"
+     * ({@link #underPressure}) is tried again after a pause, up to {@value #PRESSURE_TRIES} times, then thrown.
+     */
+    public int submitPatiently() throws ErrnoException {
+        for (int tries = 1; ; tries++) {
+            try {
+                return submit();
+            } catch (ErrnoException e) {
+                if (!underPressure(e) || tries == PRESSURE_TRIES) {
+                    throw e;
+                }
+                LockSupport.parkNanos(PRESSURE_PAUSE_NANOS);
+            }
+        }
     }
 
     /** Submits and waits until at least {@code waitNr} CQEs are ready. Returns the number submitted. */
@@ -439,6 +457,36 @@ public final class IoUring implements AutoCloseable {
             return kernel.enter(callState, enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
         }
         return engine.enter(enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
+    }
+
+    /**
+     * io_uring_enter's "not now": EAGAIN (no memory for a request), EBUSY (overflowed CQEs could not be flushed) or
+     * ENOMEM. Nothing was submitted: the SQEs wait in the SQ, and the kernel asks for the CQ to be reaped and the
+     * call repeated. An owner that gave up here would strand every request in flight.
+     */
+    public static boolean underPressure(ErrnoException e) {
+        return e.errno() == Errno.EAGAIN || e.errno() == Errno.EBUSY || e.errno() == Errno.ENOMEM;
+    }
+
+    /**
+     * How long to pause after {@link #underPressure} with no completion to reap: long enough not to spin against a
+     * kernel under pressure, short enough that a caller does not notice.
+     */
+    public static final long PRESSURE_PAUSE_NANOS = 50_000;
+    private static final int PRESSURE_TRIES = 100;
+
+    /**
+     * For an owner whose enter failed with {@code e}: rethrows it unless it is the kernel's "not now"
+     * ({@link #underPressure}). Then what is queued stays for the next enter, made after the CQ is reaped (which
+     * EBUSY asks for); with nothing to reap, this pauses first, so that the owner does not spin.
+     */
+    public void rethrowUnlessUnderPressure(ErrnoException e) throws ErrnoException {
+        if (!underPressure(e)) {
+            throw e;
+        }
+        if (cq.ready() == 0) {
+            LockSupport.parkNanos(PRESSURE_PAUSE_NANOS);
+        }
     }
 
     private ErrnoException enterFailure(int ret) {

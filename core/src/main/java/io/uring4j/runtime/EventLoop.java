@@ -501,12 +501,7 @@ public final class EventLoop implements Executor {
                     ring.submitAndGetEvents();
                 }
             } catch (ErrnoException e) {
-                if (!LoopRing.underPressure(e)) {
-                    throw e;
-                }
-                if (cq.ready() == 0) {
-                    LockSupport.parkNanos(LoopRing.PRESSURE_PAUSE_NANOS);
-                }
+                ring.rethrowUnlessUnderPressure(e);
             }
             waker.awake();
             sleep.reaped(io.reap());

@@ -25,11 +25,6 @@ import java.util.concurrent.locks.LockSupport;
 final class LoopRing {
     /** Internal user_data: a cancellation the loop issued itself; its own result is not interesting. */
     private static final long INTERNAL_CANCEL = -2L;
-    /**
-     * How long the loop pauses after io_uring_enter failed for want of memory with nothing to reap: long enough not
-     * to spin against a kernel under pressure, short enough that a caller does not notice.
-     */
-    static final long PRESSURE_PAUSE_NANOS = 50_000;
 
     private final EventLoop loop;
     private final IoUring ring;
@@ -157,20 +152,11 @@ final class LoopRing {
         try {
             ring.submit();
         } catch (ErrnoException e) {
-            if (!underPressure(e)) {
+            if (!IoUring.underPressure(e)) {
                 throw new IllegalStateException("uring4j loop " + loop.id() + ": submit failed while the SQ was full", e);
             }
-            LockSupport.parkNanos(PRESSURE_PAUSE_NANOS);     // the caller finds the SQ still full and tries again
+            LockSupport.parkNanos(IoUring.PRESSURE_PAUSE_NANOS);     // the caller finds the SQ still full and tries again
         }
-    }
-
-    /**
-     * io_uring_enter's "not now": EAGAIN (no memory for a request), EBUSY (overflowed CQEs could not be flushed) or
-     * ENOMEM. Nothing was submitted; the SQEs wait in the SQ, and the kernel asks for completions to be reaped and
-     * the call repeated — a loop that died here would strand every request in flight.
-     */
-    static boolean underPressure(ErrnoException e) {
-        return e.errno() == Errno.EAGAIN || e.errno() == Errno.EBUSY || e.errno() == Errno.ENOMEM;
     }
 
     /** Counts a submission that found every slot in flight, and says so once per loop. */
