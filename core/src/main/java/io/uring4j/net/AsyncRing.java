@@ -2,6 +2,7 @@ package io.uring4j.net;
 
 import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.Cqe;
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Sqe;
 import io.uring4j.ring.Timespec;
@@ -130,7 +131,7 @@ final class AsyncRing {
     volatile Thread inHandler;
     private boolean closed;
 
-    AsyncRing(Executor executor) throws ErrnoException {
+    AsyncRing(Executor executor, Engine engine) throws ErrnoException {
         this.executor = executor;
         int fd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
         if (fd < 0) {
@@ -140,7 +141,7 @@ final class AsyncRing {
             // COOP_TASKRUN: a completion's task work waits for the poller's next enter instead of interrupting it
             // while it runs handlers. Not DEFER_TASKRUN: its SINGLE_ISSUER would tie the ring to one thread, and the
             // poller moves to another executor thread when one blocks.
-            ring = IoUring.builder().entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
+            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
         } catch (ErrnoException | RuntimeException e) {
             LibC.close(fd);
             throw e;
@@ -302,6 +303,8 @@ final class AsyncRing {
             } else {
                 ring.submitAndGetEvents();
             }
+        } catch (ErrnoException e) {
+            ring.rethrowUnlessUnderPressure(e);
         } finally {
             sleeping = false;
         }
@@ -489,7 +492,7 @@ final class AsyncRing {
 
     private void submitNow() {
         try {
-            ring.submit();
+            ring.submitPatiently();
         } catch (ErrnoException e) {
             throw new IllegalStateException(e);
         }

@@ -3,6 +3,7 @@ package io.uring4j.net;
 import io.uring4j.ring.CompletionQueue;
 import io.uring4j.ring.Cqe;
 import io.uring4j.ring.CqeHandler;
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.Sqe;
 import io.uring4j.ring.Timespec;
@@ -63,7 +64,7 @@ final class SelectorRing implements AutoCloseable {
     /** Guarded by {@code this}: the eventfd is closed, so {@link #signal()} must not write to its number. */
     private boolean closed;
 
-    SelectorRing() throws IOException {
+    SelectorRing(Engine engine) throws IOException {
         int fd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
         if (fd < 0) {
             arena.close();
@@ -74,7 +75,7 @@ final class SelectorRing implements AutoCloseable {
             // next entry into the kernel instead of interrupting it, as an epoll wake-up never does; without it, each
             // readiness interrupts the thread in user space. Not DEFER_TASKRUN: its SINGLE_ISSUER would tie the ring
             // to one submitting thread, and a selector may be opened on one thread and selected on another.
-            ring = IoUring.builder().entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
+            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
         } catch (ErrnoException | RuntimeException e) {
             LibC.close(fd);
             arena.close();
@@ -128,7 +129,7 @@ final class SelectorRing implements AutoCloseable {
     private Sqe sqe() throws ErrnoException {
         Sqe sqe = ring.sq().next();
         if (sqe == null) {
-            ring.submit();
+            ring.submitPatiently();
             sqe = ring.sq().next();
         }
         return sqe;
@@ -143,16 +144,20 @@ final class SelectorRing implements AutoCloseable {
             sqe().prepPollMultishot(eventFd, OpFlags.Poll.POLLIN).userData(WAKE);
             wakeArmed = true;
         }
-        if (timeoutNanos == 0) {
-            ring.submitAndGetEvents();
-        } else if (!portable) {
-            if (timeoutNanos < 0) {
-                ring.submitAndWait(1);
+        try {
+            if (timeoutNanos == 0) {
+                ring.submitAndGetEvents();
+            } else if (!portable) {
+                if (timeoutNanos < 0) {
+                    ring.submitAndWait(1);
+                } else {
+                    ring.submitAndWait(1, timeoutNanos);
+                }
             } else {
-                ring.submitAndWait(1, timeoutNanos);
+                portableWait(timeoutNanos);
             }
-        } else {
-            portableWait(timeoutNanos);
+        } catch (ErrnoException e) {
+            ring.rethrowUnlessUnderPressure(e);     // then the caller reaps and enters again
         }
     }
 

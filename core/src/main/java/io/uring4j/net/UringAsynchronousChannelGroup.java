@@ -127,7 +127,7 @@ public final class UringAsynchronousChannelGroup extends AsynchronousChannelGrou
 
     private synchronized AsyncRing startRing(int index) throws IOException {
         if (rings.get(index) == null) {
-            AsyncRing r = new AsyncRing(executor);
+            AsyncRing r = new AsyncRing(executor, uring.engine());
             try {
                 r.start();
             } catch (RejectedExecutionException e) {

@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.Cqe;
+import io.uring4j.ring.Engine;
 import io.uring4j.ring.abi.OpFlags;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
@@ -74,9 +75,9 @@ final class UringSelector extends AbstractSelector {
     /** Keys whose cached readiness may meet their interest set. */
     private final List<UringSelectionKey> candidates = new ArrayList<>();
 
-    UringSelector(SelectorProvider provider) throws IOException {
+    UringSelector(SelectorProvider provider, Engine engine) throws IOException {
         super(provider);
-        this.ring = new SelectorRing();
+        this.ring = new SelectorRing(engine);
         this.sends = new SelectorSends(this, ring);
     }
 

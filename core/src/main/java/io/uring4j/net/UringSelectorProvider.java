@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.runtime.Uring;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
 
 /**
  * The JDK's selectors and socket channels on io_uring, for applications that do not know about uring4j: run them
@@ -19,7 +21,8 @@ import java.nio.channels.spi.SelectorProvider;
  * {@code Selector.open()}, {@code SocketChannel.open()}, {@code ServerSocketChannel.open()},
  * {@code DatagramChannel.open()} and {@code Pipe.open()} return {@code UringSelector}, {@link UringSocketChannel},
  * {@link UringServerSocketChannel}, {@code UringDatagramChannel} and {@code UringPipe}. The channels run on the
- * shared runtime ({@link Uring#shared()}).
+ * shared runtime ({@link Uring#shared()}), or on the runtime given to {@link #UringSelectorProvider(Uring)}; the
+ * selectors' rings come from that runtime's engine.
  *
  * <p>Deliberately not a service ({@code provides} or {@code META-INF/services}): that would make it the default
  * of every application with uring4j on its path.
@@ -28,13 +31,26 @@ public class UringSelectorProvider extends SelectorProvider {
     /** The provider of the channels opened on a runtime of the caller's ({@link UringSocketChannel#open}). */
     static final UringSelectorProvider DEFAULT = new UringSelectorProvider();
 
-    /** As the JDK instantiates a provider named by the system property. */
+    /** The runtime given, or null for the shared one (started on first use, not when the JDK loads this class). */
+    private final Uring uring;
+
+    /** As the JDK instantiates a provider named by the system property: on {@link Uring#shared()}. */
     public UringSelectorProvider() {
+        this.uring = null;
+    }
+
+    /** A provider whose channels run on {@code uring} (which must outlive them), and its selectors on its engine. */
+    public UringSelectorProvider(Uring uring) {
+        this.uring = Objects.requireNonNull(uring, "uring");
+    }
+
+    private Uring runtime() throws IOException {
+        return uring != null ? uring : Uring.shared();
     }
 
     @Override
     public AbstractSelector openSelector() throws IOException {
-        return new UringSelector(this);
+        return new UringSelector(this, uring != null ? uring.engine() : Engine.configured());
     }
 
     @Override
@@ -45,7 +61,7 @@ public class UringSelectorProvider extends SelectorProvider {
     /** INET and INET6 give one dual-stack TCP socket (as {@link UringSocketChannel#open(io.uring4j.runtime.Uring)}); UNIX a Unix-domain one. */
     @Override
     public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
-        return UringSocketChannel.open(this, Uring.shared(), checked(family));
+        return UringSocketChannel.open(this, runtime(), checked(family));
     }
 
     @Override
@@ -55,7 +71,7 @@ public class UringSelectorProvider extends SelectorProvider {
 
     @Override
     public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
-        return UringServerSocketChannel.open(this, Uring.shared(), checked(family));
+        return UringServerSocketChannel.open(this, runtime(), checked(family));
     }
 
     /** A dual-stack UDP channel, as the JDK's. */
@@ -67,12 +83,12 @@ public class UringSelectorProvider extends SelectorProvider {
     /** INET6 (dual-stack) or INET; UNIX is UnsupportedOperationException, as with the JDK's. */
     @Override
     public DatagramChannel openDatagramChannel(ProtocolFamily family) throws IOException {
-        return UringDatagramChannel.open(this, Uring.shared(), family);
+        return UringDatagramChannel.open(this, runtime(), family);
     }
 
     @Override
     public Pipe openPipe() throws IOException {
-        return new UringPipe(this, Uring.shared());
+        return new UringPipe(this, runtime());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.ring.Engine;
 import io.uring4j.sys.ErrnoException;
 
 import java.io.IOException;
@@ -142,6 +143,11 @@ public final class Uring implements AutoCloseable {
 
     public int loopCount() {
         return loops.length;
+    }
+
+    /** The engine the loops' rings come from; rings beside them (a selector's, a channel group's) use it too. */
+    public Engine engine() {
+        return config.engine();
     }
 
     /** Callback style: {@code handler} runs on the chosen loop's thread. */
