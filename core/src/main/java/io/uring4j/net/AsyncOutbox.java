@@ -143,7 +143,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         synchronized (this) {
             if (result >= 0) {
                 start += result;
-            } else {
+            } else if (!Outbox.tryAgain(result)) {
                 failure = result;
                 start = end;                    // what was queued is lost, as with a socket's error
             }

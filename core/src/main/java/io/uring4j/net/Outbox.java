@@ -1,6 +1,8 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.abi.OpFlags;
+import io.uring4j.sys.Errno;
+import io.uring4j.sys.ErrnoException;
 
 import java.nio.ByteBuffer;
 
@@ -145,13 +147,31 @@ final class Outbox {
     synchronized int sent(int result, boolean keyGone) {
         if (result > 0) {
             start += result;
-        } else if (result < 0) {
-            failure = result;
-            start = end;                         // what was queued is lost, as with a socket's error
+        } else if (result < 0 && !tryAgain(result)) {
+            return lost(result, keyGone);
         }
-        if (start < end) {
-            return end - start;
-        }
+        return start < end ? end - start : idle(keyGone);
+    }
+
+    /**
+     * A SEND's result that sent nothing and left the socket as it was: the kernel could not take the request now
+     * (no memory for it). The writer was told the bytes were taken, so they go again.
+     */
+    static boolean tryAgain(int result) {
+        return result == -Errno.ENOMEM || result == -Errno.EAGAIN;
+    }
+
+    /**
+     * Selecting thread: the send failed with {@code failure}, or could not be queued. What was queued is lost, as
+     * with a socket's error, and the channel's next write or shutdown says so. Returns 0: the outbox is idle.
+     */
+    synchronized int lost(int failure, boolean keyGone) {
+        this.failure = failure;
+        start = end;
+        return idle(keyGone);
+    }
+
+    private int idle(boolean keyGone) {
         owner.uringSelector().sends().chunks().give(chunk);
         chunk = null;
         start = 0;
@@ -179,6 +199,9 @@ final class Outbox {
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException("write interrupted");
             }
+        }
+        if (failure != 0) {         // bytes the channel took were lost: nothing may follow them as if they had gone
+            throw NetErrors.transfer("send", new ErrnoException("send", failure));
         }
     }
 

@@ -100,7 +100,7 @@ final class SelectorSends {
                 ring.send(key.link.guard.fd(), key.link.outbox.sendAddress(), next, key.sendUserData);
                 return false;
             } catch (ErrnoException e) {
-                key.link.outbox.sent(-Math.abs(e.errno()), key.dead);
+                key.link.outbox.lost(-Math.abs(e.errno()), key.dead);
             }
         }
         key.pollsInFlight--;
