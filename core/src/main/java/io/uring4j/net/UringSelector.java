@@ -591,6 +591,11 @@ final class UringSelector extends AbstractSelector {
                 }
                 cancelled.clear();
             }
+            for (UringSelectionKey key : slots) {
+                if (key != null) {
+                    release(key);   // deregistered before, waiting for its requests' last CQEs: none come now
+                }
+            }
             updates.clear();
             candidates.clear();
         } finally {
