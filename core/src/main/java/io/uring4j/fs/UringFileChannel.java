@@ -481,7 +481,11 @@ public final class UringFileChannel extends FileChannel {
         }
         Objects.requireNonNull(mode, "Mode is null");
         ensureOpen();
-        return delegate().map(mode, position, size);
+        try {
+            return delegate().map(mode, position, size);
+        } catch (ClosedByInterruptException e) {
+            throw closedWithDelegate(e);
+        }
     }
 
     @Override
@@ -489,7 +493,11 @@ public final class UringFileChannel extends FileChannel {
         Objects.requireNonNull(mode, "Mode is null");
         Objects.requireNonNull(arena, "Arena is null");
         ensureOpen();
-        return delegate().map(mode, offset, size, arena);
+        try {
+            return delegate().map(mode, offset, size, arena);
+        } catch (ClosedByInterruptException e) {
+            throw closedWithDelegate(e);
+        }
     }
 
     @Override
@@ -528,9 +536,19 @@ public final class UringFileChannel extends FileChannel {
         try {
             return delegate().transferTo(position, count, target);
         } catch (ClosedByInterruptException e) {
-            close();
-            throw e;
+            throw closedWithDelegate(e);
         }
+    }
+
+    /**
+     * An interrupt closed the {@link #delegate} in one of its blocking operations, as the JDK's channel closes
+     * itself: this channel goes with it, as the JDK's would, rather than stay open with a closed delegate that fails
+     * every later map, lock and crowded write or sync. For operations outside begin and end ({@link #interruptible}
+     * does the same for those inside, where the delegate's own begin and end took the interrupt from this channel).
+     */
+    private ClosedByInterruptException closedWithDelegate(ClosedByInterruptException e) throws IOException {
+        close();
+        return e;
     }
 
     /**
@@ -625,7 +643,9 @@ public final class UringFileChannel extends FileChannel {
             long r = kernel(call, arg, at);
             completed = !movesBytes || r > 0;
             return r;
-        } catch (InterruptedIOException e) {
+        } catch (InterruptedIOException | ClosedByInterruptException e) {
+            // The latter from the JDK delegate (a crowded sync or write): its begin took the thread's interrupt
+            // from this channel, and its end unregistered this channel's interruptor, which then never ran.
             interrupted = true;
             throw e;
         } finally {

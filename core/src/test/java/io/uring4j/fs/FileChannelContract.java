@@ -555,6 +555,29 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * An interrupted map closes the channel, as every blocking operation of the JDK's does; the channel must not
+     * stay open with a closed JDK channel behind it (every later map, lock or crowded sync would then fail).
+     */
+    @Test
+    void anInterruptedMapClosesTheChannel() throws Exception {
+        Path path = file("map-interrupted", pattern(27, 100));
+        try (FileChannel ch = open(path, READ, WRITE)) {
+            ch.map(FileChannel.MapMode.READ_ONLY, 0, 10);        // the JDK channel behind uring4j's is open now
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> ch.map(FileChannel.MapMode.READ_ONLY, 0, 10))
+                        .isInstanceOf(ClosedByInterruptException.class);
+                assertThat(Thread.currentThread().isInterrupted()).as("the interrupt status is kept").isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(ch.isOpen()).isFalse();
+            assertThatThrownBy(() -> ch.map(FileChannel.MapMode.READ_ONLY, 0, 10))
+                    .isInstanceOf(ClosedChannelException.class);
+        }
+    }
+
     @Test
     void locksBelongToTheChannelAndAreCheckedJvmWide() throws Exception {
         Path path = file("locked", pattern(26, 100));

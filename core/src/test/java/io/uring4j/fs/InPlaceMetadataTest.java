@@ -4,15 +4,22 @@ import com.sun.nio.file.ExtendedOpenOption;
 import io.uring4j.runtime.OnVirtualThread;
 import io.uring4j.runtime.Uring;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.Fields;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
+import java.nio.MappedByteBuffer;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -20,7 +27,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.CREATE;
@@ -281,6 +290,141 @@ class InPlaceMetadataTest {
             assertThat(outcome).isEqualTo("closed by interrupt: open false, interrupted true");
         } finally {
             VirtualSyncs.end();
+        }
+    }
+
+    /**
+     * An interrupt that comes while a crowded sync waits in the JDK's channel is that channel's to take: its begin
+     * registered its own interruptor in place of this channel's, so it closes itself and throws
+     * ClosedByInterruptException. This channel must close too, as the JDK's force would, not stay open with a
+     * closed JDK channel behind it. The JDK channel is a stand-in whose force waits for the interrupt between its
+     * begin and end, as the JDK's does in its fsync.
+     */
+    @Test
+    void anInterruptWhileACrowdedSyncWaitsInTheJdksChannelClosesTheChannel() throws Exception {
+        Path path = dir.resolve("crowded-interrupted-in-jdk");
+        Files.write(path, new byte[4096]);
+        assertThat(VirtualSyncs.begin()).as("no other sync under way").isTrue();
+        try (UringFileChannel ch = UringFileChannel.open(uring, path, READ, WRITE)) {
+            ForceWaitingForInterrupt jdk = new ForceWaitingForInterrupt();
+            Field delegate = JdkDelegate.class.getDeclaredField("delegate");
+            delegate.setAccessible(true);
+            delegate.set(Fields.read(UringFileChannel.class, "delegate", ch), jdk);
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            Thread syncer = Thread.ofVirtual().start(() -> {
+                try {
+                    ch.force(true);
+                    outcome.complete("no exception");
+                } catch (ClosedByInterruptException e) {
+                    outcome.complete("closed by interrupt: interrupted " + Thread.currentThread().isInterrupted());
+                } catch (Throwable t) {
+                    outcome.completeExceptionally(t);
+                }
+            });
+            assertThat(jdk.waiting.await(30, TimeUnit.SECONDS)).as("the sync waits in the JDK's channel").isTrue();
+            syncer.interrupt();
+            assertThat(outcome.get(30, TimeUnit.SECONDS)).isEqualTo("closed by interrupt: interrupted true");
+            assertThat(jdk.isOpen()).as("the JDK channel closed itself").isFalse();
+            assertThat(ch.isOpen()).isFalse();
+        } finally {
+            VirtualSyncs.end();
+        }
+    }
+
+    /** A JDK channel whose force waits, between begin and end, until its thread is interrupted. */
+    private static final class ForceWaitingForInterrupt extends FileChannel {
+        final CountDownLatch waiting = new CountDownLatch(1);
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            try {
+                begin();
+                waiting.countDown();
+                while (!Thread.currentThread().isInterrupted()) {
+                    LockSupport.park(this);
+                }
+            } finally {
+                end(false);
+            }
+        }
+
+        @Override
+        protected void implCloseChannel() {
+        }
+
+        @Override
+        public int read(ByteBuffer dst) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long position() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public FileChannel position(long newPosition) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long size() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public FileChannel truncate(long size) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long transferTo(long position, long count, WritableByteChannel target) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long transferFrom(ReadableByteChannel src, long position, long count) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long position) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int write(ByteBuffer src, long position) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public MappedByteBuffer map(MapMode mode, long position, long size) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public FileLock lock(long position, long size, boolean shared) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public FileLock tryLock(long position, long size, boolean shared) {
+            throw new UnsupportedOperationException();
         }
     }
 
