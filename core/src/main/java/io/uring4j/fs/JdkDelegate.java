@@ -23,6 +23,11 @@ final class JdkDelegate<C extends Channel> {
     private final boolean readable;
     private final boolean writable;
     private C delegate;
+    /**
+     * Set by {@link #closeWithFile} under the lock: the file is not closing until just after, and a delegate opened
+     * in between would never be closed, its locks held in the JDK's JVM-wide table.
+     */
+    private boolean closed;
 
     JdkDelegate(AsyncFile file, boolean readable, boolean writable) {
         this.file = file;
@@ -30,9 +35,9 @@ final class JdkDelegate<C extends Channel> {
         this.writable = writable;
     }
 
-    /** The delegate; none is opened once {@link #closeWithFile()} has run (it takes the same lock). */
+    /** The delegate; none is opened once {@link #closeWithFile()} has begun (it takes the same lock). */
     synchronized C get(Opener<C> opener) throws IOException {
-        if (!file.isOpen()) {
+        if (closed || !file.isOpen()) {
             throw new ClosedChannelException();
         }
         if (delegate == null) {
@@ -58,6 +63,7 @@ final class JdkDelegate<C extends Channel> {
     void closeWithFile() throws IOException {
         IOException failure = null;
         synchronized (this) {
+            closed = true;
             if (delegate != null) {
                 try {
                     delegate.close();

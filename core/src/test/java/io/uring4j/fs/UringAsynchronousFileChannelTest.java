@@ -1,14 +1,19 @@
 package io.uring4j.fs;
 
 import io.uring4j.runtime.Uring;
+import io.uring4j.testkit.Await;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.Fields;
 import io.uring4j.testkit.UringRuntime;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.CompletionHandler;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -24,10 +29,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static io.uring4j.testkit.Patterns.pattern;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The asynchronous contract against UringAsynchronousFileChannel, and its handlers' own thread rule. */
 @BothEngines
@@ -295,6 +302,39 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                 }
             });
             assertThat(startOutcome.get(30, TimeUnit.SECONDS)).isNull();
+        }
+    }
+
+    /**
+     * A lock asked for while the channel closes, once close has closed (or not found) the JDK channel that locks go
+     * to but before the file is closing: no JDK channel may be opened then, or it would outlive the close, holding
+     * its lock — in the JDK's JVM-wide lock table too, where every later lock of the file overlaps it. Close is
+     * stopped there, at the monitor of the file's fd guard, which this test holds.
+     */
+    @Test
+    void aLockAskedForWhileTheChannelClosesOpensNoJdkChannelAfterIt() throws Exception {
+        Path path = Files.write(dir.resolve("closing-locked"), pattern(3, 100));
+        UringAsynchronousFileChannel ch = UringAsynchronousFileChannel.open(uring, path, Set.of(READ, WRITE), null);
+        AsyncFile file = Fields.read(UringAsynchronousFileChannel.class, "file", ch);
+        Object guard = Fields.read(AsyncFile.class, "guard", file);
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        Thread closer;
+        synchronized (guard) {
+            closer = Thread.ofPlatform().start(() -> {
+                try {
+                    ch.close();
+                    closed.complete(null);
+                } catch (Throwable t) {
+                    closed.completeExceptionally(t);
+                }
+            });
+            awaitCondition(() -> Await.someoneBlockedOn(guard));
+            assertThatThrownBy(() -> ch.tryLock()).isInstanceOf(ClosedChannelException.class);
+        }
+        closed.get(30, TimeUnit.SECONDS);
+        closer.join();
+        try (FileChannel other = FileChannel.open(path, WRITE); FileLock lock = other.tryLock()) {
+            assertThat(lock).as("the file is not locked after the close").isNotNull();
         }
     }
 }
