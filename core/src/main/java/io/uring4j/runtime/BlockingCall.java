@@ -1,6 +1,7 @@
 package io.uring4j.runtime;
 
 import io.uring4j.ring.Sqe;
+import io.uring4j.ring.abi.CqeFlags;
 import io.uring4j.ring.abi.Opcode;
 import io.uring4j.sys.ErrnoException;
 
@@ -17,6 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@link InterruptedIOException} with the interrupt status set again; a request still waiting for a slot is
  * withdrawn instead and never reaches the kernel. Virtual waiters whose CQEs were reaped in one batch are woken
  * together: the loop unparks the first, which unparks the rest from its carrier.
+ *
+ * <p>The request must be single-shot: a multishot one is refused as it is prepared ({@link SingleShot}).
  *
  * <p>With an {@link FdGuard} the request becomes a user of the fd when the loop prepares it and stops being one at
  * its final CQE ({@link RequestTable.Request#guard}).
@@ -37,6 +40,11 @@ final class BlockingCall implements SelfHandledRequest {
     /** A zero-copy send's byte count, held until its notification ({@link ZeroCopy}). */
     private int held;
     private Throwable failure;
+    /**
+     * Loop thread: the result is in. A virtual waiter's {@code done} waits for the batch's end, so this — not
+     * {@code done} — keeps a request with more CQEs than {@link SingleShot} knows of from joining the batch twice.
+     */
+    private boolean reported;
     /** Set by the waiter when interrupted: a request not yet prepared never reaches the kernel. */
     private volatile boolean cancelRequested;
     /** Written last by the loop thread, read first by the waiter: publishes the fields above. */
@@ -56,6 +64,7 @@ final class BlockingCall implements SelfHandledRequest {
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
         op.prepare(sqe, scratch);
+        SingleShot.require(sqe);
         opcode = sqe.opcode();
         userData = sqe.userData();
     }
@@ -76,8 +85,12 @@ final class BlockingCall implements SelfHandledRequest {
             held = res;
             return;
         }
-        if (!done) {
+        if (!reported) {
+            reported = true;
             result = op.result(ZeroCopy.reported(res, flags, held));
+            if ((flags & CqeFlags.F_MORE) != 0) {
+                loop.io().cancel(userData);     // a multishot form SingleShot missed: its later CQEs go unheard
+            }
             if (virtualWaiter) {
                 loop.wakeLater(this);
             } else {
@@ -148,6 +161,9 @@ final class BlockingCall implements SelfHandledRequest {
             InterruptedIOException e = new InterruptedIOException(Opcode.name(opcode) + ": interrupted");
             e.bytesTransferred = Math.max(0, result);
             throw e;
+        }
+        if (failure instanceof IllegalArgumentException refused) {
+            throw new IllegalArgumentException(refused.getMessage(), refused);     // the caller's mistake
         }
         if (failure != null) {
             throw failure instanceof IOException io ? io : new IOException(failure.getMessage(), failure);

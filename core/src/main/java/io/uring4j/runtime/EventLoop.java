@@ -143,7 +143,8 @@ public final class EventLoop implements Executor {
 
     /**
      * Submits {@code op} and returns its result as a future: the CQE result, or an {@link ErrnoException}
-     * naming the opcode and errno. For single-shot requests.
+     * naming the opcode and errno. For single-shot requests: a multishot one fails the future with
+     * {@link IllegalArgumentException} and never reaches the kernel.
      */
     public CompletableFuture<Integer> submitAsync(Op op) {
         OpFuture future = new OpFuture(this, op, null);
@@ -201,7 +202,10 @@ public final class EventLoop implements Executor {
     /**
      * Submits {@code op} and parks the calling thread (virtual or platform) until it completes. Returns the CQE
      * result; a negative result is thrown as {@link ErrnoException}. An interrupt cancels the request, waits for
-     * its completion, and throws {@link java.io.InterruptedIOException}.
+     * its completion, and throws {@link java.io.InterruptedIOException}. For single-shot requests: a multishot one
+     * (an accept, recv or poll that stays armed, a periodic timer) has a result per CQE, which one return cannot
+     * hold, and is refused with {@link IllegalArgumentException} before it reaches the kernel; submit it with a
+     * {@link CompletionHandler}.
      */
     public int call(Op op) throws IOException {
         return new BlockingCall(op, this, false, null).call();

@@ -34,6 +34,7 @@ final class OpFuture extends CompletableFuture<Integer> implements SelfHandledRe
     @Override
     public void prepare(Sqe sqe, MemorySegment scratch) {
         op.prepare(sqe, scratch);
+        SingleShot.require(sqe);
         opcode = sqe.opcode();
         userData = sqe.userData();
     }

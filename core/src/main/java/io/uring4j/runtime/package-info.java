@@ -44,6 +44,8 @@
  *       {@link io.uring4j.runtime.EventLoop#callBounded} is the same for regular-file I/O, whose hand-overs
  *       need not wake a loop that is sure to wake for a CQE anyway.</li>
  * </ul>
+ * Futures and blocking calls take single-shot requests; a multishot one is refused (IllegalArgumentException)
+ * before it reaches the kernel, since its CQEs each carry a result of their own (an accepted fd, a buffer).
  * A zero-copy send (SEND_ZC, SENDMSG_ZC) completes twice — its byte count with F_MORE, then an F_NOTIF CQE once
  * the kernel no longer reads the buffer —; callbacks see both, while futures and blocking calls report the count
  * at the notification, so a caller that got its answer may reuse the buffer.
