@@ -8,6 +8,8 @@ import io.uring4j.sys.Logs;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -37,6 +39,16 @@ import java.util.function.Consumer;
  * and the request scratch memory released.
  */
 public final class EventLoop implements Executor {
+    private static final VarHandle WAKER;
+
+    static {
+        try {
+            WAKER = MethodHandles.lookup().findVarHandle(EventLoop.class, "waker", Waker.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Uring runtime;
     private final int id;
     private final UringBuilder config;
@@ -59,6 +71,14 @@ public final class EventLoop implements Executor {
     private IoUring ring;
     private Arena arena;
     private RequestTable table;
+    /**
+     * Written once by the loop thread, through {@link #WAKER} with volatile semantics, and read plainly everywhere
+     * but {@link #close}: a close before {@link #awaitStarted} returned (an interrupted build) has no other edge to
+     * the loop's setup. Its write and close's read pair with {@code closing} as a Dekker pair: either the loop reads
+     * {@code closing} set before it sleeps, or close sees the waker and wakes it. A plain read could be taken
+     * before close's write of {@code closing} (a store then a load: the one reordering x86 allows, and AArch64's
+     * {@code stlr} then {@code ldr}) and see null while the loop, not yet seeing the close, goes to sleep untimed.
+     */
     private Waker waker;
     private SleepPolicy sleep;
     private LoopRing io;
@@ -391,7 +411,7 @@ public final class EventLoop implements Executor {
             ring.iowait(config.iowait());
             arena = new TrackedArena();
             table = new RequestTable(config.maxInFlight(), arena);
-            waker = new Waker(id, arena);
+            WAKER.setVolatile(this, new Waker(id, arena));
             registerRingFd();
             boundIoWorkers();
             sleep = new SleepPolicy(config, ring, stats);
@@ -615,7 +635,7 @@ public final class EventLoop implements Executor {
             return;
         }
         closing = true;
-        Waker w = waker;
+        Waker w = (Waker) WAKER.getVolatile(this);
         if (w != null && Thread.currentThread() != thread) {
             w.wakeNow();
         }

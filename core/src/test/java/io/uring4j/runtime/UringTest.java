@@ -196,6 +196,35 @@ class UringTest {
         assertThat(loopThreads()).as("loop threads this build started").isSubsetOf(before);
     }
 
+    /**
+     * A build whose thread is interrupted closes its loops from awaitStarted while they may still be setting up: the
+     * close's look at a loop's waker has no other edge to the loop's setup, and a stale null there would leave a
+     * loop asleep for good. Each build fails with EINTR and its loops stop. (The reordering that broke this cannot be
+     * forced from Java; the repetitions give a weakly ordered machine its chances.)
+     */
+    @Test
+    void anInterruptedBuildFailsWithEintrAndStopsItsLoops() throws Exception {
+        Set<Thread> before = loopThreads();         // other tests' runtimes may be running
+        for (int round = 0; round < 20; round++) {
+            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                Thread.currentThread().interrupt();     // awaitStarted takes its interrupted path at once
+                try (Uring unexpected = Uring.builder().loops(4).build()) {
+                    thrown.complete(null);
+                } catch (Throwable t) {
+                    thrown.complete(t);
+                }
+            });
+            assertThat(thrown.get(30, TimeUnit.SECONDS)).isInstanceOf(ErrnoException.class)
+                    .hasMessageContaining("EINTR");
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!before.containsAll(loopThreads()) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(loopThreads()).as("loop threads the builds started").isSubsetOf(before);
+    }
+
     /** The configured engine, but that its second ring setup is refused (EPERM): three loops start, one fails. */
     private static final class SecondSetupRefused extends ForwardingEngine {
         private final AtomicInteger setups = new AtomicInteger();
