@@ -14,29 +14,33 @@ import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.IllegalBlockingModeException;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * {@link UringDatagramChannel#socket()}: a {@link DatagramSocket} whose every method is the channel's, as the
- * JDK's adaptor — binding, connecting, addresses, options (what Netty's NIO datagram transport asks of it), send
- * and close. Not supported: {@link #receive} (UnsupportedOperationException): a packet's received length can only
- * be set, outside java.base, together with its buffer length, so the next receive into the same packet would take
- * fewer bytes than the JDK's; the channel's {@code receive} is the way. Not a {@code MulticastSocket}, as the JDK's
- * is not: groups are joined through the channel.
+ * JDK's adaptor — binding, connecting, addresses, options (what Netty's NIO datagram transport asks of it), send,
+ * receive and close. Not a {@code MulticastSocket}, as the JDK's is not: groups are joined through the channel.
+ *
+ * <p>A receive takes up to the packet's buffer length, as the JDK's, and sets its length to what it kept. Outside
+ * java.base a packet's length can only be set together with its buffer length, so {@link ShrunkPackets} remembers
+ * the buffer length of a packet a receive shortened: the next receive into it takes as much as the JDK's would.
  */
 final class DatagramSocketAdaptor extends DatagramSocket {
-    private final DatagramChannel channel;
+    private final UringDatagramChannel channel;
     private volatile int timeout;
 
-    private DatagramSocketAdaptor(DatagramChannel channel) {
+    private DatagramSocketAdaptor(UringDatagramChannel channel) {
         super(new DeadImpl());
         this.channel = channel;
     }
 
-    static DatagramSocket of(DatagramChannel channel) {
+    static DatagramSocket of(UringDatagramChannel channel) {
         return new DatagramSocketAdaptor(channel);
     }
 
@@ -182,11 +186,68 @@ final class DatagramSocketAdaptor extends DatagramSocket {
         }
     }
 
+    /**
+     * As the JDK's: a closed socket, then blocking mode only; the datagram goes to the packet's data at its offset,
+     * what does not fit its buffer length dropped; the packet's length and sender are set; SO_TIMEOUT bounds the
+     * wait (SocketTimeoutException). A close meanwhile is a SocketException, an interrupt closes the socket.
+     */
     @Override
-    public void receive(DatagramPacket p) {
-        throw new UnsupportedOperationException("uring4j's datagram socket adaptor cannot receive into a "
-                + "DatagramPacket (its received length cannot be set apart from its buffer length outside java.base):"
-                + " use the channel's receive");
+    public void receive(DatagramPacket p) throws IOException {
+        synchronized (p) {
+            int capacity = ShrunkPackets.bufferLength(p);
+            ByteBuffer into = ByteBuffer.wrap(p.getData(), p.getOffset(), capacity);
+            InetSocketAddress sender;
+            try {
+                sender = channel.receive(into, timeout);
+            } catch (ClosedByInterruptException e) {
+                throw e;
+            } catch (ClosedChannelException e) {
+                throw new SocketException("Socket closed", e);
+            }
+            int length = into.position() - p.getOffset();
+            p.setLength(length);         // the buffer length too: ShrunkPackets keeps the real one
+            ShrunkPackets.shrunk(p, capacity);
+            p.setSocketAddress(sender);
+        }
+    }
+
+    /**
+     * A packet's buffer length, which a receive must not shrink: the JDK's adaptor sets the length alone
+     * (through java.base's access to the field), {@link DatagramPacket#setLength} sets both. A packet whose length
+     * a receive set below its buffer length is remembered with that buffer length, weakly, until the packet is
+     * changed (its data, offset or length no longer what the receive left) or collected.
+     */
+    static final class ShrunkPackets {
+        private static final Map<DatagramPacket, Shape> SHRUNK = new WeakHashMap<>();
+
+        /** What a receive left: the packet's data, offset and length, and the buffer length before it. */
+        private record Shape(byte[] data, int offset, int length, int bufferLength) {
+        }
+
+        private ShrunkPackets() {
+        }
+
+        /** The length the JDK's receive would take into {@code p} (whose lock the caller holds). */
+        static int bufferLength(DatagramPacket p) {
+            Shape shape;
+            synchronized (SHRUNK) {
+                shape = SHRUNK.isEmpty() ? null : SHRUNK.get(p);
+            }
+            boolean unchanged = shape != null && shape.data == p.getData() && shape.offset == p.getOffset()
+                    && shape.length == p.getLength();
+            return unchanged ? shape.bufferLength : p.getLength();
+        }
+
+        /** After a receive set {@code p}'s length: remembers {@code bufferLength} if that is longer. */
+        static void shrunk(DatagramPacket p, int bufferLength) {
+            synchronized (SHRUNK) {
+                if (p.getLength() < bufferLength) {
+                    SHRUNK.put(p, new Shape(p.getData(), p.getOffset(), p.getLength(), bufferLength));
+                } else if (!SHRUNK.isEmpty()) {
+                    SHRUNK.remove(p);
+                }
+            }
+        }
     }
 
     @Override

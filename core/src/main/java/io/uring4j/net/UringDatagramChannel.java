@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.runtime.ChainResult;
 import io.uring4j.runtime.EventLoop;
 import io.uring4j.runtime.FdGuard;
 import io.uring4j.runtime.Uring;
@@ -19,6 +20,7 @@ import java.net.PortUnreachableException;
 import java.net.ProtocolFamily;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
@@ -26,10 +28,12 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.MembershipKey;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,11 +50,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * connected); a send to another address than the connected peer is an {@link AlreadyConnectedException}; a
  * wildcard destination is the loopback address. Every datagram goes through the channel's own native memory (a
  * 64 KiB chunk each way), which a request in flight keeps reachable until its final completion. {@link #socket()}
- * is the JDK's adaptor but for receiving into a DatagramPacket ({@link DatagramSocketAdaptor}). Multicast groups are
- * joined as the JDK's channel joins them ({@link Memberships}).
+ * is the JDK's adaptor ({@link DatagramSocketAdaptor}). Multicast groups are joined as the JDK's channel joins them
+ * ({@link Memberships}).
  */
 final class UringDatagramChannel extends DatagramChannel implements InterruptibleIo.Interruptible {
     private static final int CHUNK = HeapStaging.CHUNK;
+    /** What {@link #receiveOne} returns when a timed receive's wait passed (WOULD_BLOCK is non-blocking mode's). */
+    private static final int TIMED_OUT = NonBlockingCalls.WOULD_BLOCK + 1;
 
     private final EventLoop loop;
     private final int fd;
@@ -227,7 +233,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         try {
             ensureOpen();
             ensureBound();
-            int n = receiveOne();
+            int n = receiveOne(0);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
                 return null;
             }
@@ -258,7 +264,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         readLock.lock();
         try {
             ensureConnected();
-            int n = receiveOne();
+            int n = receiveOne(0);
             if (n == NonBlockingCalls.WOULD_BLOCK) {
                 return 0;
             }
@@ -270,14 +276,44 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         }
     }
 
-    /** Receives one datagram into {@link #received}: its length, or WOULD_BLOCK in non-blocking mode. */
-    private int receiveOne() throws IOException {
+    /**
+     * The socket adaptor's receive ({@link DatagramSocketAdaptor#receive}), as the JDK's: blocking mode only
+     * (IllegalBlockingModeException), the unbound channel not bound; one datagram into {@code dst}, what does not
+     * fit dropped; a positive {@code timeoutMillis} bounds the wait (SocketTimeoutException, the channel still
+     * open). Returns the sender.
+     */
+    InetSocketAddress receive(ByteBuffer dst, int timeoutMillis) throws IOException {
+        readLock.lock();
+        try {
+            ensureOpen();
+            if (!isBlocking()) {
+                throw new IllegalBlockingModeException();
+            }
+            int n = receiveOne(timeoutMillis);
+            if (n == TIMED_OUT) {
+                throw new SocketTimeoutException("Receive timed out");
+            }
+            dst.put(received.asSlice(0, Math.min(n, dst.remaining())).asByteBuffer());
+            InetSocketAddress from = receiver.sender();
+            return from != null ? from : remote;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * Receives one datagram into {@link #received}: its length, WOULD_BLOCK in non-blocking mode, or TIMED_OUT once
+     * a positive {@code timeoutMillis} passed in blocking mode.
+     */
+    private int receiveOne(int timeoutMillis) throws IOException {
+        boolean timed = timeoutMillis > 0;
+        long deadline = timed ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
         while (true) {
             receiver.aim(CHUNK, SocketAddresses.SOCKADDR_IN6_SIZE);
             int n;
             if (isBlocking()) {
                 try {
-                    n = (int) InterruptibleIo.call(this, () -> loop.call(receiver, guard, false),
+                    n = (int) InterruptibleIo.call(this, () -> receiveBlocking(timed, deadline),
                             e -> e.errno() == Errno.ECONNREFUSED ? unreachable(e) : failure("recvmsg", e));
                 } catch (PortUnreachableException e) {
                     if (remote == null) {
@@ -299,6 +335,28 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
             }
             return n;
         }
+    }
+
+    /**
+     * One RECVMSG request, with a link timeout if there is a deadline. A timeout is returned as TIMED_OUT, not
+     * thrown: SocketTimeoutException is an InterruptedIOException, which InterruptibleIo takes for an interrupt.
+     */
+    private long receiveBlocking(boolean timed, long deadline) throws IOException {
+        if (!timed) {
+            return loop.call(receiver, guard, false);
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            return TIMED_OUT;
+        }
+        ChainResult r = loop.chain(receiver).timeout(Duration.ofNanos(left)).guardedBy(guard).call();
+        if (NetErrors.timedOut(r)) {
+            return TIMED_OUT;         // the cancelled receive took nothing: a datagram arriving now stays queued
+        }
+        if (r.result(0) < 0) {
+            throw new ErrnoException("recvmsg", r.result(0));
+        }
+        return r.result(0);
     }
 
     @Override
@@ -443,7 +501,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         return DatagramOptions.SUPPORTED;
     }
 
-    /** Not offered: the JDK's adaptor is a DatagramSocket that this channel does not build. */
+    /** A DatagramSocket whose every method is this channel's, as the JDK's adaptor ({@link DatagramSocketAdaptor}). */
     @Override
     public synchronized DatagramSocket socket() {
         if (adaptor == null) {

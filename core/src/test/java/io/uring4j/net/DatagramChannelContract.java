@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -356,6 +357,137 @@ abstract class DatagramChannelContract extends ClosesAfterEach {
         a.close();
         assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length, b.getLocalAddress())))
                 .isInstanceOf(SocketException.class);
+    }
+
+    /**
+     * The adaptor's receive fills the packet as the JDK's: data at its offset, its length, the sender. It takes up
+     * to the packet's buffer length — which a receive that set a shorter length does not shrink — and drops the
+     * rest of a longer datagram; setLength sets the buffer length too.
+     */
+    @Test
+    void theSocketAdaptorReceivesAPacketAsTheJdks() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        DatagramSocket s = a.socket();
+        byte[] data = new byte[10];
+        DatagramPacket p = new DatagramPacket(data, 2, 6);
+        b.send(text("hi", false), a.getLocalAddress());
+        s.receive(p);
+        assertThat(p.getData()).isSameAs(data);
+        assertThat(p.getOffset()).isEqualTo(2);
+        assertThat(p.getLength()).isEqualTo(2);
+        assertThat(new String(data, 2, 2)).isEqualTo("hi");
+        assertThat(p.getSocketAddress()).isEqualTo(b.getLocalAddress());
+        assertThat(p.getAddress()).isEqualTo(((InetSocketAddress) b.getLocalAddress()).getAddress());
+        assertThat(p.getPort()).isEqualTo(((InetSocketAddress) b.getLocalAddress()).getPort());
+
+        b.send(text("abcdefghij", true), a.getLocalAddress());
+        s.receive(p);                                               // the same packet: its buffer length again
+        assertThat(p.getLength()).isEqualTo(6);
+        assertThat(new String(data, 2, 6)).isEqualTo("abcdef");
+        assertThat(data[0]).isZero();
+        assertThat(data[1]).isZero();
+        assertThat(data[8]).isZero();
+        assertThat(data[9]).isZero();
+
+        b.send(text("xyz", false), a.getLocalAddress());
+        s.receive(p);                                               // the truncated tail was dropped
+        assertThat(p.getLength()).isEqualTo(3);
+        assertThat(new String(data, 2, 3)).isEqualTo("xyz");
+
+        p.setLength(1);
+        b.send(text("12345", false), a.getLocalAddress());
+        s.receive(p);
+        assertThat(p.getLength()).isEqualTo(1);
+        assertThat((char) data[2]).isEqualTo('1');
+
+        p.setData(new byte[4]);
+        b.send(text("wxyz", false), a.getLocalAddress());
+        s.receive(p);
+        assertThat(p.getLength()).isEqualTo(4);
+        assertThat(new String(p.getData())).isEqualTo("wxyz");
+    }
+
+    @Test
+    void theSocketAdaptorReceivesFromItsConnectedPeer() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        DatagramChannel other = bound();
+        DatagramSocket s = a.socket();
+        s.connect(b.getLocalAddress());
+        other.send(text("stranger", false), a.getLocalAddress());
+        b.send(text("peer", false), a.getLocalAddress());
+        DatagramPacket p = new DatagramPacket(new byte[16], 16);
+        s.receive(p);
+        assertThat(new String(p.getData(), 0, p.getLength())).isEqualTo("peer");
+        assertThat(p.getSocketAddress()).isEqualTo(b.getLocalAddress());
+    }
+
+    @Test
+    void theSocketAdaptorsReceiveTimesOutAfterSoTimeoutAndTheSocketStaysOpen() throws Exception {
+        DatagramChannel a = bound();
+        DatagramChannel b = bound();
+        DatagramSocket s = a.socket();
+        DatagramPacket p = new DatagramPacket(new byte[8], 8);
+        s.setSoTimeout(50);
+        assertThatThrownBy(() -> s.receive(p)).isInstanceOf(SocketTimeoutException.class);
+        assertThat(s.isClosed()).isFalse();
+        b.send(text("late", false), a.getLocalAddress());
+        s.setSoTimeout(60_000);
+        s.receive(p);
+        assertThat(new String(p.getData(), 0, p.getLength())).isEqualTo("late");
+    }
+
+    @Test
+    void theSocketAdaptorReceivesOnlyInBlockingModeAndWhileOpen() throws Exception {
+        DatagramChannel a = bound();
+        DatagramSocket s = a.socket();
+        DatagramPacket p = new DatagramPacket(new byte[8], 8);
+        a.configureBlocking(false);
+        assertThatThrownBy(() -> s.receive(p)).isInstanceOf(IllegalBlockingModeException.class);
+        a.close();
+        assertThatThrownBy(() -> s.receive(p)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+    }
+
+    @Test
+    void closeFromAnotherThreadEndsABlockedAdaptorReceive() throws Exception {
+        DatagramChannel c = bound();
+        DatagramSocket s = c.socket();
+        Blocked blocked = blockedOnAVirtualThread(() -> s.receive(new DatagramPacket(new byte[8], 8)));
+        s.close();
+        assertThat(blocked.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
+    }
+
+    @Test
+    void closeFromAnotherThreadEndsATimedAdaptorReceive() throws Exception {
+        DatagramChannel c = bound();
+        DatagramSocket s = c.socket();
+        s.setSoTimeout(600_000);
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        Thread thread = Thread.ofVirtual().start(() -> {
+            try {
+                s.receive(new DatagramPacket(new byte[8], 8));
+                failure.complete(null);
+            } catch (Throwable e) {
+                failure.complete(e);
+            }
+        });
+        awaitCondition(() -> thread.getState() == Thread.State.WAITING
+                || thread.getState() == Thread.State.TIMED_WAITING);
+        s.close();
+        assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
+    }
+
+    @Test
+    void anInterruptEndsABlockedAdaptorReceiveAndClosesTheSocket() throws Exception {
+        DatagramChannel c = bound();
+        DatagramSocket s = c.socket();
+        Blocked blocked = blockedOnAVirtualThread(() -> s.receive(new DatagramPacket(new byte[8], 8)));
+        blocked.thread().interrupt();
+        assertThat(blocked.failure().get(10, TimeUnit.SECONDS)).isInstanceOf(ClosedByInterruptException.class);
+        assertThat(s.isClosed()).isTrue();
     }
 
     @Test
