@@ -19,6 +19,7 @@ import java.net.NetworkInterface;
 import java.net.PortUnreachableException;
 import java.net.ProtocolFamily;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
@@ -372,6 +373,9 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
                     throw new AlreadyConnectedException();
                 }
                 return sendOne(src, 0);
+            }
+            if (to.getPort() == 0) {
+                throw new SocketException("Can't send to port 0");     // the JDK's words; the kernel's EINVAL else
             }
             ensureBound();
             return sendOne(src, sockaddr(to, sender.name()));

@@ -343,6 +343,11 @@ abstract class DatagramChannelContract extends ClosesAfterEach {
         assertThat(text(into)).isEqualTo("ell");
         assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length)))
                 .isInstanceOf(IllegalArgumentException.class);          // no address, not connected
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        assertThatThrownBy(() -> s.send(new DatagramPacket(hello, hello.length, loopback, 0)))
+                .isInstanceOf(SocketException.class).hasMessage("Can't send to port 0");
+        assertThatThrownBy(() -> a.send(text("x", false), new InetSocketAddress(loopback, 0)))
+                .isInstanceOf(SocketException.class).hasMessage("Can't send to port 0");
         s.connect(b.getLocalAddress());
         DatagramPacket unaddressed = new DatagramPacket(hello, hello.length);
         s.send(unaddressed);                                            // no address: the peer's, kept
