@@ -6,6 +6,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.StampedLock;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -55,9 +56,15 @@ final class Poller {
     private int epfd = -1;
     /**
      * An eventfd in the epoll set, edge-triggered so that every write is one wake-up and nobody reads it: written
-     * to wake the issuer polling in enter, or to stop the thread.
+     * to wake the issuer polling in enter, or to stop the thread. Package-private for tests.
      */
-    private int wakeFd = -1;
+    int wakeFd = -1;
+    /**
+     * Held shared by each {@link #wakeUp} from its read of {@link #wakeFd} until its write returns, and
+     * exclusively by {@link #releaseFds} to take the eventfd away: a poster (an io-wq worker, the timer, another
+     * ring's MSG_RING) that read the number must not write to it after it was closed and reused for another file.
+     */
+    private final StampedLock wakeFdInUse = new StampedLock();
     /** The 8-byte counter value written to {@link #wakeFd}. */
     private final MemorySegment one = Arena.ofAuto().allocate(JAVA_LONG);
     /** The native AIO context's eventfd ({@link DirectIo}), -1 until direct I/O is first used. */
@@ -319,9 +326,14 @@ final class Poller {
 
     /** Ends the issuer's {@link #poll} (or makes its next one return at once). */
     void wakeUp() {
-        int fd = wakeFd;
-        if (fd >= 0) {
-            Sys.write(fd, one.address(), 8);
+        long stamp = wakeFdInUse.readLock();
+        try {
+            int fd = wakeFd;
+            if (fd >= 0) {
+                Sys.write(fd, one.address(), 8);
+            }
+        } finally {
+            wakeFdInUse.unlockRead(stamp);
         }
     }
 
@@ -422,7 +434,8 @@ final class Poller {
     /**
      * The thread leaves: closes the epoll fd, the wake-up eventfd and the duplicates of multishot polls. Only
      * this thread (or the issuer leaving {@link #poll}, or close when nobody waits) closes them, after their last
-     * use, so that no fd number still in use is reused meanwhile. Under the ring lock, or taking it.
+     * use, so that no fd number still in use is reused meanwhile; posters' {@link #wakeUp}s, which do not take
+     * the ring lock, are waited for ({@link #wakeFdInUse}). Under the ring lock, or taking it.
      */
     private void releaseFds() {
         ring.lock.lock();
@@ -436,9 +449,13 @@ final class Poller {
             }
             armed = 0;
             if (epfd >= 0) {
+                int wake = wakeFd;
+                long stamp = wakeFdInUse.writeLock();      // waits for posters writing to it right now
+                wakeFd = -1;
+                wakeFdInUse.unlockWrite(stamp);
                 Sys.close(epfd);
-                Sys.close(wakeFd);
-                epfd = wakeFd = -1;
+                Sys.close(wake);
+                epfd = -1;
             }
         } finally {
             ring.lock.unlock();
