@@ -51,10 +51,15 @@ final class Epoll {
 
     /** epoll_ctl with {@code data} = {@code fd}. */
     static int ctl(int epfd, int op, int fd, int events) {
+        return ctl(epfd, op, fd, events, 0);
+    }
+
+    /** epoll_ctl with {@code data} = {@code fd} in the low half, {@code tag} ({@link #tag}) in the high half. */
+    static int ctl(int epfd, int op, int fd, int events, int tag) {
         MemorySegment s = callState();
         MemorySegment event = EVENT.get();
         event.set(JAVA_INT, 0, events);
-        event.set(JAVA_LONG.withByteAlignment(4), DATA, fd);
+        event.set(JAVA_LONG.withByteAlignment(4), DATA, (long) tag << 32 | Integer.toUnsignedLong(fd));
         try {
             return (int) result((int) CTL.invokeExact(s, epfd, op, fd, event.address()), s);
         } catch (Throwable t) {
@@ -81,5 +86,10 @@ final class Epoll {
 
     static int fd(MemorySegment events, int i) {
         return (int) events.get(JAVA_LONG.withByteAlignment(4), i * EVENT_SIZE + DATA);
+    }
+
+    /** The tag the event's registration was made with (0 for none). */
+    static int tag(MemorySegment events, int i) {
+        return (int) (events.get(JAVA_LONG.withByteAlignment(4), i * EVENT_SIZE + DATA) >>> 32);
     }
 }

@@ -51,6 +51,14 @@ final class Poller {
      * wake-up and another's wait the fd may have been closed and its number reused.
      */
     private int[] firedRound = new int[64];
+    /**
+     * The tag ({@link Epoll#tag}) of the multishot poll registered on each duplicate, 0 for none. An event
+     * epoll_wait returned for a duplicate that is cancelled (closed) before we take the lock must not go to a
+     * multishot poll whose duplicate got the same number meanwhile: their tags differ.
+     */
+    private int[] multishotTag = new int[64];
+    /** The last tag given out: never 0, which plain registrations carry. */
+    private int lastTag;
     /** Issuer polls so far: one round per {@link #poll}. */
     private int round = 1;
     private int epfd = -1;
@@ -152,6 +160,7 @@ final class Poller {
             byFd = Arrays.copyOf(byFd, length);
             registered = Arrays.copyOf(registered, length);
             firedRound = Arrays.copyOf(firedRound, length);
+            multishotTag = Arrays.copyOf(multishotTag, length);
         }
     }
 
@@ -168,11 +177,14 @@ final class Poller {
         if (dup < 0) {
             return dup;
         }
-        ret = Epoll.ctl(epfd, Epoll.CTL_ADD, dup, (events & 0xffff) | Epoll.EPOLLET);
+        int tag = ++lastTag == 0 ? ++lastTag : lastTag;
+        ret = Epoll.ctl(epfd, Epoll.CTL_ADD, dup, (events & 0xffff) | Epoll.EPOLLET, tag);
         if (ret < 0) {
             Sys.close(dup);
             return ret;
         }
+        ensure(dup);
+        multishotTag[dup] = tag;
         r.multishotPoll = true;
         link(r, dup, events);
         return 0;
@@ -198,6 +210,7 @@ final class Poller {
         unlinked(r);
         if (r.multishotPoll) {
             Epoll.ctl(epfd, Epoll.CTL_DEL, fd, 0);
+            multishotTag[fd] = 0;
             Sys.close(fd);
         } else {
             rearm(fd);
@@ -288,7 +301,7 @@ final class Poller {
     private Request fired(MemorySegment events, int n) {
         Request ready = null;
         for (int i = 0; i < n; i++) {
-            ready = fired(Epoll.fd(events, i), Epoll.events(events, i), ready);
+            ready = fired(Epoll.fd(events, i), Epoll.events(events, i), Epoll.tag(events, i), ready);
         }
         return ready;
     }
@@ -465,23 +478,28 @@ final class Poller {
     /**
      * {@code fd} reported {@code revents}: takes out every request waiting for one of them (or for nothing in
      * particular: an error or hang-up is everybody's) and prepends it to {@code ready}; a multishot poll posts
-     * its CQE and stays. Under the ring lock.
+     * its CQE and stays — if the event is its own ({@code tag}). Under the ring lock.
      */
-    private Request fired(int fd, int revents, Request ready) {
+    private Request fired(int fd, int revents, int tag, Request ready) {
         if (fd == aioFd) {
             aioReady = true;
             return ready;
         }
         Request head = fd < byFd.length ? byFd[fd] : null;
+        if (tag != 0 || (head != null && head.multishotPoll)) {
+            // A multishot poll's registration, or an event for one: only the poll registered with this tag is
+            // ready. Another tag (or none) is an event of a duplicate cancelled and closed since epoll_wait
+            // returned, or of a file that had the number before: its requests are gone.
+            if (head != null && head.multishotPoll && multishotTag[fd] == tag) {
+                ring.cq.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
+            }
+            return ready;
+        }
         if (head == null) {
             if (fd < byFd.length && fd != wakeFd) {
                 rearm(fd);      // level-triggered and nobody waits: stop the reports
             }
             return ready;      // the wake-up eventfd, or requests cancelled since
-        }
-        if (head.multishotPoll) {
-            ring.cq.postMore(head, revents & (head.pollEvents | Epoll.EPOLLERR | Epoll.EPOLLHUP), 0);
-            return ready;
         }
         Request before = ready;
         Request prev = null;
