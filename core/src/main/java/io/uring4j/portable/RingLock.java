@@ -10,8 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link TaskWork}) and the request pool live here. The timer's list ({@link Timer}), the poller's tables
  * ({@link Poller}), changes to the file table ({@link FileTable}) and register calls take this lock as well.
  *
- * <p>Enter is called by one thread at a time (the ring API is single-threaded), so the SQ consumer side
- * ({@link SqConsumer}) needs no lock, nor does the wait ({@link Waiter}).
+ * <p>Enter submits on one thread at a time (the ring API is single-threaded), so the SQ consumer side
+ * ({@link SqConsumer}) needs no lock. The wait ({@link Waiter}) takes none either: its waiters publish
+ * themselves, and several threads may wait at once on a ring without SINGLE_ISSUER, as in the kernel.
  */
 final class RingLock {
     private final ReentrantLock mutex = new ReentrantLock();

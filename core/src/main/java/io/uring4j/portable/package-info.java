@@ -79,7 +79,8 @@
  *       CQ sends them to an ordered overflow list (FEAT_NODROP, IORING_SQ_CQ_OVERFLOW set while backlogged)
  *       flushed on the next enter. The waiter parks after publishing itself and the CQ tail it needs; posters
  *       unpark it once that tail is reached (or overflow or a TIMEOUT needs it) — a single waiter, no wait
- *       queue, one wake-up per min_complete rather than per CQE.</li>
+ *       queue, one wake-up per min_complete rather than per CQE. Other threads waiting at the same time (a ring
+ *       without SINGLE_ISSUER, where the kernel lets several wait) wait behind it, woken by every post.</li>
  *   <li><b>Registered files and direct descriptors.</b> A slot of the file table holds an fd of the engine's
  *       own ({@link io.uring4j.portable.FileTable}): a close-on-exec duplicate of a registered fd, or the fd an
  *       OPENAT, OPENAT2, SOCKET or ACCEPT with {@code file_index} made (close-on-exec, never put in a CQE), or

@@ -2,6 +2,7 @@ package io.uring4j.portable;
 
 import io.uring4j.ring.Engine;
 import io.uring4j.ring.IoUring;
+import io.uring4j.ring.abi.EnterFlags;
 import io.uring4j.ring.abi.SetupFlags;
 
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,39 @@ class SingleWaiterTest {
                 ring.lock.unlock();
             }
             assertThat(waited.get(10, TimeUnit.SECONDS)).isZero();
+        }
+    }
+
+    /**
+     * Without SINGLE_ISSUER any thread may enter, and the kernel lets two wait at once, each until the CQ holds
+     * what it asked for. Both wait here for one CQE (each parked, seen by its blocker) before one is posted: both
+     * must return, not just the one that published itself last.
+     */
+    @Test
+    void twoThreadsWaitingAtOnceAreBothWoken() throws Exception {
+        try (IoUring r = IoUring.builder().entries(8).engine(Engine.portable()).build()) {
+            PortableRing ring = PortableEngine.instance().ring(r.fd());
+            CompletableFuture<Integer> first = new CompletableFuture<>();
+            CompletableFuture<Integer> second = new CompletableFuture<>();
+            Thread a = Thread.ofPlatform().daemon().start(
+                    () -> first.complete(ring.enter(0, 1, EnterFlags.GETEVENTS, 0, 0)));
+            awaitParked(a, ring, first);
+            Thread b = Thread.ofPlatform().daemon().start(
+                    () -> second.complete(ring.enter(0, 1, EnterFlags.GETEVENTS, 0, 0)));
+            awaitParked(b, ring, second);
+            r.sq().next().prepNop().userData(7);
+            assertThat(r.submit()).isEqualTo(1);
+            assertThat(second.get(10, TimeUnit.SECONDS)).as("the second waiter").isZero();
+            assertThat(first.get(10, TimeUnit.SECONDS)).as("the first waiter").isZero();
+        }
+    }
+
+    /** Waits until {@code t} is parked in its wait for the CQ of {@code ring}. */
+    private static void awaitParked(Thread t, PortableRing ring, CompletableFuture<Integer> waited)
+            throws InterruptedException {
+        while (t.getState() != Thread.State.WAITING || LockSupport.getBlocker(t) != ring) {
+            assertThat(t.isAlive()).as("the wait returned early: %s", waited).isTrue();
+            Thread.sleep(1);
         }
     }
 }
