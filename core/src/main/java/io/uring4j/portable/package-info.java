@@ -119,6 +119,9 @@
  *       the process changed its ids since registering.</li>
  *   <li>A registered ring fd does not keep its ring alive: once the ring is closed, its slot (taken until
  *       unregistered, as in the kernel) answers EBADF.</li>
+ *   <li>On a SINGLE_ISSUER ring only the issuer may enter at all: another thread's enter fails with EEXIST even
+ *       when it only waits (GETEVENTS, nothing to submit), which the kernel refuses only on a DEFER_TASKRUN
+ *       ring. Without SINGLE_ISSUER, several threads may wait at once, as in the kernel.</li>
  *   <li>accept4 has no per-call non-blocking flag: on a blocking listener the poller sees it readable and an
  *       io-wq worker accepts; should another process or ring take the connection in between, that worker waits
  *       in accept4 (uncancellable) for the next one. A blocking socket's CONNECT sets O_NONBLOCK on it for the
