@@ -34,6 +34,7 @@ import static io.uring4j.testkit.FaultRuns.RUN_NANOS;
 import static io.uring4j.testkit.FaultRuns.SEED;
 import static io.uring4j.testkit.FaultRuns.assertNamesAnInjectedErrno;
 import static io.uring4j.testkit.FaultRuns.checked;
+import static io.uring4j.testkit.FaultRuns.echo;
 import static io.uring4j.testkit.FaultRuns.faulty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -370,31 +371,6 @@ class ProviderFaultsTest {
         if (!(e instanceof AsynchronousCloseException || e instanceof ClosedChannelException)) {
             assertNamesAnInjectedErrno(e);
         }
-    }
-
-    /** The JDK peer: echoes what it reads, checking it against the stream, until the client shuts its output. */
-    private static CompletableFuture<Long> echo(SocketChannel peer, byte[] stream) {
-        return CompletableFuture.supplyAsync(() -> {
-            ByteBuffer b = ByteBuffer.allocate(8192);
-            long echoed = 0;
-            try {
-                while (peer.read(b.clear()) > 0) {
-                    b.flip();
-                    for (int i = 0; i < b.remaining(); i++) {
-                        assertThat(b.get(i)).as("byte %d at the peer", echoed + i)
-                                .isEqualTo(stream[(int) (echoed + i)]);
-                    }
-                    echoed += b.remaining();
-                    while (b.hasRemaining()) {
-                        peer.write(b);
-                    }
-                }
-                peer.shutdownOutput();
-            } catch (IOException e) {
-                // the client gave up and closed: the check is on what it received
-            }
-            return echoed;
-        }, Thread::startVirtualThread);
     }
 
     private static void checkEchoed(ByteBuffer in, byte[] stream, int received) {

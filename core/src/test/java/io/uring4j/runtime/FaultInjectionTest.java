@@ -45,6 +45,7 @@ import static io.uring4j.testkit.FaultRuns.SEED;
 import static io.uring4j.testkit.FaultRuns.assertNamesAnInjectedErrno;
 import static io.uring4j.testkit.FaultRuns.awaitInFlight;
 import static io.uring4j.testkit.FaultRuns.checked;
+import static io.uring4j.testkit.FaultRuns.echo;
 import static io.uring4j.testkit.FaultRuns.engine;
 import static io.uring4j.testkit.FaultRuns.faulty;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -433,26 +434,7 @@ class FaultInjectionTest {
             return;
         }
         try (client; SocketChannel peer = server.accept()) {
-            CompletableFuture<Long> echo = CompletableFuture.supplyAsync(() -> {
-                ByteBuffer b = ByteBuffer.allocate(8192);
-                long echoed = 0;
-                try {
-                    while (peer.read(b.clear()) > 0) {
-                        b.flip();
-                        for (int i = 0; i < b.remaining(); i++) {
-                            assertThat(b.get(i)).as("byte %d at the peer", echoed + i).isEqualTo(stream[(int) (echoed + i)]);
-                        }
-                        echoed += b.remaining();
-                        while (b.hasRemaining()) {
-                            peer.write(b);
-                        }
-                    }
-                    peer.shutdownOutput();
-                } catch (IOException e) {
-                    // the uring4j side gave up and closed: the check is on what it received
-                }
-                return echoed;
-            }, Thread::startVirtualThread);
+            CompletableFuture<Long> echo = echo(peer, stream);
             int sent = 0;
             int received = 0;
             ByteBuffer in = ByteBuffer.allocateDirect(16384);

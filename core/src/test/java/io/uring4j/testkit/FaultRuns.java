@@ -200,6 +200,34 @@ public final class FaultRuns {
         }
     }
 
+    /**
+     * The JDK peer of a stream's exchange, on a virtual thread: echoes what it reads, checking it against
+     * {@code stream}, until the other side shuts its output (or gives up and closes); returns the bytes echoed.
+     */
+    public static CompletableFuture<Long> echo(SocketChannel peer, byte[] stream) {
+        return CompletableFuture.supplyAsync(() -> {
+            ByteBuffer b = ByteBuffer.allocate(8192);
+            long echoed = 0;
+            try {
+                while (peer.read(b.clear()) > 0) {
+                    b.flip();
+                    for (int i = 0; i < b.remaining(); i++) {
+                        assertThat(b.get(i)).as("byte %d at the peer", echoed + i)
+                                .isEqualTo(stream[(int) (echoed + i)]);
+                    }
+                    echoed += b.remaining();
+                    while (b.hasRemaining()) {
+                        peer.write(b);
+                    }
+                }
+                peer.shutdownOutput();
+            } catch (IOException e) {
+                // the other side gave up and closed: the check is on what it received
+            }
+            return echoed;
+        }, Thread::startVirtualThread);
+    }
+
     private FaultRuns() {
     }
 }
