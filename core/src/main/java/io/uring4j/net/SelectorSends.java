@@ -166,9 +166,9 @@ final class SelectorSends {
         SendFlusher.drainWanted(selector);
     }
 
-    /** Something for the flusher: sends queued, or a blocking write waiting for them. */
+    /** Something for the flusher: sends queued, a blocking write waiting for them, or an fd waiting for CQEs. */
     boolean wanted() {
-        return drainWanted || anyQueued();
+        return drainWanted || anyQueued() || selector.releasesAwaited();
     }
 
     /**

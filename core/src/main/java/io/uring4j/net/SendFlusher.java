@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * The backstop of queued sends: a selector's queued sends go out with its next select, which an event loop makes
  * at once, but code that writes and then waits for something else (a reply on another socket, a blocking write
  * after cancelling the key) would wait for ever. One daemon thread looks, while any selector has queued sends, for
- * selectors that have not selected since its last look, and submits (and reaps) for them. A selector stays on its
+ * selectors that have not selected since its last look, and submits (and reaps) for them — so too for a closed
+ * channel whose key a select deregistered, whose fd goes with its requests' last CQEs. A selector stays on its
  * list until it has had nothing queued for {@link #LINGER} looks, so that under load the writes find it there and
  * never wake the thread; with nothing queued anywhere it sleeps without a timeout, and an idle process pays nothing.
  *

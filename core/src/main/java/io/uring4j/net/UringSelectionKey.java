@@ -30,6 +30,8 @@ final class UringSelectionKey extends AbstractSelectionKey {
     int pollsInFlight;
     /** Selecting thread only: deregistered; its slot and fd hold go once {@link #pollsInFlight} is 0. */
     boolean dead;
+    /** Selecting thread only: dead with requests in flight, counted in its selector's releases awaited. */
+    boolean releaseAwaited;
     /**
      * Selecting thread only: the channel's reads come from its {@link Inbox}, filled by a multishot receive
      * (armed while {@link #recvUserData} is not 0), not from polls for POLLIN.

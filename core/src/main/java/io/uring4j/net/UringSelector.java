@@ -72,6 +72,8 @@ final class UringSelector extends AbstractSelector {
     private int receivesEnding;
     /** Receives ended by ENOBUFS (the provided buffers ran out within one reap) and armed again; for the tests. */
     volatile int enobufs;
+    /** Deregistered keys that hold their channel's fd until their requests end; written under the select lock. */
+    private volatile int releasesAwaited;
     /** Keys whose cached readiness may meet their interest set. */
     private final List<UringSelectionKey> candidates = new ArrayList<>();
 
@@ -230,6 +232,11 @@ final class UringSelector extends AbstractSelector {
 
     SelectorSends sends() {
         return sends;
+    }
+
+    /** For the {@link SendFlusher}: deregistered keys wait for their requests' last CQEs to let go of an fd. */
+    boolean releasesAwaited() {
+        return releasesAwaited != 0;
     }
 
     /** For a blocking write: see {@link SelectorSends#needsFlush}. */
@@ -522,11 +529,22 @@ final class UringSelector extends AbstractSelector {
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {
             release(key);
+        } else {
+            // The fd goes with the requests' last CQEs, which a select reaps — or, if none follows (a program that
+            // closed its last channel and waits for its peer), the flusher: as with the JDK's, a channel closed
+            // and deregistered is closed without another select.
+            key.releaseAwaited = true;
+            releasesAwaited++;
+            SendFlusher.pending(this);
         }
     }
 
     /** The key's poll has ended: its slot is free, and its hold on the fd ends (closing a closed channel's fd). */
     private void release(UringSelectionKey key) {
+        if (key.releaseAwaited) {
+            key.releaseAwaited = false;
+            releasesAwaited--;
+        }
         if (key.slot >= 0) {
             slots[key.slot] = null;
             freeSlots[freeCount++] = key.slot;

@@ -1,6 +1,7 @@
 package io.uring4j.net;
 
 import io.uring4j.ring.FaultyEngine;
+import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static io.uring4j.testkit.FaultRuns.RUN_NANOS;
 import static io.uring4j.testkit.FaultRuns.SEED;
 import static io.uring4j.testkit.FaultRuns.assertNamesAnInjectedErrno;
@@ -184,6 +186,39 @@ class ProviderFaultsTest {
 
                 selector.close();
                 assertThat(Sockets.localPort(fd)).as("closed with the selector").isNegative();
+            }
+        }
+    }
+
+    /**
+     * A channel closed, then deregistered by a select whose enter the kernel refused for now: its poll's removal
+     * waits in the SQ, and nobody selects again (the program waits for its peer, say). As with the JDK's selector,
+     * the channel must be closed all the same: the flusher submits what waits and reaps the poll's end.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void aChannelDeregisteredByASelectThatCouldNotEnterIsClosedWithoutAnotherSelect(String engineName)
+            throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(FaultRuns.engine(engineName), FaultyEngine.Schedule.none());
+        try (Uring uring = Uring.builder().engine(faulty).loops(1).build();
+             ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            UringSelectorProvider provider = new UringSelectorProvider(uring);
+            try (Selector selector = provider.openSelector()) {
+                UringSocketChannel client = (UringSocketChannel) provider.openSocketChannel();
+                client.connect(server.getLocalAddress());
+                try (SocketChannel peer = server.accept()) {
+                    int fd = client.link().guard.fd();
+                    client.configureBlocking(false);
+                    client.register(selector, SelectionKey.OP_WRITE);
+                    selector.selectNow();                               // arms the channel's poll
+                    client.close();
+                    uring.loop().submitAsync(Op.nop()).get(WAIT_SECONDS, TimeUnit.SECONDS);  // the close's cancel
+                    faulty.failEnters(Errno.EAGAIN);                    // went through the loop: this is the select's
+                    selector.selectNow();
+                    assertThat(faulty.enterFailures()).isEqualTo(1);
+                    awaitCondition(() -> Sockets.localPort(fd) < 0);
+                }
             }
         }
     }
