@@ -198,6 +198,7 @@ final class SelectorSends {
             }
             drainWanted = false;
             submitAndReap(completions);
+            selector.expireLingers();
             flusherSaw = flushes;
         } catch (ErrnoException e) {
             throw new IllegalStateException(e);

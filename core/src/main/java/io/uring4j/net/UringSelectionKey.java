@@ -32,6 +32,8 @@ final class UringSelectionKey extends AbstractSelectionKey {
     boolean dead;
     /** Selecting thread only: dead with requests in flight, counted in its selector's releases awaited. */
     boolean releaseAwaited;
+    /** Selecting thread only: when a dead key's queued sends are given up ({@code System.nanoTime}); 0: never. */
+    long lingerDeadline;
     /**
      * Selecting thread only: the channel's reads come from its {@link Inbox}, filled by a multishot receive
      * (armed while {@link #recvUserData} is not 0), not from polls for POLLIN.

@@ -45,6 +45,14 @@ import java.util.function.Consumer;
  * last: a closed channel's fd is closed then, never while a request may still name it.
  */
 final class UringSelector extends AbstractSelector {
+    /**
+     * How long a closed channel's queued bytes may wait for a peer that does not read before their send is
+     * cancelled and the fd closed ({@code -During4j.selector.closeLingerMillis}, read at each such close).
+     */
+    static final String LINGER_PROPERTY = "uring4j.selector.closeLingerMillis";
+    private static final long LINGER_DEFAULT_MILLIS = 30_000;
+    private static final long LINGER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     /** Marks a multishot receive's user_data (a poll's has it clear, and {@link SelectorSends#SEND}). */
     private static final long RECV = 1L << 62;
     private static final int SETTLE_ROUNDS = 1000;
@@ -74,6 +82,9 @@ final class UringSelector extends AbstractSelector {
     volatile int enobufs;
     /** Deregistered keys that hold their channel's fd until their requests end; written under the select lock. */
     private volatile int releasesAwaited;
+    /** The earliest {@link UringSelectionKey#lingerDeadline} of a dead key, if {@link #lingering}. */
+    private volatile long lingerDue;
+    private volatile boolean lingering;
     /** Keys whose cached readiness may meet their interest set. */
     private final List<UringSelectionKey> candidates = new ArrayList<>();
 
@@ -203,6 +214,7 @@ final class UringSelector extends AbstractSelector {
                 }
                 sends.enter(wait);
                 ring.reap(completions);
+                expireLingers();
                 woken = wakeupPending.get();
                 deregisterCancelled();
                 selected = collect(action);
@@ -225,9 +237,55 @@ final class UringSelector extends AbstractSelector {
         return selected;
     }
 
-    /** For the {@link SendFlusher}: see {@link SelectorSends#flusherLook}. */
+    /**
+     * For the {@link SendFlusher}: see {@link SelectorSends#flusherLook}. A select in progress, which the flusher
+     * leaves alone, is woken when a closed channel's linger has run out, to give its sends up.
+     */
     SendFlusher.Look flusherLook() {
-        return sends.flusherLook(selectLock, completions);
+        SendFlusher.Look look = sends.flusherLook(selectLock, completions);
+        if (look == SendFlusher.Look.SELECTING && lingering && System.nanoTime() - lingerDue >= 0) {
+            ring.signal();          // not a wakeup(): the select goes on waiting once it has looked
+        }
+        return look;
+    }
+
+    /**
+     * Under the select lock: cancels the sends of deregistered keys whose linger has run out. A closed channel's
+     * queued bytes still go out, as a closed socket's buffer does, but a peer that never reads must not hold the
+     * fd and the bytes for ever; the kernel likewise gives an orphaned socket's data up in the end. A cancel that
+     * finds the send between two requests (a partial send's rest, queued) is tried again a moment later.
+     */
+    void expireLingers() throws ErrnoException {
+        if (!lingering) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lingerDue < 0) {
+            return;
+        }
+        lingering = false;
+        for (UringSelectionKey key : slots) {
+            if (key == null || !key.releaseAwaited || key.lingerDeadline == 0) {
+                continue;
+            }
+            if (now - key.lingerDeadline >= 0) {
+                if (key.sendUserData != 0 && !key.link.outbox.idle()) {
+                    ring.cancel(key.sendUserData);
+                }
+                linger(key, now + LINGER_RETRY_NANOS);
+            } else {
+                linger(key, key.lingerDeadline);
+            }
+        }
+    }
+
+    /** Under the select lock: {@code key}'s sends are given up at {@code deadline}. */
+    private void linger(UringSelectionKey key, long deadline) {
+        key.lingerDeadline = deadline == 0 ? 1 : deadline;
+        if (!lingering || deadline - lingerDue < 0) {
+            lingerDue = deadline;
+        }
+        lingering = true;
     }
 
     SelectorSends sends() {
@@ -525,6 +583,8 @@ final class UringSelector extends AbstractSelector {
         }
         if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle(key)) {
             sends.send(key);        // bytes queued before a close still go out; the fd is held until they have
+            linger(key, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                    Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
         }
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {

@@ -1,5 +1,6 @@
 package io.uring4j.net;
 
+import io.uring4j.sys.Sockets;
 import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.Fields;
 import org.junit.jupiter.api.AfterEach;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -154,6 +156,37 @@ class SelectorSendTest extends ClosesAfterEach {
         assertThat(readAll(p[0], data.length)).isEqualTo(data);
         selector.selectNow();                                  // deregisters: the fd closes after the last send
         assertThat(p[0].read(ByteBuffer.allocate(1))).isEqualTo(-1);
+    }
+
+    /**
+     * A closed channel's queued bytes go out as a closed socket's buffer does — but to a peer that never reads
+     * they cannot, and the fd (with the chunk) must not be held for ever: after the linger their send is given
+     * up and the fd closed, though nobody selects again.
+     */
+    @Test
+    void aClosedChannelsBytesThatThePeerNeverReadsAreGivenUpAfterTheLinger() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        int fd = ((UringSocketChannel) p[1]).link().guard.fd();
+        ByteBuffer src = ByteBuffer.allocate(4096);             // small enough for the outbox to take
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        while (p[1].write(src.clear()) > 0) {                   // until the socket's buffers and the outbox are full
+            selector.selectNow();
+            assertThat(System.nanoTime() - deadline).as("never full").isNegative();
+        }
+        p[1].close();
+        String before = System.setProperty(UringSelector.LINGER_PROPERTY, "100");
+        try {
+            selector.selectNow();                               // deregisters: the send waits for the peer
+        } finally {
+            if (before == null) {
+                System.clearProperty(UringSelector.LINGER_PROPERTY);
+            } else {
+                System.setProperty(UringSelector.LINGER_PROPERTY, before);
+            }
+        }
+        assertThat(Sockets.localPort(fd)).as("held while the send may go").isNotNegative();
+        awaitCondition(() -> Sockets.localPort(fd) < 0);
     }
 
     @Test
