@@ -27,8 +27,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code io_uring_enter}), the poll requests queued for the next enter, and the eventfd that {@link #signal()}
  * writes to wake that enter from another thread. Used by the selecting thread only, except {@link #signal()}.
  *
- * <p>user_data: a key's polls carry {@code (arm << 32) | slot}; the removals carry {@link #REMOVAL} (their
- * results are of no interest: the removed poll's own final CQE says it has ended); the wake-up poll carries
+ * <p>user_data: a key's polls carry {@code (arm << 32) | slot}; a removal (a poll's, or a receive's or send's
+ * cancel) carries {@link #REMOVAL} and the user_data of the request it removes. Its result is of no interest — the
+ * removed request's own final CQE says it has ended — unless the kernel could not remove it now: EALREADY (its poll
+ * was being run elsewhere), when the same removal goes again with the next enter. The wake-up poll carries
  * {@link #WAKE}.
  */
 final class SelectorRing implements AutoCloseable {
@@ -117,12 +119,25 @@ final class SelectorRing implements AutoCloseable {
 
     /** Queues the cancel of the request {@code userData} (its own final CQE says when it has ended). */
     void cancel(long userData) throws ErrnoException {
-        sqe().prepCancel(userData, 0).userData(REMOVAL);
+        sqe().prepCancel(userData, 0).userData(REMOVAL | userData);
     }
 
     /** Queues the removal of the poll {@code userData}. */
     void pollRemove(long userData) throws ErrnoException {
-        sqe().prepPollRemove(userData).userData(REMOVAL);
+        sqe().prepPollRemove(userData).userData(REMOVAL | userData);
+    }
+
+    /** A removal's CQE: one the kernel refused for now goes again; receives and sends are cancels, polls removals. */
+    private void removed(Cqe cqe) throws ErrnoException {
+        if (cqe.res() != -Errno.EALREADY) {
+            return;
+        }
+        long target = cqe.userData() & ~REMOVAL;
+        if ((target & (UringSelector.RECV | SelectorSends.SEND)) != 0) {
+            cancel(target);
+        } else {
+            pollRemove(target);
+        }
     }
 
     /** The next SQE; when the queue is full, what is queued is submitted first (the kernel copies SQEs at once). */
@@ -206,6 +221,12 @@ final class SelectorRing implements AutoCloseable {
         long index = next++;
         if (cqe.userData() == WAKE) {
             wakeArmed &= cqe.hasMore();
+        } else if ((cqe.userData() & REMOVAL) != 0) {
+            try {
+                removed(cqe);
+            } catch (ErrnoException e) {
+                throw new IllegalStateException("selector: a removal could not be queued again", e);
+            }
         } else {
             handler.handle(cqe, index);
         }

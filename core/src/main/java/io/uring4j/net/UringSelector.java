@@ -54,7 +54,7 @@ final class UringSelector extends AbstractSelector {
     private static final long LINGER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** Marks a multishot receive's user_data (a poll's has it clear, and {@link SelectorSends#SEND}). */
-    private static final long RECV = 1L << 62;
+    static final long RECV = 1L << 62;
     private static final int SETTLE_ROUNDS = 1000;
     private final SelectorRing ring;
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
@@ -357,9 +357,6 @@ final class UringSelector extends AbstractSelector {
     /** Selecting thread: the CQE at {@code index} of a key's poll or receive. */
     private void completed(Cqe cqe, long index) {
         long userData = cqe.userData();
-        if (userData == SelectorRing.REMOVAL) {
-            return;
-        }
         UringSelectionKey key = slots[(int) userData];
         if ((userData & RECV) != 0) {
             received(key, cqe);
@@ -532,9 +529,12 @@ final class UringSelector extends AbstractSelector {
         }
     }
 
-    /** The high half of a request's user_data: a new arm number each time (bit 62 is {@link #RECV}'s). */
+    /**
+     * The high half of a request's user_data: a new arm number each time, in bits 32 to 60 (61 is
+     * {@link SelectorSends#SEND}'s, 62 {@link #RECV}'s, 63 {@link SelectorRing#REMOVAL}'s).
+     */
     private long nextArm() {
-        return (long) (++arms & 0x3fff_ffff) << 32;
+        return (long) (++arms & 0x1fff_ffff) << 32;
     }
 
     /**

@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import static io.uring4j.testkit.Await.awaitCondition;
 import static io.uring4j.testkit.FaultRuns.RUN_NANOS;
@@ -199,6 +200,26 @@ class ProviderFaultsTest {
     @ValueSource(strings = {"kernel", "portable"})
     void aChannelDeregisteredByASelectThatCouldNotEnterIsClosedWithoutAnotherSelect(String engineName)
             throws Exception {
+        closedAndDeregistered(engineName, faulty -> faulty.failEnters(Errno.EAGAIN),
+                faulty -> assertThat(faulty.enterFailures()).isEqualTo(1));
+    }
+
+    /**
+     * The kernel answers a poll's removal EALREADY when it finds the poll being run elsewhere, and the poll stays:
+     * the removal must go again, or the closed channel's fd stays open for ever (and its poll goes on firing).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void aPollRemovalRefusedForNowGoesAgain(String engineName) throws Exception {
+        closedAndDeregistered(engineName, faulty -> faulty.refuseRemovals(1), faulty -> { });
+    }
+
+    /**
+     * A channel with a poll armed, closed; then {@code fault} and a selectNow that deregisters its key, checked by
+     * {@code check}. The fd must close without another select.
+     */
+    private static void closedAndDeregistered(String engineName, Consumer<FaultyEngine> fault,
+                                              Consumer<FaultyEngine> check) throws Exception {
         FaultyEngine faulty = FaultyEngine.wrap(FaultRuns.engine(engineName), FaultyEngine.Schedule.none());
         try (Uring uring = Uring.builder().engine(faulty).loops(1).build();
              ServerSocketChannel server = ServerSocketChannel.open()) {
@@ -214,9 +235,9 @@ class ProviderFaultsTest {
                     selector.selectNow();                               // arms the channel's poll
                     client.close();
                     uring.loop().submitAsync(Op.nop()).get(WAIT_SECONDS, TimeUnit.SECONDS);  // the close's cancel
-                    faulty.failEnters(Errno.EAGAIN);                    // went through the loop: this is the select's
-                    selector.selectNow();
-                    assertThat(faulty.enterFailures()).isEqualTo(1);
+                    fault.accept(faulty);                               // went through the loop: the rest is the
+                    selector.selectNow();                               // select's
+                    check.accept(faulty);
                     awaitCondition(() -> Sockets.localPort(fd) < 0);
                 }
             }

@@ -73,6 +73,7 @@ public final class FaultyEngine implements Engine {
 
     private final AtomicLong enterFailures = new AtomicLong();
     private volatile boolean ignoreCancels;
+    private final AtomicInteger refusals = new AtomicInteger();
     private final AtomicLong requestFailures = new AtomicLong();
     private final AtomicLong shortTransfers = new AtomicLong();
 
@@ -91,6 +92,14 @@ public final class FaultyEngine implements Engine {
      */
     public void ignoreCancels() {
         ignoreCancels = true;
+    }
+
+    /**
+     * The next {@code n} POLL_REMOVE or ASYNC_CANCEL SQEs are answered EALREADY and end nothing, as the kernel
+     * answers a removal that finds the poll being run elsewhere: the request stays in flight, to be removed again.
+     */
+    public void refuseRemovals(int n) {
+        refusals.set(n);
     }
 
     /** The next enters (of any ring of this engine) fail with these errnos, in order, before the schedule's. */
@@ -290,6 +299,13 @@ public final class FaultyEngine implements Engine {
         private void fault(Sqe sqe) {
             long h = hash(number, 2 * sqesSeen++ + 1);
             byte opcode = sqe.opcode();
+            if ((opcode == Opcode.POLL_REMOVE || opcode == Opcode.ASYNC_CANCEL)
+                    && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                long userData = sqe.userData();
+                int links = sqe.flags() & LINK_FLAGS;
+                sqe.prepNop(-Errno.EALREADY).flags(links).userData(userData);
+                return;
+            }
             if (ignoreCancels && opcode == Opcode.ASYNC_CANCEL) {
                 long userData = sqe.userData();
                 int links = sqe.flags() & LINK_FLAGS;
