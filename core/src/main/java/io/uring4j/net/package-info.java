@@ -114,11 +114,15 @@
  *       next select's enter submits one SEND for it, with at most one in flight per channel. A write made while
  *       the selector waits, or a large one into an empty outbox, is a send system call as before, so no write
  *       waits for a select. A full outbox takes nothing (write returns 0) until its SEND completes, which makes
- *       it writable again. A failed SEND is an IOException for every later write of that channel. A close sends
- *       what was queued before it, then shuts the output down; the key holds the fd until the last SEND has
- *       completed. A blocking write or shutdownOutput waits for the queue to drain. If nobody selects (code
- *       that writes and then waits for something else), the {@code SendFlusher} thread submits a selector's
- *       queued sends after a millisecond; it sleeps while nothing is queued. The chunks come in slabs
+ *       it writable again. A SEND the kernel could not take now (ENOMEM, EAGAIN) goes again; one that failed
+ *       for good is an IOException for every later write of that channel, and for the blocking write or
+ *       shutdownOutput that would have followed the lost bytes. A close sends what was queued before it, then
+ *       shuts the output down; the key holds the fd until the last SEND has completed — for at most 30 s
+ *       ({@code uring4j.selector.closeLingerMillis}), then the send is cancelled, as the kernel gives an
+ *       orphaned socket's data up. A blocking write or shutdownOutput waits for the queue to drain. If nobody
+ *       selects (code that writes and then waits for something else, or closed its channel and waits for the
+ *       peer), the {@code SendFlusher} thread submits a selector's queued sends and removals after a millisecond
+ *       and reaps them; it sleeps while there are none. The chunks come in slabs
  *       ({@code SendChunks}); a slab a burst added is freed once it has lent nothing for a second or two, so
  *       memory goes back down after the burst (this holds for the asynchronous outboxes too).</li>
  * </ul>
