@@ -26,20 +26,18 @@ import java.util.function.Function;
  * <p>Each carrier thread has a slot: a ring, a queue of reads and a lock. The carrier is told by
  * {@code pthread_self()}, which a virtual thread's downcall answers for the carrier it runs on (the JDK does not
  * name a virtual thread's carrier, and the CPU is no stand-in: the kernel moves carriers between CPUs). A read
- * joins its carrier's queue; one that finds the slot free yields once, so the other virtual threads of its carrier
- * queue their reads too, and the first to take the slot's lock then becomes its combiner: it submits the whole
- * queue in one {@code io_uring_enter}, reaps the CQEs and unparks their threads — pushes onto its own carrier's
- * queue, no wake-up of another thread. The lock is never held across a yield or a park, so a reader that finds it
- * taken waits only for a thread that is running. A page-cache read carries {@code RWF_NOWAIT}, so the kernel
- * completes it during the submission (data the page cache holds) or answers {@code EAGAIN} at once; a miss goes,
- * as with {@code preadv2}, to the caller's slower path. A direct read is waited for, as a synchronous read would
- * be, so its batch holds the carrier for the device's time — {@link DirectDevice} keeps slow devices off this path.
- * Either way every CQE of a batch is reaped before any of its readers returns: a buffer is never touched after its
- * reader has gone.
+ * joins its carrier's queue; a thread that finds the slot free becomes its combiner: it yields once, so the other
+ * virtual threads of its carrier queue their reads behind it and park, then submits the whole queue in one
+ * {@code io_uring_enter}, reaps the CQEs and unparks their threads — pushes onto its own carrier's queue, no
+ * wake-up of another thread. A page-cache read carries {@code RWF_NOWAIT}, so the kernel completes it during the
+ * submission (data the page cache holds) or answers {@code EAGAIN} at once; a miss goes, as with {@code preadv2},
+ * to the caller's slower path. A direct read is waited for, as a synchronous read would be, so its batch holds the
+ * carrier for the device's time — {@link DirectDevice} keeps slow devices off this path. Either way every CQE of
+ * a batch is reaped before any of its readers returns: a buffer is never touched after its reader has gone.
  *
  * <p>No thread hop and one system call per batch is the kernel's own lesson (a ring owned by the thread that
  * completes its work); it turns a syscall-bound read (on a VM that traps system calls) into a copy.
- * The slots' rings need no SINGLE_ISSUER (a reader may resume on another carrier after its yield); a slot's
+ * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
  * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share, as do
  * carriers whose ring the kernel refused.
  */
@@ -174,17 +172,11 @@ final class InlineReads implements Uring.Companion {
             return -Errno.EAGAIN;                       // closed
         }
         slot.pending.push(read);
-        if (!slot.lock.isLocked()) {
-            // This carrier's other readers queue behind: one enter for all, made by whichever takes the lock
-            // first. Not with the lock held: a reader that finds it taken parks, and one that cannot unmount (a
-            // native frame pins it) then holds its carrier until the holder resumes — for ever, if that holder
-            // has only that carrier to resume on. The lock is held only by a thread that is running.
-            Thread.yield();
-        }
         boolean interrupted = false;
         while (true) {
             if (slot.lock.tryLock()) {
                 try {
+                    Thread.yield();                 // this carrier's other readers queue behind: one enter for all
                     slot.combine(closed, slots);
                 } finally {
                     slot.lock.unlock();
