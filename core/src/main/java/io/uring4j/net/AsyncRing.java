@@ -141,7 +141,8 @@ final class AsyncRing {
             // COOP_TASKRUN: a completion's task work waits for the poller's next enter instead of interrupting it
             // while it runs handlers. Not DEFER_TASKRUN: its SINGLE_ISSUER would tie the ring to one thread, and the
             // poller moves to another executor thread when one blocks.
-            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
+            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag()
+                    .build();
         } catch (ErrnoException | RuntimeException e) {
             LibC.close(fd);
             throw e;

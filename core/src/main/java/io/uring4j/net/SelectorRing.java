@@ -77,7 +77,8 @@ final class SelectorRing implements AutoCloseable {
             // next entry into the kernel instead of interrupting it, as an epoll wake-up never does; without it, each
             // readiness interrupts the thread in user space. Not DEFER_TASKRUN: its SINGLE_ISSUER would tie the ring
             // to one submitting thread, and a selector may be opened on one thread and selected on another.
-            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag().build();
+            ring = IoUring.builder().engine(engine).entries(ENTRIES).cqEntries(CQ_ENTRIES).coopTaskrun().taskrunFlag()
+                    .build();
         } catch (ErrnoException | RuntimeException e) {
             LibC.close(fd);
             arena.close();
