@@ -10,18 +10,15 @@ import io.uring4j.sys.LibC;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static io.uring4j.testkit.ThreadSyscalls.writing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The poller's fds against threads that use them while it lets them go. */
@@ -152,19 +149,5 @@ class PollerTest {
                 .anyMatch(e -> e.getKey().getName().equals(name) && e.getKey().getState() == Thread.State.WAITING
                         && Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(Poller.class.getName())
                                 && f.getMethodName().equals("run")));
-    }
-
-    /** Whether a thread of ours is blocked in write(2) on {@code fd}: its /proc syscall line says so. */
-    private static boolean writing(int fd) throws IOException {
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            return tasks.anyMatch(task -> {
-                try {
-                    String[] call = Files.readString(task.resolve("syscall")).trim().split(" ");
-                    return call.length > 1 && call[0].equals("1") && Long.decode(call[1]) == fd;
-                } catch (IOException e) {
-                    return false;       // the thread has gone
-                }
-            });
-        }
     }
 }
