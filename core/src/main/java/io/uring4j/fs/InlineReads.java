@@ -39,7 +39,9 @@ import java.util.function.Function;
  * completes its work); it turns a syscall-bound read (on a VM that traps system calls) into a copy.
  * The slots' rings need no SINGLE_ISSUER (a combiner may resume on another carrier after its yield); a slot's
  * lock orders its users. Slots are made on a carrier's first read, up to a bound; carriers beyond it share, as do
- * carriers whose ring the kernel refused.
+ * carriers whose ring the kernel refused. A reader pinned to its carrier (by a native frame) that parks behind a
+ * combiner's yield holds the carrier the combiner may need to resume; a {@link StallWatch} frees such readers to
+ * read in place.
  */
 final class InlineReads implements Uring.Companion {
     private static final int BATCH = 256;
@@ -57,6 +59,7 @@ final class InlineReads implements Uring.Companion {
     private volatile long[] carriers = new long[0];
     private volatile Slot[] slots = new Slot[0];
     private volatile boolean closed;
+    private final StallWatch watch = new StallWatch(() -> slots);
 
     private InlineReads(int maxSlots, RingMaker rings) {
         this.maxSlots = maxSlots;
@@ -176,7 +179,10 @@ final class InlineReads implements Uring.Companion {
         while (true) {
             if (slot.lock.tryLock()) {
                 try {
+                    slot.yields++;                  // odd: the watch frees the queue if this yield never ends
+                    watch.yielding();
                     Thread.yield();                 // this carrier's other readers queue behind: one enter for all
+                    slot.yields++;
                     slot.combine(closed, slots);
                 } finally {
                     slot.lock.unlock();
@@ -189,6 +195,10 @@ final class InlineReads implements Uring.Companion {
             } else {
                 LockSupport.park(this);
                 interrupted |= Thread.interrupted();   // park returns at once while the status is set
+                if (read.rescued && !read.done && read.withdraw()) {
+                    read.result = read.inPlace();       // its combiner is stuck in its yield (StallWatch)
+                    break;
+                }
             }
         }
         if (interrupted) {
@@ -205,6 +215,7 @@ final class InlineReads implements Uring.Companion {
             closed = true;
             all = slots;
         }
+        watch.close();
         for (Slot slot : all) {
             do {
                 slot.lock.lock();
@@ -222,9 +233,21 @@ final class InlineReads implements Uring.Companion {
 
     /**
      * One waiting read; {@code done} publishes {@code result}. It holds {@code dst} itself, not just its address:
-     * memory of an automatic arena must stay reachable while the kernel may write to it.
+     * memory of an automatic arena must stay reachable while the kernel may write to it. Whoever first claims it
+     * owns it: a combiner ({@link #take}), or its own reader, told to by the {@link StallWatch}, which then reads in
+     * place ({@link #withdraw}); a withdrawn read stays queued until a combiner pops and drops it.
      */
     private static final class Read {
+        private static final VarHandle CLAIMED;
+
+        static {
+            try {
+                CLAIMED = MethodHandles.lookup().findVarHandle(Read.class, "claimed", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final Thread thread;
         final int fd;
         final MemorySegment dst;
@@ -235,6 +258,10 @@ final class InlineReads implements Uring.Companion {
         volatile boolean done;
         /** The read pushed before this one ({@link Pending}); set once, before the push publishes it. */
         Read below;
+        @SuppressWarnings("unused") // accessed through CLAIMED
+        private volatile boolean claimed;
+        /** Set by the watch: the combiner is stuck, and this read's thread should read in place. */
+        volatile boolean rescued;
 
         Read(Thread thread, int fd, MemorySegment dst, long position, DirectDevice device) {
             this.thread = thread;
@@ -242,6 +269,21 @@ final class InlineReads implements Uring.Companion {
             this.dst = dst;
             this.position = position;
             this.device = device;
+        }
+
+        /** Claims the read for a combiner: false if its reader withdrew it. */
+        boolean take() {
+            return CLAIMED.compareAndSet(this, false, true);
+        }
+
+        /** Claims the read for its own reader: false if a combiner took it, and will complete it. */
+        boolean withdraw() {
+            return CLAIMED.compareAndSet(this, false, true);
+        }
+
+        /** What a batch would have read, read by the caller: a preadv2(RWF_NOWAIT), or a direct read waited for. */
+        long inPlace() {
+            return device == null ? LibC.preadv2(fd, dst, position, LibC.RWF_NOWAIT) : LibC.pread(fd, dst, position);
         }
 
         void complete(long result) {
@@ -294,10 +336,15 @@ final class InlineReads implements Uring.Companion {
         boolean isEmpty() {
             return top == null;
         }
+
+        /** The last read pushed; the others follow through {@link Read#below} (some may be gone already). */
+        Read top() {
+            return top;
+        }
     }
 
     /** A ring, the reads queued for it, and the lock its combiner holds. */
-    private static final class Slot implements CqeHandler {
+    private static final class Slot implements CqeHandler, StallWatch.Watched {
         final IoUring ring;
         final ReentrantLock lock = new ReentrantLock();
         final Pending pending = new Pending();
@@ -305,6 +352,8 @@ final class InlineReads implements Uring.Companion {
         private final Read[] batch = new Read[BATCH];
         /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
         volatile int lastBatch;
+        /** Counted by the combiner (under the lock) before and after its yield ({@link StallWatch}). */
+        volatile long yields;
 
         Slot(IoUring ring) {
             this.ring = ring;
@@ -333,13 +382,17 @@ final class InlineReads implements Uring.Companion {
 
         /** Moves up to {@code max - n} reads from {@code from} into the batch from index {@code n}; the new size. */
         private int take(Pending from, int n, int max, boolean closed) {
-            for (Read r; n < max && (r = from.pop()) != null; n++) {
+            for (Read r; n < max && (r = from.pop()) != null; ) {
+                if (!r.take()) {
+                    continue;                           // withdrawn: its reader read it in place
+                }
                 batch[n] = r;
                 if (!closed) {
                     int len = (int) Math.min(r.dst.byteSize(), Integer.MAX_VALUE);   // the kernel caps it lower
                     ring.sq().next().prepRw(Opcode.READ, r.fd, r.dst.address(), len, r.position)
                             .opFlags(r.device == null ? LibC.RWF_NOWAIT : 0).userData(n);
                 }
+                n++;
             }
             return n;
         }
@@ -414,6 +467,19 @@ final class InlineReads implements Uring.Companion {
             for (int i = from; i < to; i++) {
                 batch[i].complete(result);
                 batch[i] = null;
+            }
+        }
+
+        @Override
+        public long yields() {
+            return yields;
+        }
+
+        @Override
+        public void rescue() {
+            for (Read r = pending.top(); r != null; r = r.below) {
+                r.rescued = true;
+                LockSupport.unpark(r.thread);
             }
         }
 

@@ -9,6 +9,7 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.Await;
+import io.uring4j.testkit.ChildJvm;
 import io.uring4j.testkit.Fields;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +18,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -270,6 +276,67 @@ class InlineReadsTest {
         });
         reads.close();
         assertThat(result.get(10, TimeUnit.SECONDS)).as("the parked reader was let go").isEqualTo(-Errno.EAGAIN);
+    }
+
+    /**
+     * A reader that cannot unmount (a native frame pins it: here an upcall) and finds its slot's lock taken parks on
+     * its carrier. With one carrier, a combiner that yielded holding the lock could never resume to serve it: both
+     * hung for ever. In a JVM of its own with one carrier, a plain reader starts first and yields; the pinned reader
+     * then runs on the only carrier.
+     */
+    @Test
+    void aPinnedReaderAndACombinerOnOneCarrierBothGetTheirBytes() throws Exception {
+        String out = ChildJvm.output(PinnedReaderProbe.class, "-Djdk.virtualThreadScheduler.parallelism=1");
+        assertThat(out).contains("plain reader: 512, pinned reader: 512");
+    }
+
+    /** A child JVM's program for {@link #aPinnedReaderAndACombinerOnOneCarrierBothGetTheirBytes}. */
+    public static final class PinnedReaderProbe {
+        private static InlineReads reads;
+        private static int fd;
+        private static volatile long pinnedRead = Long.MIN_VALUE;
+        private static volatile boolean started;
+
+        /** Called back from native code, which pins the virtual thread that runs it. */
+        static void readPinned() {
+            pinnedRead = reads.read(fd, Arena.ofAuto().allocate(512), 0);
+        }
+
+        public static void main(String[] args) throws Throwable {
+            Path file = Files.createTempFile("uring4j-pinned", ".bin");
+            Files.write(file, new byte[1 << 16]);
+            fd = LibC.open(file.toString(), O_RDONLY, 0);
+            reads = InlineReads.open(4);
+            Linker linker = Linker.nativeLinker();
+            MemorySegment stub = linker.upcallStub(MethodHandles.lookup().findStatic(PinnedReaderProbe.class,
+                    "readPinned", MethodType.methodType(void.class)), FunctionDescriptor.ofVoid(), Arena.global());
+            MethodHandle callBack = linker.downcallHandle(stub, FunctionDescriptor.ofVoid());
+            long[] plainRead = {Long.MIN_VALUE};
+            Thread plain = Thread.ofVirtual().unstarted(
+                    () -> plainRead[0] = reads.read(fd, Arena.ofAuto().allocate(512), 4096));
+            Thread pinned = Thread.ofVirtual().unstarted(() -> {
+                try {
+                    callBack.invokeExact();
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
+            });
+            // The only carrier is held until both are queued: the plain reader runs first, the pinned one next.
+            Thread holder = Thread.ofVirtual().start(() -> {
+                while (!started) {
+                    Thread.onSpinWait();
+                }
+            });
+            plain.start();
+            pinned.start();
+            started = true;
+            holder.join();
+            plain.join(TimeUnit.SECONDS.toMillis(30));
+            pinned.join(TimeUnit.SECONDS.toMillis(30));
+            System.out.println(plain.isAlive() || pinned.isAlive() ? "stuck"
+                    : "plain reader: " + plainRead[0] + ", pinned reader: " + pinnedRead);
+            Runtime.getRuntime().halt(0);           // a stuck reader's carrier would keep the JVM up
+        }
     }
 
     /**
