@@ -212,6 +212,9 @@ final class LoopRing {
             return;
         }
         int result = cqe.res();
+        if (result <= -Errno.ERESTARTSYS && result >= -Errno.ERESTART_RESTARTBLOCK) {
+            result = -Errno.EINTR;      // a worker's request interrupted by a cancel: the kernel's code leaks out
+        }
         int flags = cqe.flags();
         CompletionHandler handler = r.handler;
         if ((flags & CqeFlags.F_MORE) == 0) {

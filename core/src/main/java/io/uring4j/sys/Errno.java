@@ -69,9 +69,18 @@ public final class Errno {
     public static final int EDQUOT = 122;
     public static final int ECANCELED = 125;
     public static final int EOWNERDEAD = 130;
+    /**
+     * The kernel's internal "restart the system call" codes, never seen by a process's own system calls: a signal
+     * handler's return turns them into a restart or EINTR. A request that one of io_uring's workers ran and that
+     * was interrupted (a cancel signals the worker) can complete with one of them.
+     */
+    public static final int ERESTARTSYS = 512;
+    public static final int ERESTARTNOINTR = 513;
+    public static final int ERESTARTNOHAND = 514;
+    public static final int ERESTART_RESTARTBLOCK = 516;
 
-    private static final String[] NAMES = new String[134];
-    private static final String[] TEXTS = new String[134];
+    private static final String[] NAMES = new String[ERESTART_RESTARTBLOCK + 1];
+    private static final String[] TEXTS = new String[ERESTART_RESTARTBLOCK + 1];
 
     static {
         name(EPERM, "EPERM", "Operation not permitted");
@@ -138,6 +147,10 @@ public final class Errno {
         name(EDQUOT, "EDQUOT", "Disk quota exceeded");
         name(ECANCELED, "ECANCELED", "Operation canceled");
         name(EOWNERDEAD, "EOWNERDEAD", "Owner died");
+        name(ERESTARTSYS, "ERESTARTSYS", "Interrupted system call (the kernel's restart code)");
+        name(ERESTARTNOINTR, "ERESTARTNOINTR", "Interrupted system call (the kernel's restart code)");
+        name(ERESTARTNOHAND, "ERESTARTNOHAND", "Interrupted system call (the kernel's restart code)");
+        name(ERESTART_RESTARTBLOCK, "ERESTART_RESTARTBLOCK", "Interrupted system call (the kernel's restart code)");
     }
 
     private Errno() {

@@ -2,7 +2,10 @@ package io.uring4j.runtime;
 
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.ring.abi.SqeFlags;
+import io.uring4j.sys.LibC;
 import io.uring4j.sys.Sockets;
+import io.uring4j.testkit.ThreadSyscalls;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +102,35 @@ class FdGuardTest {
             assertThat(violations).as("uses of a closed fd").hasValue(0);
             assertThat(Sockets.localPort(fd)).as("closed").isNegative();
             assertThatThrownBy(guard::acquire).isInstanceOf(ClosedChannelException.class);
+        }
+    }
+
+    /**
+     * A request blocked in one of the kernel's workers (a splice, which the kernel always runs there, from a pipe
+     * nobody writes to) is running, not waiting: the cancel by fd cannot take it off a queue (the kernel counts it,
+     * as a lone cancel would answer EALREADY) and signals the worker instead. The splice ends — interrupted: the
+     * kernel's CQE carries its internal ERESTARTSYS, which the loop reports as EINTR — and the guard of its output fd
+     * closes that fd.
+     */
+    @RepeatedTest(3)
+    void aCloseEndsARequestBlockedInAKernelWorker() throws Exception {
+        int[] pipe = new int[2];
+        assertThat(LibC.pipe2(pipe, 0)).isZero();
+        try (Uring uring = Uring.builder().loops(1).build()) {
+            int out = LibC.open("/dev/null", LibC.O_WRONLY | LibC.O_CLOEXEC, 0);
+            FdGuard guard = new FdGuard(uring.loop(), out);
+            CompletableFuture<Integer> splice = uring.loop().submitAsync(
+                    (sqe, scratch) -> sqe.prepSplice(pipe[0], -1, out, -1, 8, 0), guard);
+            awaitCondition(() -> ThreadSyscalls.kernelWorkerSleepingIn("pipe_wait_readable"));
+
+            CompletableFuture<Void> closed = guard.close();
+            assertThat(catchCause(splice)).isInstanceOfSatisfying(ErrnoException.class,
+                    e -> assertThat(e.errno()).isIn(Errno.EINTR, Errno.ECANCELED));
+            closed.get(10, TimeUnit.SECONDS);
+            assertThat(LibC.dup(out)).as("closed").isEqualTo(-Errno.EBADF);
+        } finally {
+            LibC.close(pipe[0]);
+            LibC.close(pipe[1]);
         }
     }
 

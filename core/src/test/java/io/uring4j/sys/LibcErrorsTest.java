@@ -15,6 +15,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LibcErrorsTest {
     private static final int BAD_FD = -1;
 
+    /** A CQE can carry the kernel's internal restart code (a worker's request interrupted): it is named too. */
+    @Test
+    void theKernelsRestartCodesHaveNames() {
+        assertThat(new ErrnoException("splice", -512)).hasMessage(
+                "splice: ERESTARTSYS (Interrupted system call (the kernel's restart code))");
+        assertThat(Errno.name(516)).isEqualTo("ERESTART_RESTARTBLOCK");
+        assertThat(Errno.name(515)).isEqualTo("errno 515");
+    }
+
     @Test
     void descriptorCallsNameTheBadDescriptor() {
         try (Arena arena = Arena.ofConfined()) {
