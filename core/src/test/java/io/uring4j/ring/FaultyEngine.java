@@ -132,6 +132,16 @@ public final class FaultyEngine implements Engine {
         return shortTransfers.get();
     }
 
+    /** The faults injected into requests: failures and short transfers. */
+    public long requestFaults() {
+        return requestFailures() + shortTransfers();
+    }
+
+    /** Every fault injected: into requests and into io_uring_enter. */
+    public long faults() {
+        return enterFailures() + requestFaults();
+    }
+
     @Override
     public String toString() {
         return "faulty " + delegate.name() + " (seed " + schedule.seed() + ": " + enterFailures + " enters failed, "

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,6 +46,16 @@ public final class FaultRuns {
     private static final byte CANARY = (byte) 0xA5;
 
     private static boolean kernelAvailable;
+
+    /**
+     * Whether a run whose time ends at {@code end} goes on: until then, and past it — ten times its time at most —
+     * until {@code faults} counts one injected. A loaded machine can fit too few requests into a run's time for
+     * its schedule to have injected anything, and a run without a fault proves nothing.
+     */
+    public static boolean goesOn(long end, LongSupplier faults) {
+        long now = System.nanoTime();
+        return now - end < 0 || (faults.getAsLong() == 0 && now - end < 10 * RUN_NANOS);
+    }
 
     /** Once per class, before its cases: whether the kernel serves io_uring, and the JDK's own fds opened. */
     public static void probeKernelAndWarmUpTheJdk() throws Exception {
