@@ -56,7 +56,9 @@
  * thread's O_DIRECT read is batched and waited for on its carrier while the device answers fast
  * ({@code DirectDevice}). Everything else, and what an attempt left (a miss, the rest of a short read, an error),
  * goes through the ring: a carrier waits for a device only while it has been answering fast (or, in a run of
- * cache hits, until a probe misses), and no caller gets a short read the JDK would not give.
+ * cache hits, until a probe misses), and no caller gets a short read the JDK would not give. A batch's readers
+ * park untimed behind its combiner's yield; should every carrier be held by pinned readers, so that the combiner
+ * cannot resume, a platform thread ({@code StallWatch}) tells them to read in place.
  *
  * <p>The blocking style parks virtual threads instead of pinning or adding carriers — and, unlike the JDK's
  * FileChannel, a virtual thread blocked in a read (of a FIFO, say) can be woken by interrupt or close.
