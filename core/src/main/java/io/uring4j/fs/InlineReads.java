@@ -45,6 +45,8 @@ import java.util.function.Function;
  */
 final class InlineReads implements Uring.Companion {
     private static final int BATCH = 256;
+    /** How often a batch's first enter is made while the kernel refuses it for now: about a millisecond's worth. */
+    static final int PRESSURE_TRIES = 20;
     /** The one of each runtime ({@link #of}). */
     private static final Function<Uring, InlineReads> PER_RUNTIME = InlineReads::forRuntime;
 
@@ -101,7 +103,7 @@ final class InlineReads implements Uring.Companion {
     }
 
     private Slot newSlot() throws ErrnoException {
-        return new Slot(rings.open());
+        return new Slot(rings, watch);
     }
 
     /** Opens a slot's ring. */
@@ -179,10 +181,7 @@ final class InlineReads implements Uring.Companion {
         while (true) {
             if (slot.lock.tryLock()) {
                 try {
-                    slot.yields++;                  // odd: the watch frees the queue if this yield never ends
-                    watch.yielding();
-                    Thread.yield();                 // this carrier's other readers queue behind: one enter for all
-                    slot.yields++;
+                    slot.gather();
                     slot.combine(closed, slots);
                 } finally {
                     slot.lock.unlock();
@@ -345,18 +344,36 @@ final class InlineReads implements Uring.Companion {
 
     /** A ring, the reads queued for it, and the lock its combiner holds. */
     private static final class Slot implements CqeHandler, StallWatch.Watched {
-        final IoUring ring;
+        private final RingMaker rings;
+        private final StallWatch watch;
+        /** Replaced only after an enter the kernel refused for now ({@link #renew}); read under the lock. */
+        IoUring ring;
+        /** Set when an enter refused for now closed the ring: the next batch asks for a new one. */
+        private boolean renew;
         final ReentrantLock lock = new ReentrantLock();
         final Pending pending = new Pending();
         /** The reads submitted, kept until the whole batch is reaped ({@link #recordWaits} reads their devices). */
         private final Read[] batch = new Read[BATCH];
         /** The size of this slot's last batch: about how many virtual threads its carrier runs. */
         volatile int lastBatch;
-        /** Counted by the combiner (under the lock) before and after its yield ({@link StallWatch}). */
+        /** Counted by the combiner (under the lock) before and after it unmounts ({@link StallWatch}). */
         volatile long yields;
 
-        Slot(IoUring ring) {
-            this.ring = ring;
+        Slot(RingMaker rings, StallWatch watch) throws ErrnoException {
+            this.rings = rings;
+            this.watch = watch;
+            this.ring = rings.open();
+        }
+
+        /**
+         * Under the lock: yields, so that this carrier's other readers queue behind — one enter for all. Counted for
+         * the watch, which frees the waiting readers should this combiner find no carrier to resume on.
+         */
+        void gather() {
+            yields++;
+            watch.yielding();
+            Thread.yield();
+            yields++;
         }
 
         /**
@@ -365,7 +382,7 @@ final class InlineReads implements Uring.Companion {
          */
         void combine(boolean closing, Slot[] others) {
             while (true) {
-                boolean closed = closing || !ring.isOpen();
+                boolean closed = closing || !ring.isOpen() && !renewed();
                 int n = take(pending, 0, BATCH, closed);
                 if (n == 0) {
                     return;
@@ -377,6 +394,20 @@ final class InlineReads implements Uring.Companion {
                     lastBatch = n;
                     submitAndReap(n);
                 }
+            }
+        }
+
+        /** After an enter refused for now: a new ring, if the kernel gives one (else the slot stays closed). */
+        private boolean renewed() {
+            if (!renew) {
+                return false;
+            }
+            renew = false;
+            try {
+                ring = rings.open();
+                return true;
+            } catch (ErrnoException refused) {
+                return false;
             }
         }
 
@@ -414,19 +445,29 @@ final class InlineReads implements Uring.Companion {
         }
 
         /**
-         * Every submitted read's CQE is reaped before its thread is let go: the kernel is done with its buffer.
-         * SQEs the kernel did not take (an enter that failed) would be taken by the next enter, after their
-         * readers had gone: the ring is closed instead, and the slot answers EAGAIN from then on.
+         * Every submitted read's CQE is reaped before its thread is let go: the kernel is done with its buffer. An
+         * enter the kernel refuses for now ({@link IoUring#underPressure}) is made again after a pause: the batch's
+         * first a few times, then the batch fails; those that wait for the rest, until it comes. SQEs the kernel did
+         * not take (a failed enter, a short submission) would be taken by the next enter, after their readers had
+         * gone: the ring is closed instead — renewed for the next batch if the kernel was under pressure; after
+         * any other failure the slot answers EAGAIN from then on.
          */
         private void submitAndReap(int n) {
             long start = System.nanoTime();
             int submitted;
-            try {
-                submitted = ring.submitAndWait(n);
-            } catch (ErrnoException e) {
-                ring.close();
-                fail(0, n, -e.errno());         // each reader takes its slower path
-                return;
+            for (int tries = 1; ; tries++) {
+                try {
+                    submitted = ring.submitAndWait(n);
+                    break;
+                } catch (ErrnoException e) {
+                    if (!IoUring.underPressure(e) || tries == PRESSURE_TRIES) {
+                        ring.close();
+                        renew = IoUring.underPressure(e);
+                        fail(0, n, -e.errno());         // each reader takes its slower path
+                        return;
+                    }
+                    pause();
+                }
             }
             long waited = System.nanoTime() - start;   // the kernel's time only: not the readers' wake-ups
             int reaped = ring.cq().drain(this);
@@ -435,7 +476,10 @@ final class InlineReads implements Uring.Companion {
                 try {
                     ring.submitAndWait(submitted - reaped);
                 } catch (ErrnoException e) {
-                    throw new IllegalStateException("io_uring_enter while reaping inline reads: " + e, e);
+                    if (!IoUring.underPressure(e)) {
+                        throw new IllegalStateException("io_uring_enter while reaping inline reads: " + e, e);
+                    }
+                    pause();            // the readers cannot go before their CQEs come: their buffers are in use
                 }
                 waited += System.nanoTime() - start;
                 reaped += ring.cq().drain(this);
@@ -443,7 +487,20 @@ final class InlineReads implements Uring.Companion {
             recordWaits(waited, submitted);
             if (submitted < n) {
                 ring.close();
+                renew = true;
                 fail(submitted, n, -Errno.EAGAIN);
+            }
+        }
+
+        /**
+         * A pause that keeps the carrier. A batch's readers wait for this combiner without a way out (the kernel has
+         * their reads, or their SQEs); one pinned to the only carrier would keep a combiner that unmounted from ever
+         * resuming. The kernel's "not now" is rare, and each pause spins only 50 µs.
+         */
+        private static void pause() {
+            long end = System.nanoTime() + IoUring.PRESSURE_PAUSE_NANOS;
+            while (System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
             }
         }
 

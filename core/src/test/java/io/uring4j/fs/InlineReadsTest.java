@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.ring.Engine;
+import io.uring4j.ring.FaultyEngine;
 import io.uring4j.ring.IoUring;
 import io.uring4j.ring.abi.SetupFlags;
 import io.uring4j.runtime.OnVirtualThread;
@@ -30,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -395,6 +397,94 @@ class InlineReadsTest {
             assertThat(results[2]).as("bytes left as they were").isEqualTo(4096);
         }
         assertThat(openRings()).as("the refused ring is closed").isEqualTo(ringsBefore);
+    }
+
+    /**
+     * The kernel's "not now" (ENOMEM, EAGAIN, EBUSY) refuses an enter without taking its SQEs. A refusal or two is
+     * waited out: the batch's readers get their bytes. One that lasts fails the batch by name, and the slot asks for
+     * a new ring (the old one held SQEs that must never be submitted after their readers left): the next read is
+     * batched again, not sent to the slower path for good.
+     */
+    @Test
+    void anEnterRefusedForNowIsMadeAgainAndALastingRefusalRenewsTheRing() throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(Engine.kernel(), FaultyEngine.Schedule.none());
+        AtomicInteger asked = new AtomicInteger();
+        InlineReads.RingMaker rings = () -> {
+            asked.incrementAndGet();
+            return IoUring.builder().entries(256).submitAll().engine(faulty).build();
+        };
+        try (InlineReads reads = InlineReads.open(1, rings)) {
+            long[] results = OnVirtualThread.supply(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment dst = arena.allocate(4096);
+                    faulty.failEnters(Errno.ENOMEM, Errno.EAGAIN, Errno.EBUSY);
+                    long waitedOut = reads.read(fd, dst, 0);
+                    int[] lasting = new int[InlineReads.PRESSURE_TRIES];
+                    Arrays.fill(lasting, Errno.ENOMEM);
+                    faulty.failEnters(lasting);
+                    long failed = reads.read(fd, dst, 0);
+                    long renewed = reads.read(fd, dst, 8192);
+                    return new long[] {waitedOut, failed, renewed, dst.get(JAVA_BYTE, 0)};
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(results[0]).as("after three refusals").isEqualTo(4096);
+            assertThat(results[1]).as("a lasting refusal").isEqualTo(-Errno.ENOMEM);
+            assertThat(results[2]).as("on the renewed ring").isEqualTo(4096);
+            assertThat(results[3]).isEqualTo(data[8192]);
+        }
+        assertThat(asked.get()).as("rings asked for: the first and its renewal").isEqualTo(2);
+    }
+
+    /**
+     * A seeded schedule of faults on every enter and read (refusals, failures, short reads) under 16 virtual
+     * threads: each read answers a prefix of its range, byte for byte, or a negative errno — and every reader
+     * comes back.
+     */
+    @Test
+    void underInjectedFaultsEachReadIsAPrefixOfItsRangeOrAnErrno() throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(Engine.kernel(), FaultyEngine.Schedule.everything(30, 50));
+        InlineReads.RingMaker rings = () -> IoUring.builder().entries(256).submitAll().engine(faulty).build();
+        try (InlineReads reads = InlineReads.open(4, rings)) {
+            List<CompletableFuture<Integer>> readers = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                int seed = t;
+                readers.add(OnVirtualThread.supply(() -> readUnderFaults(reads, seed, 300)));
+            }
+            int errors = 0;
+            for (CompletableFuture<Integer> r : readers) {
+                errors += r.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(faulty.faults()).as("faults injected").isPositive();
+            assertThat(errors).as("reads that failed").isLessThan(16 * 300);
+        }
+    }
+
+    /** {@code count} random reads; each checked as a prefix of its range. The number that failed. */
+    private int readUnderFaults(InlineReads reads, int seed, int count) {
+        SplittableRandom random = new SplittableRandom(seed);
+        int failed = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int i = 0; i < count; i++) {
+                int length = 1 + random.nextInt(16 * 1024);
+                long position = random.nextLong(data.length);
+                MemorySegment dst = arena.allocate(length);
+                long n = reads.read(fd, dst, position);
+                if (n < 0) {
+                    assertThat(Errno.name((int) n)).as("read of %d at %d", length, position)
+                            .isIn("ENOMEM", "EAGAIN", "EBUSY", "EBADF");
+                    failed++;
+                    continue;
+                }
+                assertThat(n).as("read of %d at %d", length, position)
+                        .isBetween(1L, Math.min(length, data.length - position));
+                for (int k = 0; k < n; k++) {
+                    if (dst.get(JAVA_BYTE, k) != data[(int) position + k]) {
+                        throw new AssertionError("byte " + k + " of the read at " + position);
+                    }
+                }
+            }
+        }
+        return failed;
     }
 
     /** {@code count} random reads (some past the end) on the calling virtual thread, each checked byte for byte. */
