@@ -1,5 +1,6 @@
 package io.uring4j.runtime;
 
+import io.uring4j.fs.UringAsynchronousFileChannel;
 import io.uring4j.fs.UringFileChannel;
 import io.uring4j.net.UringSocketChannel;
 import io.uring4j.ring.FaultyEngine;
@@ -21,6 +22,8 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -34,7 +37,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntUnaryOperator;
 
@@ -356,18 +362,22 @@ class FaultInjectionTest {
             Arrays.fill(known, true);
             Files.write(file, model);
             try (UringFileChannel ch = UringFileChannel.open(uring, file, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
+                    StandardOpenOption.WRITE);
+                 UringAsynchronousFileChannel async = UringAsynchronousFileChannel.open(uring, file,
+                         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                Positional[] channels = {Positional.of(ch), Positional.of(async)};
                 long end = System.nanoTime() + RUN_NANOS;
-                while (goesOn(end, faulty::faults)) {
+                while (goesOn(end, faulty::requestFaults)) {
                     int len = 1 + rnd.nextInt(16384);
                     int pos = rnd.nextInt(size - len);
+                    Positional channel = channels[rnd.nextInt(channels.length)];
                     ByteBuffer buffer = ByteBuffer.allocateDirect(len);
                     if (rnd.nextBoolean()) {
                         byte[] data = new byte[len];
                         rnd.nextBytes(data);
                         buffer.put(data).flip();
                         try {
-                            writeFully(ch, buffer, pos);
+                            channel.writeFully(buffer, pos);
                             System.arraycopy(data, 0, model, pos, len);
                             Arrays.fill(known, pos, pos + len, true);
                         } catch (IOException e) {
@@ -376,7 +386,7 @@ class FaultInjectionTest {
                         }
                     } else {
                         try {
-                            int n = ch.read(buffer, pos);
+                            int n = channel.read(buffer, pos);
                             assertThat(n).isBetween(1, len);
                             for (int i = 0; i < n; i++) {
                                 if (known[pos + i]) {
@@ -391,9 +401,9 @@ class FaultInjectionTest {
                 }
             }
         });
-        // A platform thread's page-cache reads and writes are made in place, not through the ring: the faults
-        // that reach this channel are those of the loop's enters and of what still goes through it.
-        assertThat(faulty.faults()).isPositive();
+        // A platform thread's page-cache reads and writes through the FileChannel are made in place, not through
+        // the ring; the asynchronous channel's go through it.
+        assertThat(faulty.requestFaults()).as("%s", faulty).isPositive();
     }
 
     @ParameterizedTest
@@ -528,9 +538,50 @@ class FaultInjectionTest {
     }
 
 
-    private static void writeFully(UringFileChannel ch, ByteBuffer buffer, long pos) throws IOException {
-        while (buffer.hasRemaining()) {
-            pos += ch.write(buffer, pos);
+    /** Positional reads and writes of a FileChannel or of an AsynchronousFileChannel, waited for. */
+    private interface Positional {
+        int read(ByteBuffer dst, long position) throws IOException;
+
+        int write(ByteBuffer src, long position) throws IOException;
+
+        default void writeFully(ByteBuffer buffer, long position) throws IOException {
+            while (buffer.hasRemaining()) {
+                position += write(buffer, position);
+            }
+        }
+
+        static Positional of(FileChannel ch) {
+            return new Positional() {
+                public int read(ByteBuffer dst, long position) throws IOException {
+                    return ch.read(dst, position);
+                }
+
+                public int write(ByteBuffer src, long position) throws IOException {
+                    return ch.write(src, position);
+                }
+            };
+        }
+
+        static Positional of(AsynchronousFileChannel ch) {
+            return new Positional() {
+                public int read(ByteBuffer dst, long position) throws IOException {
+                    return waitFor(ch.read(dst, position));
+                }
+
+                public int write(ByteBuffer src, long position) throws IOException {
+                    return waitFor(ch.write(src, position));
+                }
+            };
+        }
+
+        private static int waitFor(Future<Integer> transfer) throws IOException {
+            try {
+                return transfer.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException | TimeoutException e) {
+                throw new AssertionError("a transfer that did not end", e);
+            }
         }
     }
 
