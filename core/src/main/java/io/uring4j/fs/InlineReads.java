@@ -194,7 +194,7 @@ final class InlineReads implements Uring.Companion {
             } else {
                 LockSupport.park(this);
                 interrupted |= Thread.interrupted();   // park returns at once while the status is set
-                if (read.rescued && !read.done && read.withdraw()) {
+                if (read.rescued && !read.done && read.claim()) {
                     read.result = read.inPlace();       // its combiner is stuck in its yield (StallWatch)
                     break;
                 }
@@ -233,8 +233,8 @@ final class InlineReads implements Uring.Companion {
     /**
      * One waiting read; {@code done} publishes {@code result}. It holds {@code dst} itself, not just its address:
      * memory of an automatic arena must stay reachable while the kernel may write to it. Whoever first claims it
-     * owns it: a combiner ({@link #take}), or its own reader, told to by the {@link StallWatch}, which then reads in
-     * place ({@link #withdraw}); a withdrawn read stays queued until a combiner pops and drops it.
+     * owns it ({@link #claim}): a combiner, or its own reader, told to by the {@link StallWatch}, which then reads in
+     * place; a withdrawn read stays queued until a combiner pops and drops it.
      */
     private static final class Read {
         private static final VarHandle CLAIMED;
@@ -270,13 +270,11 @@ final class InlineReads implements Uring.Companion {
             this.device = device;
         }
 
-        /** Claims the read for a combiner: false if its reader withdrew it. */
-        boolean take() {
-            return CLAIMED.compareAndSet(this, false, true);
-        }
-
-        /** Claims the read for its own reader: false if a combiner took it, and will complete it. */
-        boolean withdraw() {
+        /**
+         * Claims the read, for a combiner that takes it or for its own reader that withdraws it: false if the other
+         * claimed it first (a combiner then completes it; a reader reads it in place).
+         */
+        boolean claim() {
             return CLAIMED.compareAndSet(this, false, true);
         }
 
@@ -414,7 +412,7 @@ final class InlineReads implements Uring.Companion {
         /** Moves up to {@code max - n} reads from {@code from} into the batch from index {@code n}; the new size. */
         private int take(Pending from, int n, int max, boolean closed) {
             for (Read r; n < max && (r = from.pop()) != null; ) {
-                if (!r.take()) {
+                if (!r.claim()) {
                     continue;                           // withdrawn: its reader read it in place
                 }
                 batch[n] = r;
