@@ -1,15 +1,17 @@
 package io.uring4j.fs;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.file.Path;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.nio.file.Watchable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,11 +20,18 @@ import java.util.concurrent.TimeUnit;
  * the provider flag) and an event's {@link WatchEvent#context()} is one of its paths. Each platform key has one
  * key here, so a directory registered twice gives the same key, and keys taken from the service are the ones
  * registration returned, as with the JDK's.
+ *
+ * <p>A key is held only while it is valid. An invalid key is never queued again, but one that was queued when it
+ * became invalid (cancelled, or its directory deleted) is still taken once: it is then found weakly, so the key the
+ * caller still holds comes back, and one the caller dropped is not kept for ever — nor is one never taken.
  */
 final class UringWatchService implements WatchService {
     private final UringFileSystem fs;
     private final WatchService platform;
-    private final Map<WatchKey, Key> keys = new ConcurrentHashMap<>();
+    /** The valid keys' wrappers, by platform key; guarded by this. */
+    private final Map<WatchKey, Key> keys = new HashMap<>();
+    /** Invalid keys' wrappers, for a last take of a key that was queued; guarded by this. */
+    private final Map<WatchKey, WeakReference<Key>> invalid = new WeakHashMap<>();
 
     UringWatchService(UringFileSystem fs, WatchService platform) {
         this.fs = fs;
@@ -32,14 +41,16 @@ final class UringWatchService implements WatchService {
     /** {@link UringPath#register}: registers the platform path of {@code dir} with the platform's service. */
     WatchKey register(UringPath dir, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers)
             throws IOException {
-        WatchKey key = UringPath.unwrap(dir).register(platform, events, modifiers);
-        return keys.computeIfAbsent(key, k -> new Key(k, dir));
+        return ours(UringPath.unwrap(dir).register(platform, events, modifiers), dir);
     }
 
     @Override
     public void close() throws IOException {
         platform.close();
-        keys.clear();
+        synchronized (this) {
+            keys.clear();
+            invalid.clear();
+        }
     }
 
     @Override
@@ -58,7 +69,34 @@ final class UringWatchService implements WatchService {
     }
 
     private WatchKey ours(WatchKey key) {
-        return key == null ? null : keys.computeIfAbsent(key, k -> new Key(k, fs.wrap((Path) k.watchable())));
+        return key == null ? null : ours(key, null);
+    }
+
+    /** The wrapper of {@code key}, made with {@code dir} (or its own directory) if it has none. */
+    private synchronized Key ours(WatchKey key, Path dir) {
+        Key k = keys.get(key);
+        if (k == null) {
+            WeakReference<Key> ref = invalid.get(key);
+            k = ref == null ? null : ref.get();
+        }
+        if (k == null) {
+            k = new Key(key, dir != null ? dir : fs.wrap((Path) key.watchable()));
+        }
+        if (key.isValid()) {
+            keys.put(key, k);
+        } else {
+            invalidated(k);
+        }
+        return k;
+    }
+
+    /** {@code k} is invalid for good: let it go, but find it while the caller holds it in case it is taken. */
+    private synchronized void invalidated(Key k) {
+        keys.remove(k.platform);
+        WeakReference<Key> ref = invalid.get(k.platform);
+        if (ref == null || ref.get() != k) {
+            invalid.put(k.platform, new WeakReference<>(k));
+        }
     }
 
     private final class Key implements WatchKey {
@@ -72,7 +110,11 @@ final class UringWatchService implements WatchService {
 
         @Override
         public boolean isValid() {
-            return platform.isValid();
+            if (platform.isValid()) {
+                return true;
+            }
+            invalidated(this);
+            return false;
         }
 
         @Override
@@ -87,12 +129,17 @@ final class UringWatchService implements WatchService {
 
         @Override
         public boolean reset() {
-            return platform.reset();
+            if (platform.reset()) {
+                return true;
+            }
+            invalidated(this);
+            return false;
         }
 
         @Override
         public void cancel() {
             platform.cancel();
+            invalidated(this);
         }
 
         @Override
