@@ -592,6 +592,24 @@ public final class AsyncFile implements AutoCloseable {
         return PlatformFiles.sameFile(fd(), path);
     }
 
+    /** A call given the fd. */
+    interface FdCall<T> {
+        T run(int fd) throws IOException;
+    }
+
+    /**
+     * Runs {@code call} with the fd in use, so that it is neither closed nor its number reused meanwhile. Not for a
+     * call that may wait for ever: close waits for it.
+     */
+    <T> T withFd(FdCall<T> call) throws IOException {
+        int fd = guard.acquire();
+        try {
+            return call.run(fd);
+        } finally {
+            guard.release();
+        }
+    }
+
     @Override
     public String toString() {
         return "AsyncFile[" + path + ", fd " + fd() + (isOpen() ? "" : ", closed") + "]";

@@ -1,10 +1,14 @@
 package io.uring4j.fs;
 
+import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.LibC;
+
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.OpenOption;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.Set;
@@ -14,9 +18,10 @@ import java.util.Set;
  * channels to: opened on first use on the same open file ({@code /proc/self/fd/N}), so locks are this file's locks
  * and the JDK's JVM-wide lock table sees overlaps with every other channel; closed together with the uring4j file.
  *
- * <p>An open may wait (reopening a FIFO for one end waits for a peer at the other; a device's open may wait too),
- * so no open runs under the lock that {@link #closeWithFile} takes: one that waits holds up neither close nor, for
- * longer than it lasts, the other callers, whom close ends.
+ * <p>An open may wait: reopening a FIFO for one end waits for a peer at the other, which the JDK's channel, using
+ * its own fd, never does. So a FIFO's peer is opened for the moment of the reopen ({@link #open}), and no open runs
+ * under the lock that {@link #closeWithFile} takes: one that waits anyway (a device's, say) holds up neither close
+ * nor, for longer than it lasts, the other callers, whom close ends.
  */
 final class JdkDelegate<C extends Channel> {
     /** Opens the JDK channel with the access modes of the uring4j one. */
@@ -121,7 +126,31 @@ final class JdkDelegate<C extends Channel> {
         if (file.isDirect() && OpenOptions.JDK_DIRECT != null) {
             options.add(OpenOptions.JDK_DIRECT);        // the same file's I/O: its writes bypass the cache too
         }
-        return opener.open(options);
+        if ((readable && writable) || !file.isOther()) {
+            return opener.open(options);                // O_RDWR opens a FIFO without waiting for a peer
+        }
+        return file.withFd(fd -> LibC.fileType(fd) == LibC.S_IFIFO
+                ? openWithPeer(opener, options) : opener.open(options));
+    }
+
+    /**
+     * Opens a FIFO's one end while holding its other end for the moment, non-blocking, so the open does not wait
+     * for a peer that may never come. This channel's own fd is an open at our end, so the peer's open succeeds (a
+     * writer's needs a reader) unless it is not permitted: an error then, not a wait. For that moment a process
+     * waiting in its own open of the FIFO's other end may get through, as it would for any peer.
+     */
+    private C openWithPeer(Opener<C> opener, Set<OpenOption> options) throws IOException {
+        Path path = file.reopenPath();
+        int peer = LibC.open(path.toString(), (readable ? LibC.O_WRONLY : LibC.O_RDONLY) | LibC.O_NONBLOCK
+                | LibC.O_CLOEXEC, 0);
+        if (peer < 0) {
+            throw FileErrors.translate(new ErrnoException("open", peer), path, null);
+        }
+        try {
+            return opener.open(options);
+        } finally {
+            LibC.close(peer);
+        }
     }
 
     /**

@@ -45,7 +45,8 @@
  * Heap buffers never reach the kernel: they are copied through a leased native buffer (pooled up to 64 KiB),
  * released only once the kernel is done with it. {@code map} and {@code lock} go to a JDK channel opened on
  * {@code /proc/self/fd/N}: the same file even after a rename or DELETE_ON_CLOSE, and POSIX locks belong to the
- * process and inode, so the JDK's JVM-wide lock table keeps working.
+ * process and inode, so the JDK's JVM-wide lock table keeps working. A FIFO's reopen for one end would wait for a
+ * peer, where the JDK's calls on its own fd never do, so the other end is held open, non-blocking, for that moment.
  *
  * <h2>Blocking reads</h2>
  * {@code BlockingReads} chooses where each blocking read of a file goes, in one method: a buffered file's read
