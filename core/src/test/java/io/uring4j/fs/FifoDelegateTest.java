@@ -2,13 +2,19 @@ package io.uring4j.fs;
 
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.ChildJvm;
+import io.uring4j.testkit.ThreadSyscalls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -23,9 +29,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static io.uring4j.fs.FsTestKit.mkfifo;
+import static io.uring4j.testkit.Await.awaitCondition;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * map, lock and transferTo on a FIFO whose peer has gone, through the JDK's channels and the provider's side by
@@ -113,6 +121,58 @@ class FifoDelegateTest {
             assertThat(lock.isValid()).isTrue();
             lock.release();
             bounded(() -> ch.lock(0, 10, true).get()).release();
+        }
+    }
+
+    /**
+     * A shared lock of the FIFO waits while another process holds it exclusively, outside every lock of the
+     * channel's: closing the channel ends the wait with AsynchronousCloseException, as the JDK's close does.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring4j"})
+    void closeEndsALockWaitingForAnotherProcesss(String which) throws Exception {
+        Process child = ChildJvm.start(LockHolder.class, "-Dfifo=" + fifo);
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream()));
+            assertThat(out.readLine()).isEqualTo("locked");
+            FileChannel ch = FileChannel.open(path(which), READ);
+            dropHolder();
+            CompletableFuture<FileLock> lock = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    lock.complete(ch.lock(0, Long.MAX_VALUE, true));
+                } catch (Throwable e) {
+                    lock.completeExceptionally(e);
+                }
+            });
+            awaitCondition(() -> {
+                try {
+                    return ThreadSyscalls.waitingForLock();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            bounded(() -> {
+                ch.close();
+                return null;
+            });
+            assertThatThrownBy(() -> lock.get(BOUND_SECONDS, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(AsynchronousCloseException.class);
+        } finally {
+            child.getOutputStream().close();            // its end: the child's lock goes with it
+            assertThat(child.waitFor(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /** The child's part: locks the FIFO exclusively, says so, and holds the lock until its stdin ends. */
+    static final class LockHolder {
+        public static void main(String[] args) throws IOException {
+            try (FileChannel ch = FileChannel.open(Path.of(System.getProperty("fifo")), READ, WRITE);
+                 FileLock lock = ch.lock()) {
+                System.out.println("locked");
+                System.out.flush();
+                System.in.readAllBytes();
+            }
         }
     }
 

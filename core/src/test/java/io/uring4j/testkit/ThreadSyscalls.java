@@ -4,22 +4,33 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /** What this process's threads are doing in the kernel, from {@code /proc/self/task/*}. */
 public final class ThreadSyscalls {
     private static final String WRITE = "1";
+    private static final String FCNTL = "72";
+    private static final long F_SETLKW = 7;
 
     private ThreadSyscalls() {
     }
 
     /** Whether a thread of ours is blocked in write(2) on {@code fd}: its /proc syscall line says so. */
     public static boolean writing(int fd) throws IOException {
+        return anyThreadIn(call -> call.length > 1 && call[0].equals(WRITE) && Long.decode(call[1]) == fd);
+    }
+
+    /** Whether a thread of ours waits for a record lock, in fcntl(2) with F_SETLKW, on any fd. */
+    public static boolean waitingForLock() throws IOException {
+        return anyThreadIn(call -> call.length > 2 && call[0].equals(FCNTL) && Long.decode(call[2]) == F_SETLKW);
+    }
+
+    private static boolean anyThreadIn(Predicate<String[]> syscall) throws IOException {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             return tasks.anyMatch(task -> {
                 try {
-                    String[] call = Files.readString(task.resolve("syscall")).trim().split(" ");
-                    return call.length > 1 && call[0].equals(WRITE) && Long.decode(call[1]) == fd;
+                    return syscall.test(Files.readString(task.resolve("syscall")).trim().split(" "));
                 } catch (IOException e) {
                     return false;       // the thread has gone
                 }
