@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * in flight; bytes written meanwhile go out with the next). The outbox holds a use of the fd from its first byte
  * until it is idle again, so a close lets what was taken go out before the fd is closed, as the kernel sends a
  * closed socket's buffer — for at most the linger ({@link #lingerOnClose}), so that peers that stop reading cannot
- * hold fds and chunks for ever; a shutdown of the output waits likewise ({@link #shutdownWhenDrained}). A SEND that
- * fails loses what was queued, as a socket's error does, and fails every later write of the channel.
+ * hold fds and chunks for ever; a shutdown of the output waits until they have gone ({@link #awaitSent}). A SEND
+ * that fails loses what was queued, as a socket's error does, and fails every later write and shutdown of the
+ * channel.
  */
 final class AsyncOutbox implements Op, AsyncRing.Completion {
     static final int CAPACITY = Outbox.CAPACITY;
@@ -68,7 +69,6 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     private int state;
     private int failure;
     private Waiter waiter;
-    private boolean shutdownWhenDrained;
     /** The channel closed and its linger ran out: what is left is dropped. */
     private boolean abandoned;
     /** After a close with bytes queued: the TIMEOUT request that ends the linger (one at a time), and its time. */
@@ -137,7 +137,6 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     public void completed(int result, boolean timedOut) {
         Waiter next = null;
         AsyncRing.Request lingering = null;
-        boolean shut = false;
         boolean more;
         int failed;
         synchronized (this) {
@@ -163,17 +162,13 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 next = waiter;
                 waiter = null;
                 lingering = linger;
-                shut = shutdownWhenDrained;
-                shutdownWhenDrained = false;
+                notifyAll();                    // a shutdownOutput waiting for the last send
             }
             failed = failure;
         }
         if (more) {
             ring.submit(request);
             return;
-        }
-        if (shut) {
-            Sockets.shutdown(fd, Sockets.SHUT_WR);      // as shutdownOutput would have; the peer may be gone
         }
         if (lingering != null) {
             ring.cancel(lingering);             // all sent: the linger has nothing to end
@@ -259,12 +254,33 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         after(r, RETRY_NANOS);
     }
 
-    /** The channel's shutdownOutput: true if it must wait until what was taken has gone (it is done then). */
-    synchronized boolean shutdownWhenDrained() {
-        if (state == IDLE) {
-            return false;
+    /**
+     * The channel's shutdownOutput: waits until what was taken has been sent (a poller steps down first, through
+     * {@code beforeBlocking}, so that another sends it), then answers 0, or the {@code -errno} of a send that
+     * failed for good: the bytes it lost must not be followed by a FIN as if they had gone.
+     */
+    int awaitSent(Runnable beforeBlocking) throws java.io.InterruptedIOException {
+        synchronized (this) {
+            if (state == IDLE) {
+                return failure;
+            }
         }
-        shutdownWhenDrained = true;
-        return true;
+        beforeBlocking.run();
+        synchronized (this) {
+            while (state != IDLE) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("shutdownOutput interrupted");
+                }
+            }
+            return failure;
+        }
+    }
+
+    /** Nothing queued nor in flight. */
+    synchronized boolean idle() {
+        return state == IDLE;
     }
 }

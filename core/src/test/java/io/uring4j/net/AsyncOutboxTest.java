@@ -32,6 +32,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -262,6 +263,46 @@ class AsyncOutboxTest {
         peer.write(ByteBuffer.wrap(new byte[] {'x'}));
         ByteBuffer in = ByteBuffer.allocate(1);
         assertThat(AsyncKit.get(channel.read(in))).as("the input is still open").isEqualTo(1);
+    }
+
+    /** Another thread's shutdownOutput, while the peer has not read what a handler wrote yet. */
+    @Test
+    void aShutdownOfTheOutputReturnsOnlyOnceWhatWasTakenHasBeenSent() throws Exception {
+        connect(true);
+        onPoller(ch -> assertThat(ch.write(block(5, CHUNK)).get()).isEqualTo(CHUNK));
+        AsyncOutbox outbox = ((UringAsynchronousSocketChannel) channel).outbox();
+        CompletableFuture<Boolean> sentWhenShut = CompletableFuture.supplyAsync(() -> {
+            try {
+                channel.shutdownOutput();
+                return outbox.idle();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertThat(ByteBuffer.wrap(readFully(peer, CHUNK))).isEqualTo(block(5, CHUNK));
+        assertThat(peer.read(ByteBuffer.allocate(1))).as("end of stream").isEqualTo(-1);
+        assertThat(AsyncKit.get(sentWhenShut)).as("every byte sent when shutdownOutput returned").isTrue();
+    }
+
+    /** The peer resets the connection while a shutdownOutput waits for bytes it never takes. */
+    @Test
+    void aShutdownOfTheOutputWaitingForASendThatFailsThrowsTheFailure() throws Exception {
+        connect(true);
+        onPoller(ch -> assertThat(ch.write(block(5, CHUNK)).get()).isEqualTo(CHUNK));
+        CompletableFuture<Void> shut = CompletableFuture.runAsync(() -> {
+            try {
+                channel.shutdownOutput();
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        peer.setOption(StandardSocketOptions.SO_LINGER, 0);
+        peer.close();                                           // a reset: the send fails for good
+        Throwable failure = AsyncKit.failureOf(shut);
+        assertThat(failure).isInstanceOf(IOException.class).hasCauseInstanceOf(ErrnoException.class);
+        assertThat(failure.getCause()).hasMessageMatching("send: E(PIPE|CONNRESET).*");
+        assertThatThrownBy(channel::shutdownOutput).as("and again").isInstanceOf(IOException.class)
+                .cause().hasMessageMatching("send: E(PIPE|CONNRESET).*");
     }
 
     @Test
