@@ -169,4 +169,14 @@ final class ChannelSockets {
     static boolean closedUnder(IOException e) {
         return e instanceof ErrnoException errno && (errno.errno() == Errno.ECANCELED || errno.errno() == Errno.EBADF);
     }
+
+    /**
+     * Whether the socket's receive queue holds bytes nobody has read: a close then resets the connection, as the
+     * kernel's does. A peek, which takes nothing.
+     */
+    static boolean unreadInput(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            return Sockets.recv(fd, arena.allocate(1), Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT) > 0;
+        }
+    }
 }

@@ -17,7 +17,8 @@ import java.nio.ByteBuffer;
  * flight; bytes written meanwhile go out with the next). The chunk is native memory the SEND reads, so it goes
  * back to the selector's {@link SendChunks} only at the completion that empties the outbox. A send that fails
  * makes every later write of the channel throw, as a socket's error does. Bytes queued before a close still go
- * out: the channel's fd is closed only when its key lets go of it, after the last send.
+ * out: the channel's fd is closed only when its key lets go of it, after the last send — unless the close resets
+ * the connection (input left unread, {@link #discard}): then they are dropped, as the kernel drops unsent data.
  */
 final class Outbox {
     static final int CAPACITY = 16 * 1024;
@@ -35,6 +36,8 @@ final class Outbox {
     private int end;
     private int state;
     private int failure;
+    /** The channel closed with input unread, which resets the connection: what is queued is dropped, not sent. */
+    private boolean discarding;
 
     Outbox(Readiness readiness) {
         this.readiness = readiness;
@@ -54,11 +57,24 @@ final class Outbox {
         if (owner != key) {
             return true;
         }
+        if (state == QUEUED && discarding) {
+            idle(true);                 // no SEND in flight: the chunk goes back now
+            return true;
+        }
         if (state == IDLE) {
             owner = null;
             return true;
         }
         return false;
+    }
+
+    /** The channel's close resets the connection: nothing more is sent, and the SEND in flight is to be cancelled. */
+    synchronized void discard() {
+        discarding = true;
+    }
+
+    synchronized boolean discarding() {
+        return discarding;
     }
 
     /**
@@ -145,6 +161,9 @@ final class Outbox {
      * {@link #sendAddress}), or 0 once the outbox is idle again (then detached if its key has gone, and writable).
      */
     synchronized int sent(int result, boolean keyGone) {
+        if (discarding) {
+            return lost(-Errno.ECANCELED, keyGone);     // the kernel is done with the chunk: it goes back
+        }
         if (result > 0) {
             start += result;
         } else if (result < 0 && !tryAgain(result)) {

@@ -36,6 +36,11 @@ final class SelectorLink {
     private volatile int connectFailure;
     /** Closed with bytes queued: the peer is told (SHUT_WR) once they have gone. */
     private volatile boolean shutdownOnDrain;
+    /**
+     * A connected TCP socket, closed: input the application never read, found in the inbox when the fd is
+     * finally closed, resets the connection ({@link #resetIfUnread}).
+     */
+    private volatile boolean closedConnected;
     /** Run once the channel is closed: an inherited channel lets go of standard input ({@link InheritedChannels}). */
     private Runnable afterClose;
 
@@ -92,6 +97,9 @@ final class SelectorLink {
                 primary = null;
             }
         }
+        if (closedConnected && holds.get() == 1) {
+            resetIfUnread(guard.fd(), false);   // bytes a receive delivered after the close, say; the hold keeps fd
+        }
         holds.decrementAndGet();
         guard.release();
     }
@@ -119,11 +127,19 @@ final class SelectorLink {
      * fd closes when the selector deregisters the channel's key, at its next select — as with the JDK's.
      */
     void close(EventLoop loop, boolean connectedTcp) throws IOException {
+        closedConnected = connectedTcp;
         if (connectedTcp && held()) {
-            shutdownOnDrain = true;
             if (outbox.idle()) {
-                shutdownOutput();   // else once the queued bytes have gone (drained)
+                shutdownOnDrain = true;
+                shutdownOutput();   // the JDK's FIN; then, if input is left unread, a reset when the fd closes
+                resetIfUnread(false);
+            } else if (resetIfUnread(true)) {
+                outbox.discard();   // a reset, which drops what was not sent yet (no FIN after a cut stream)
+            } else {
+                shutdownOnDrain = true;             // once the queued bytes have gone (drained)
             }
+        } else if (connectedTcp) {
+            resetIfUnread(false);   // the kernel resets for its own unread bytes, not for the inbox's
         }
         CompletableFuture<Void> closed = guard.close();
         try {
@@ -134,6 +150,38 @@ final class SelectorLink {
             if (afterClose != null) {
                 afterClose.run();
             }
+        }
+    }
+
+    /**
+     * A closed channel's connection is reset if it received input the application never read — in the inbox, or
+     * ({@code askKernel}) still in the socket: as the kernel's close does (RST instead of FIN, unsent data
+     * dropped), which cannot see the bytes a selector's receive took. SO_LINGER {on, 0} makes the fd's close, when
+     * the last hold lets go, the reset. True if it will be.
+     */
+    private boolean resetIfUnread(boolean askKernel) {
+        try {
+            int fd = guard.acquire();
+            try {
+                return resetIfUnread(fd, askKernel);
+            } finally {
+                guard.release();
+            }
+        } catch (IOException closing) {
+            return false;
+        }
+    }
+
+    /** {@link #resetIfUnread(boolean)} on {@code fd}, which the caller holds open. */
+    private boolean resetIfUnread(int fd, boolean askKernel) {
+        if (inbox.available() == 0 && !(askKernel && ChannelSockets.unreadInput(fd))) {
+            return false;
+        }
+        try {
+            SocketOptions.linger(fd, 0);
+            return true;
+        } catch (IOException best) {
+            return false;           // best effort, as the kernel's: the peer sees a FIN
         }
     }
 

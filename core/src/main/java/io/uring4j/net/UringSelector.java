@@ -582,9 +582,15 @@ final class UringSelector extends AbstractSelector {
             endReceive(key);
         }
         if (removePoll && key.link.outbox != null && !key.link.outbox.detachIfIdle(key)) {
-            sends.send(key);        // bytes queued before a close still go out; the fd is held until they have
-            linger(key, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
-                    Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
+            if (key.link.outbox.discarding()) {
+                // A close that resets: the send in flight is cancelled (again shortly, if between two requests).
+                ring.cancel(key.sendUserData);
+                linger(key, System.nanoTime() + LINGER_RETRY_NANOS);
+            } else {
+                sends.send(key);    // bytes queued before a close still go out; the fd is held until they have
+                linger(key, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                        Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
+            }
         }
         key.armedUserData = 0;
         if (key.pollsInFlight == 0 || !removePoll) {

@@ -119,10 +119,12 @@
  *       shutdownOutput that would have followed the lost bytes. A close sends what was queued before it, then
  *       shuts the output down; the key holds the fd until the last SEND has completed — for at most 30 s
  *       ({@code uring4j.selector.closeLingerMillis}), then the send is cancelled, as the kernel gives an
- *       orphaned socket's data up. A blocking write or shutdownOutput waits for the queue to drain. If nobody
- *       selects (code that writes and then waits for something else, or closed its channel and waits for the
- *       peer), the {@code SendFlusher} thread submits a selector's queued sends and removals after a millisecond
- *       and reaps them; it sleeps while there are none. The chunks come in slabs
+ *       orphaned socket's data up. A close with input left unread (in the inbox, which the kernel cannot see, or
+ *       in the socket) resets the connection as the kernel's close does: SO_LINGER {on, 0} makes the fd's close a
+ *       RST, and what is still queued is dropped, its send cancelled. A blocking write or shutdownOutput waits for
+ *       the queue to drain. If nobody selects (code that writes and then waits for something else, or closed its
+ *       channel and waits for the peer), the {@code SendFlusher} thread submits a selector's queued sends and
+ *       removals after a millisecond and reaps them; it sleeps while there are none. The chunks come in slabs
  *       ({@code SendChunks}); a slab a burst added is freed once it has lent nothing for a second or two, so
  *       memory goes back down after the burst (this holds for the asynchronous outboxes too).</li>
  * </ul>

@@ -459,6 +459,85 @@ abstract class SelectorContract extends ClosesAfterEach {
         before.awaitNoneOpenedSince();
     }
 
+    /**
+     * As the kernel's close of a socket with unread input, which the JDK's close is: a reset, not a FIN — though
+     * what was received was received by the selector (uring4j's takes it into the channel's inbox).
+     */
+    @Test
+    void aChannelClosedWithReceivedInputLeftUnreadResetsTheConnection() throws Exception {
+        Selector selector = selector();
+        SocketChannel[] p = pair(server());
+        SelectionKey key = p[1].register(selector, OP_READ);
+        p[0].write(ByteBuffer.wrap("0123456789".getBytes()));
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        assertThat(p[1].read(bytes(4))).isEqualTo(4);
+        key.cancel();
+        selector.selectNow();                                   // deregistered: the close is the fd's
+        p[1].close();
+        assertThatThrownBy(() -> p[0].read(bytes(8))).isInstanceOf(IOException.class)
+                .hasMessage("Connection reset");
+    }
+
+    /**
+     * A registered channel's close shuts its output down at once (the peer reads the end of stream), and the next
+     * select, which closes the fd, resets the connection if input was left unread: the peer's socket is gone (so
+     * its writes fail) without any write of its own drawing the reset.
+     */
+    @Test
+    void aRegisteredChannelClosedWithInputLeftUnreadResetsTheConnectionWhenItsFdCloses() throws Exception {
+        Selector selector = selector();
+        SocketChannel[] p = pair(server());
+        p[1].register(selector, OP_READ);
+        p[0].write(ByteBuffer.wrap("0123456789".getBytes()));
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        assertThat(p[1].read(bytes(4))).isEqualTo(4);
+        p[1].close();
+        assertThat(p[0].read(bytes(8))).as("the peer sees the close at once").isEqualTo(-1);
+        selector.selectNow();
+        int port = ((InetSocketAddress) p[0].getLocalAddress()).getPort();
+        awaitCondition(() -> !inTcpTable(port));                // reset: no CLOSE_WAIT left behind
+        assertThatThrownBy(() -> p[0].write(bytes(8))).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void aRegisteredChannelClosedWithAllInputReadSendsWhatItWroteThenTheEndOfStream() throws Exception {
+        Selector selector = selector();
+        SocketChannel[] p = pair(server());
+        p[1].register(selector, OP_READ);
+        p[0].write(ByteBuffer.wrap("0123456789".getBytes()));
+        assertThat(selector.select(WAIT)).isEqualTo(1);
+        assertThat(p[1].read(bytes(16))).isEqualTo(10);
+        byte[] data = new byte[3000];
+        Arrays.fill(data, (byte) 'x');
+        assertThat(p[1].write(ByteBuffer.wrap(data))).isEqualTo(data.length);
+        p[1].close();
+        selector.selectNow();
+        ByteBuffer got = ByteBuffer.allocate(data.length);
+        while (got.hasRemaining()) {
+            assertThat(p[0].read(got)).as("end of stream too early").isPositive();
+        }
+        assertThat(got.array()).isEqualTo(data);
+        assertThat(p[0].read(bytes(1))).as("end of stream").isEqualTo(-1);
+    }
+
+    /** Whether a socket bound to {@code localPort} is in the kernel's TCP tables (not in TIME_WAIT). */
+    private static boolean inTcpTable(int localPort) {
+        String local = String.format(":%04X", localPort);
+        try {
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 4 && f[1].endsWith(local) && !f[3].equals("06")) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
     void closingTheSelectorEndsASelectInProgressAndDeregistersEveryKey() throws Exception {
         Selector selector = selector();

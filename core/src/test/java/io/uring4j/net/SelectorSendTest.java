@@ -28,6 +28,7 @@ import static io.uring4j.testkit.Await.awaitCondition;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What {@link UringSelector}'s queued sends ({@link Outbox}) add to the channel contract: a write made between
@@ -187,6 +188,45 @@ class SelectorSendTest extends ClosesAfterEach {
         }
         assertThat(Sockets.localPort(fd)).as("held while the send may go").isNotNegative();
         awaitCondition(() -> Sockets.localPort(fd) < 0);
+    }
+
+    /**
+     * A close with input left unread resets the connection, as the kernel's close does: the bytes still queued are
+     * dropped (the send cancelled, its chunk given back) and the fd closes without waiting for the peer to take
+     * them; the peer reads what reached it, then the reset.
+     */
+    @Test
+    void aCloseWithInputLeftUnreadDropsTheQueuedBytesAndResetsTheConnection() throws Exception {
+        Selector selector = closing(PROVIDER.openSelector());
+        SocketChannel[] p = pair(server(), selector);
+        SelectorLink link = ((UringSocketChannel) p[1]).link();
+        int fd = link.guard.fd();
+        ByteBuffer src = ByteBuffer.allocate(4096);             // small enough for the outbox to take
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        while (p[1].write(src.clear()) > 0) {                   // until the socket's buffers and the outbox are full
+            selector.selectNow();
+            assertThat(System.nanoTime() - deadline).as("never full").isNegative();
+        }
+        p[0].write(ByteBuffer.wrap("unread".getBytes()));
+        awaitCondition(() -> {
+            try {
+                selector.selectNow();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return link.inbox.available() == 6;
+        });
+        assertThat(link.outbox.idle()).as("bytes queued").isFalse();
+        p[1].close();
+        selector.selectNow();                                   // deregisters: the send is cancelled
+        awaitCondition(() -> Sockets.localPort(fd) < 0);        // long before the linger's 30 s
+        assertThat(link.outbox.idle()).as("the chunk given back").isTrue();
+        ByteBuffer sink = ByteBuffer.allocate(1 << 16);
+        assertThatThrownBy(() -> {
+            while (p[0].read(sink.clear()) >= 0) {
+                assertThat(System.nanoTime() - deadline).as("never reset").isNegative();
+            }
+        }).isInstanceOf(IOException.class).hasMessage("Connection reset");
     }
 
     @Test
