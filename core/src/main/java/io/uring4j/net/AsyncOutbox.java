@@ -7,6 +7,7 @@ import io.uring4j.runtime.Op;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -206,17 +207,28 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
 
     /**
      * The channel's close: whether bytes are queued or in flight. Then the fd is held until they have gone — or
-     * until the linger runs out, when their send is cancelled.
+     * until the linger runs out, when their send is cancelled. With input left unread the close is a reset, as the
+     * kernel's (SO_LINGER {on, 0}, for the fd's close once the send has ended), which drops unsent data: the
+     * linger runs out at once.
      */
     boolean lingerOnClose() {
         AsyncRing r;
         synchronized (this) {
             if (state == IDLE) {
-                return false;
+                return false;       // the fd closes now: the kernel resets for unread input itself
             }
             r = ring;
         }
-        after(r, TimeUnit.MILLISECONDS.toNanos(Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
+        boolean reset = false;
+        if (ChannelSockets.unreadInput(fd)) {                   // the outbox's use holds the fd open
+            try {
+                SocketOptions.linger(fd, 0);
+                reset = true;
+            } catch (IOException best) {
+                // the bytes go out, and the fd's close resets for the unread input then
+            }
+        }
+        after(r, reset ? 0 : TimeUnit.MILLISECONDS.toNanos(Long.getLong(LINGER_PROPERTY, LINGER_DEFAULT_MILLIS)));
         return true;
     }
 

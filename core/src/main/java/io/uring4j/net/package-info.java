@@ -157,7 +157,8 @@
  *       and a response with the enter that re-arms its connection's read. A write on another thread, or a larger
  *       one, into an idle outbox goes as above; one that finds bytes queued waits behind them, its timeout counted
  *       meanwhile. A close lets what was taken go out before the fd is closed (for at most 30 s,
- *       {@code uring4j.async.closeLingerMillis}, as the kernel gives up on an orphaned socket's data in the end), a
+ *       {@code uring4j.async.closeLingerMillis}, as the kernel gives up on an orphaned socket's data in the end) —
+ *       unless input was left unread: then, as the kernel's close, the connection is reset and they are dropped; a
  *       shutdownOutput returns once it has been sent, and a failed send fails the channel's later writes and
  *       shutdownOutput (no FIN follows lost bytes). The group's
  *       termination cancels the sends still waiting for a peer to read.</li>

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.uring4j.testkit.Await.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -222,6 +223,38 @@ class AsyncOutboxTest {
             assertThat(System.nanoTime()).as("the fd is still open").isLessThan(deadline);
             Thread.sleep(10);
         }
+    }
+
+    /**
+     * As the kernel's close of a socket with unread input: a reset, which drops what was not sent yet — the fd
+     * closes without waiting for the peer to take the outbox's bytes, and the peer reads what reached it, then
+     * the reset.
+     */
+    @Test
+    void aCloseWithInputLeftUnreadDropsWhatWasTakenAndResetsTheConnection() throws Exception {
+        connect(true);
+        onPoller(ch -> assertThat(ch.write(block(3, CHUNK)).get()).isEqualTo(CHUNK));
+        Matcher number = Pattern.compile("fd (\\d+)").matcher(channel.toString());
+        assertThat(number.find()).isTrue();
+        int fdNumber = Integer.parseInt(number.group(1));
+        Path fd = Path.of("/proc/self/fd", number.group(1));
+        Path socket = Files.readSymbolicLink(fd);
+        peer.write(ByteBuffer.wrap("unread".getBytes()));
+        awaitCondition(() -> ChannelSockets.unreadInput(fdNumber));
+        channel.close();
+        awaitCondition(() -> {                              // long before the linger's 30 s
+            try {
+                return !isLink(fd, socket);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        ByteBuffer sink = ByteBuffer.allocate(1 << 16);
+        assertThatThrownBy(() -> {
+            while (peer.read(sink.clear()) >= 0) {
+                sink.clear();
+            }
+        }).isInstanceOf(IOException.class).hasMessage("Connection reset");
     }
 
     @Test

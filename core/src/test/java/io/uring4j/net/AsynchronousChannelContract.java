@@ -133,6 +133,29 @@ abstract class AsynchronousChannelContract extends AsynchronousGroupContract {
         }
     }
 
+    /** As the kernel's close of a socket with unread input: a reset, not a FIN, after what was written. */
+    @Test
+    void aCloseWithInputLeftUnreadResetsTheConnection() throws Exception {
+        try (AsynchronousServerSocketChannel server = server(); Pair p = pair(server)) {
+            assertThat(get(p.client().write(ByteBuffer.wrap(pattern(3, 10))))).isEqualTo(10);
+            assertThat(get(AsyncKit.readFully(p.accepted(), ByteBuffer.allocate(4)))).isEqualTo(4);
+            assertThat(get(p.accepted().write(ByteBuffer.wrap(pattern(4, 100))))).isEqualTo(100);
+            p.accepted().close();
+            ByteBuffer into = ByteBuffer.allocate(200);
+            Throwable failure = null;
+            while (failure == null) {
+                Future<Integer> read = p.client().read(into);
+                try {
+                    assertThat(get(read)).as("end of stream instead of a reset").isPositive();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failure = e.getCause();
+                }
+            }
+            assertThat(failure).isInstanceOf(IOException.class).hasMessage("Connection reset");
+            assertThat(into.position()).as("what was written reached the peer").isEqualTo(100);
+        }
+    }
+
     @Test
     void aPeersResetFailsThatChannelOnly() throws Exception {
         try (AsynchronousServerSocketChannel server = server(); Pair healthy = pair(server)) {
