@@ -144,8 +144,8 @@ final class Outbox {
      * is then sending.
      */
     synchronized int startSend() {
-        if (state != QUEUED) {
-            return 0;
+        if (state != QUEUED || discarding) {
+            return 0;                   // discarding: dropped when the closed channel's key is deregistered
         }
         state = SENDING;
         return end - start;
