@@ -8,6 +8,7 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -271,7 +272,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
      * {@code beforeBlocking}, so that another sends it), then answers 0, or the {@code -errno} of a send that
      * failed for good: the bytes it lost must not be followed by a FIN as if they had gone.
      */
-    int awaitSent(Runnable beforeBlocking) throws java.io.InterruptedIOException {
+    int awaitSent(Runnable beforeBlocking) throws InterruptedIOException {
         synchronized (this) {
             if (state == IDLE) {
                 return failure;
@@ -284,7 +285,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                     wait();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new java.io.InterruptedIOException("shutdownOutput interrupted");
+                    throw new InterruptedIOException("shutdownOutput interrupted");
                 }
             }
             return failure;

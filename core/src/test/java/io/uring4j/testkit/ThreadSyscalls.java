@@ -26,34 +26,37 @@ public final class ThreadSyscalls {
         return anyThreadIn(call -> call.length > 2 && call[0].equals(FCNTL) && Long.decode(call[2]) == F_SETLKW);
     }
 
-    private static boolean anyThreadIn(Predicate<String[]> syscall) throws IOException {
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            return tasks.anyMatch(task -> {
-                try {
-                    return syscall.test(Files.readString(task.resolve("syscall")).trim().split(" "));
-                } catch (IOException e) {
-                    return false;       // the thread has gone
-                }
-            });
-        }
-    }
-
     /**
      * Whether one of the kernel's io_uring workers (io-wq threads, named {@code iou-wrk-*}, which belong to this
      * process) sleeps in the kernel function {@code wchan}, as {@code /proc/self/task/*}/wchan names it.
      */
     public static boolean kernelWorkerSleepingIn(String wchan) {
+        try {
+            return anyTask(task -> Files.readString(task.resolve("comm")).startsWith("iou-wrk")
+                    && Files.readString(task.resolve("wchan")).trim().equals(wchan));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean anyThreadIn(Predicate<String[]> syscall) throws IOException {
+        return anyTask(task -> syscall.test(Files.readString(task.resolve("syscall")).trim().split(" ")));
+    }
+
+    /** A look at one thread's {@code /proc/self/task/TID} directory. */
+    private interface TaskCheck {
+        boolean test(Path task) throws IOException;
+    }
+
+    private static boolean anyTask(TaskCheck check) throws IOException {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             return tasks.anyMatch(task -> {
                 try {
-                    return Files.readString(task.resolve("comm")).startsWith("iou-wrk")
-                            && Files.readString(task.resolve("wchan")).trim().equals(wchan);
+                    return check.test(task);
                 } catch (IOException e) {
                     return false;       // the thread has gone
                 }
             });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
