@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -27,6 +28,13 @@ import java.util.function.Function;
  * in flight are cancelled, and the rings are unmapped only after every CQE has arrived.
  */
 public final class Uring implements AutoCloseable {
+    /**
+     * How long past its close timeout a loop may take to stop before the close reports it stuck: the loop's last
+     * steps (failing what never completed, unmapping) run after the timeout, and a loaded machine can hold its thread
+     * off a CPU for a second or more.
+     */
+    private static final long STOP_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(5);
+
     private final EventLoop[] loops;
     private final AtomicInteger next = new AtomicInteger();
     private final UringBuilder config;
@@ -219,7 +227,7 @@ public final class Uring implements AutoCloseable {
                     continue;
                 }
                 try {
-                    String problem = loop.awaitTermination(config.closeTimeoutNanos() + 1_000_000_000L);
+                    String problem = loop.awaitTermination(config.closeTimeoutNanos() + STOP_MARGIN_NANOS);
                     if (problem != null) {
                         problems.add(problem);
                     }
