@@ -98,7 +98,12 @@ final class InlineReads implements Uring.Companion {
     /** {@link #open(int)} with the slots' rings made by {@code rings} (tests make the kernel refuse them). */
     static InlineReads open(int maxSlots, RingMaker rings) throws ErrnoException {
         InlineReads reads = new InlineReads(maxSlots, rings);
-        reads.add(LibC.threadSelf(), reads.newSlot());  // the first ring now: a kernel that refuses it refuses here
+        try {
+            reads.add(LibC.threadSelf(), reads.newSlot());  // the first ring now: a kernel that refuses it refuses here
+        } catch (ErrnoException | RuntimeException refused) {
+            reads.watch.close();                            // its thread would wait for ever
+            throw refused;
+        }
         return reads;
     }
 

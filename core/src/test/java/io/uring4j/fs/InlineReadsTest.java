@@ -45,6 +45,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import static io.uring4j.fs.FsTestKit.openRings;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Page-cache reads batched on the virtual threads' own carriers: each reader gets its own bytes, or -errno. */
@@ -485,6 +486,24 @@ class InlineReadsTest {
             }
         }
         return failed;
+    }
+
+    /** A refused first ring fails the open, and leaves no thread behind (the stall watch's, started with it). */
+    @Test
+    void anOpenWhoseFirstRingIsRefusedLeavesNoThread() throws Exception {
+        InlineReads.RingMaker refusing = () -> {
+            throw new ErrnoException("io_uring_setup", -Errno.ENOMEM);
+        };
+        long before = watchThreads();
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> InlineReads.open(1, refusing)).isInstanceOf(ErrnoException.class);
+        }
+        Await.awaitCondition(() -> watchThreads() <= before);
+    }
+
+    private static long watchThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("uring4j-inline-read-watch")).count();
     }
 
     /** {@code count} random reads (some past the end) on the calling virtual thread, each checked byte for byte. */
