@@ -32,8 +32,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  *       then never performs the request — a stream loses no byte, a buffer is not touched, a link breaks — exactly
  *       as when the kernel fails a request before issuing it. (Rewriting a CQE after the fact would not be
  *       faithful: the data a failed read "did not" read would be gone.)</li>
- *   <li><b>A transfer comes up short</b>: a READ, WRITE, RECV, SEND (or vectored) SQE's length is cut before the
- *       engine reads it, so the engine really moves fewer bytes and the layers above must continue.</li>
+ *   <li><b>A transfer comes up short</b>: a READ, WRITE, RECV, SEND (or vectored) or SPLICE SQE's length is cut
+ *       before the engine reads it, so the engine really moves fewer bytes and the layers above must continue.</li>
  * </ul>
  * CQ overflow needs no injection: give the ring a tiny CQ ({@code cqEntries}) and more requests in flight.
  *
@@ -350,7 +350,7 @@ public final class FaultyEngine implements Engine {
         return switch (opcode) {
             case Opcode.NOP, Opcode.READ, Opcode.WRITE, Opcode.READV, Opcode.WRITEV, Opcode.READ_FIXED,
                  Opcode.WRITE_FIXED, Opcode.RECV, Opcode.SEND, Opcode.RECVMSG, Opcode.SENDMSG, Opcode.ACCEPT,
-                 Opcode.CONNECT, Opcode.OPENAT, Opcode.FSYNC, Opcode.STATX, Opcode.POLL_ADD -> true;
+                 Opcode.CONNECT, Opcode.OPENAT, Opcode.FSYNC, Opcode.STATX, Opcode.POLL_ADD, Opcode.SPLICE -> true;
             default -> false;
         };
     }
@@ -365,7 +365,7 @@ public final class FaultyEngine implements Engine {
         }
         return switch (sqe.opcode()) {
             case Opcode.READ, Opcode.WRITE, Opcode.READV, Opcode.WRITEV, Opcode.READ_FIXED, Opcode.WRITE_FIXED,
-                 Opcode.SEND -> true;
+                 Opcode.SEND, Opcode.SPLICE -> true;
             case Opcode.RECV -> (sqe.ioprio() & OpFlags.SendRecv.RECV_MULTISHOT) == 0;
             default -> false;
         };
