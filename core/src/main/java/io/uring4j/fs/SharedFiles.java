@@ -28,6 +28,16 @@ final class SharedFiles {
     }
 
     /**
+     * For tests: the provider's files from now on are {@code files} (a runtime the test built, over a faulty engine
+     * say), or whatever ends up shared if null; returns those it used before, to be put back.
+     */
+    static UringFiles use(UringFiles files) {
+        UringFiles was = up;
+        up = files;
+        return was;
+    }
+
+    /**
      * For a channel an application holds ({@code FileChannel.open}, {@code AsynchronousFileChannel.open}): the
      * shared files, started and waited for if need be — unless the caller is loading a class, or is
      * {@code Files.lines}, whose channel lives as long as its stream. Then (until the runtime is up) null, once the

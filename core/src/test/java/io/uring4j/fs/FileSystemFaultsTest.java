@@ -1,0 +1,342 @@
+package io.uring4j.fs;
+
+import io.uring4j.ring.FaultyEngine;
+import io.uring4j.sys.LibC;
+import io.uring4j.testkit.FaultRuns;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.uring4j.testkit.FaultRuns.RUN_NANOS;
+import static io.uring4j.testkit.FaultRuns.SEED;
+import static io.uring4j.testkit.FaultRuns.assertNamesAnInjectedErrno;
+import static io.uring4j.testkit.FaultRuns.checked;
+import static io.uring4j.testkit.FaultRuns.faulty;
+import static io.uring4j.testkit.FaultRuns.goesOn;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The java.nio.file layer under the faults of {@code FaultInjectionTest} ({@link FaultyEngine}: enters failing,
+ * requests failing with ENOMEM, EAGAIN or EBADF, short transfers): {@link UringFileSystemProvider}'s file system on
+ * a runtime over a faulty engine, driven through {@code Files.write} and {@code readAllBytes}, streams read and
+ * written in 8 KiB pieces, channels forced and closed, transferTo and transferFrom, copies, moves and listings, by
+ * platform and virtual threads at once (a virtual thread's reads and writes take other routes: ring requests,
+ * batched reads). Each worker keeps a model of its own directory: an operation either succeeds with exactly the
+ * model's bytes, or fails with an IOException naming an injected errno and leaves each file it wrote in a state a
+ * failure explains (its old content, or a prefix of the new one, as the JDK's platform provider reads it back); and
+ * after the runtime's close no fd or native byte (nor a lease of the file layer's temporary buffers) is left.
+ *
+ * <p>Only what goes through the ring meets a fault: a page-cache read or write made in place does not, so reads
+ * often follow a sync and a drop from the page cache. {@code -During4j.fs.readsInPlace=false
+ * -During4j.fs.writesInPlace=false -During4j.fs.nowaitReads=false} sends every read and write through the ring.
+ * Copies from file to file, moves and listings are the platform's, checked here for the model's sake.
+ */
+class FileSystemFaultsTest {
+    private static final String[] NAMES = {"a", "b", "c", "d"};
+    private static final int PIECE = 8192;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void probeKernelAndWarmUpTheJdk() throws Exception {
+        FaultRuns.probeKernelAndWarmUpTheJdk();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void filesKeepTheirContentOrFailByName(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        checked(faulty, 2, 8, TempBuffers::keptBytes, (uring, canaries) -> {
+            UringFiles was = SharedFiles.use(UringFiles.of(uring));
+            try {
+                FileSystem fs = new UringFileSystemProvider(FileSystems.getDefault().provider()).fileSystem();
+                long end = System.nanoTime() + RUN_NANOS;
+                List<CompletableFuture<Integer>> workers = new ArrayList<>();
+                for (int w = 0; w < 6; w++) {
+                    Path real = Files.createDirectory(dir.resolve("w" + w));
+                    Worker worker = new Worker(fs.getPath(real.toString()), real, new SplittableRandom(SEED + w));
+                    CompletableFuture<Integer> done = new CompletableFuture<>();
+                    Runnable body = () -> {
+                        try {
+                            done.complete(worker.run(end, faulty));
+                        } catch (Throwable t) {
+                            done.completeExceptionally(t);
+                        }
+                    };
+                    (w % 3 == 0 ? Thread.ofPlatform() : Thread.ofVirtual()).start(body);
+                    workers.add(done);
+                }
+                for (CompletableFuture<Integer> worker : workers) {
+                    assertThat(worker.get(60, TimeUnit.SECONDS)).as("operations of a worker").isPositive();
+                }
+            } finally {
+                SharedFiles.use(was);
+            }
+        });
+        assertThat(faulty.requestFaults()).as("%s", faulty).isPositive();
+    }
+
+    /** One thread's files, in a directory of its own, and the model of their content (absent: no such file). */
+    private static final class Worker {
+        private final Path ours;
+        private final Path real;
+        private final SplittableRandom rnd;
+        private final TreeMap<String, byte[]> model = new TreeMap<>();
+
+        Worker(Path ours, Path real, SplittableRandom rnd) {
+            this.ours = ours;
+            this.real = real;
+            this.rnd = rnd;
+        }
+
+        int run(long end, FaultyEngine faulty) throws Exception {
+            int ops = 0;
+            while (goesOn(end, faulty::requestFaults)) {
+                String name = NAMES[rnd.nextInt(NAMES.length)];
+                String other = NAMES[rnd.nextInt(NAMES.length)];
+                switch (rnd.nextInt(9)) {
+                    case 0 -> write(name);
+                    case 1 -> stream(name);
+                    case 2 -> channel(name);
+                    case 3, 4 -> read(name);
+                    case 5 -> transfer(name, other);
+                    case 6 -> copy(name, other);
+                    case 7 -> move(name, other);
+                    default -> list();
+                }
+                ops++;
+            }
+            for (String name : NAMES) {
+                expectOnDisk(name, model.get(name));
+            }
+            return ops;
+        }
+
+        private byte[] randomContent() {
+            int size = switch (rnd.nextInt(4)) {
+                case 0 -> rnd.nextInt(PIECE);
+                case 1 -> PIECE * (1 + rnd.nextInt(8));       // whole pieces
+                default -> rnd.nextInt(1 << 18);
+            };
+            byte[] data = new byte[size];
+            rnd.nextBytes(data);
+            return data;
+        }
+
+        /** Files.write: a stream of the provider's, in the JDK's 8 KiB pieces. */
+        private void write(String name) throws IOException {
+            byte[] data = randomContent();
+            try {
+                Files.write(ours.resolve(name), data);
+                model.put(name, data);
+            } catch (IOException e) {
+                failedWriting(e, name, data);
+            }
+        }
+
+        /** Files.newOutputStream, written in 8 KiB pieces and closed. */
+        private void stream(String name) throws IOException {
+            byte[] data = randomContent();
+            try (OutputStream out = Files.newOutputStream(ours.resolve(name))) {
+                for (int at = 0; at < data.length; at += PIECE) {
+                    out.write(data, at, Math.min(PIECE, data.length - at));
+                }
+            } catch (IOException e) {
+                failedWriting(e, name, data);
+                return;
+            }
+            model.put(name, data);
+        }
+
+        /** A FileChannel of the provider's, written through a stream in 8 KiB pieces, forced and closed. */
+        private void channel(String name) throws IOException {
+            byte[] data = randomContent();
+            try (FileChannel ch = FileChannel.open(ours.resolve(name), StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+                OutputStream out = Channels.newOutputStream(ch);
+                for (int at = 0; at < data.length; at += PIECE) {
+                    out.write(data, at, Math.min(PIECE, data.length - at));
+                }
+                ch.force(rnd.nextBoolean());
+            } catch (IOException e) {
+                failedWriting(e, name, data);
+                return;
+            }
+            model.put(name, data);
+        }
+
+        /** Files.readAllBytes, or a stream of the provider's read in 8 KiB pieces. */
+        private void read(String name) throws Exception {
+            byte[] expected = model.get(name);
+            if (expected == null) {
+                return;
+            }
+            if (rnd.nextBoolean()) {
+                dropFromPageCache(name);
+            }
+            try {
+                byte[] got;
+                if (rnd.nextBoolean()) {
+                    got = Files.readAllBytes(ours.resolve(name));
+                } else {
+                    try (InputStream in = Files.newInputStream(ours.resolve(name))) {
+                        got = readInPieces(in);
+                    }
+                }
+                assertThat(got).as("%s read back", name).isEqualTo(expected);
+            } catch (IOException e) {
+                assertNamesAnInjectedErrno(e);
+            }
+        }
+
+        /**
+         * Synced and dropped from the page cache, so that the reads find it missing and go through the ring (the
+         * faults' seam), not only in place. Up to a page may stay: a file of less is left as it is.
+         */
+        private void dropFromPageCache(String name) throws Exception {
+            Path path = real.resolve(name);
+            if (Files.size(path) < 4096) {
+                return;
+            }
+            int fd = LibC.open(path.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+            assertThat(fd).as("open %s", path).isNotNegative();
+            try {
+                assertThat(LibC.fsync(fd, true)).as("fsync %s", path).isZero();
+                FsTestKit.dropFromPageCache(fd, 0);
+            } finally {
+                LibC.close(fd);
+            }
+        }
+
+        private static byte[] readInPieces(InputStream in) throws IOException {
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            byte[] piece = new byte[PIECE];
+            int n;
+            while ((n = in.read(piece, 0, PIECE)) >= 0) {
+                all.write(piece, 0, n);
+            }
+            return all.toByteArray();
+        }
+
+        /** transferTo or transferFrom between two FileChannels of the provider's, into a truncated target. */
+        private void transfer(String from, String to) throws IOException {
+            byte[] data = model.get(from);
+            if (data == null || from.equals(to)) {
+                return;
+            }
+            try (FileChannel src = FileChannel.open(ours.resolve(from), StandardOpenOption.READ);
+                 FileChannel dst = FileChannel.open(ours.resolve(to), StandardOpenOption.CREATE,
+                         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+                boolean pull = rnd.nextBoolean();
+                long done = 0;
+                while (done < data.length) {
+                    long n = pull ? dst.transferFrom(src, done, data.length - done)
+                            : src.transferTo(done, data.length - done, dst);
+                    assertThat(n).as("a transfer of %d bytes at %d", data.length - done, done).isPositive();
+                    done += n;
+                }
+                if (pull) {
+                    assertThat(src.position()).as("the source's position after transferFrom").isEqualTo(done);
+                }
+            } catch (IOException e) {
+                failedWriting(e, to, data);
+                return;
+            }
+            model.put(to, data);
+        }
+
+        /** Files.copy from a file to a stream of the provider's: its streams at both ends. */
+        private void copy(String from, String to) throws IOException {
+            byte[] data = model.get(from);
+            if (data == null || from.equals(to)) {
+                return;
+            }
+            if (rnd.nextBoolean()) {
+                Files.copy(ours.resolve(from), ours.resolve(to), StandardCopyOption.REPLACE_EXISTING);
+                model.put(to, data);
+                return;
+            }
+            try (OutputStream out = Files.newOutputStream(ours.resolve(to))) {
+                assertThat(Files.copy(ours.resolve(from), out)).as("bytes copied").isEqualTo(data.length);
+            } catch (IOException e) {
+                failedWriting(e, to, data);
+                return;
+            }
+            model.put(to, data);
+        }
+
+        private void move(String from, String to) throws IOException {
+            byte[] data = model.get(from);
+            if (data == null || from.equals(to)) {
+                return;
+            }
+            Files.move(ours.resolve(from), ours.resolve(to), StandardCopyOption.REPLACE_EXISTING);
+            model.remove(from);
+            model.put(to, data);
+        }
+
+        private void list() throws IOException {
+            Set<String> names;
+            try (Stream<Path> files = Files.list(ours)) {
+                names = files.map(p -> {
+                    assertThat(p.getFileSystem()).as("a listed path's file system").isSameAs(ours.getFileSystem());
+                    return p.getFileName().toString();
+                }).collect(Collectors.toSet());
+            }
+            assertThat(names).as("the directory's names").isEqualTo(model.keySet());
+        }
+
+        /**
+         * A write of {@code data} to {@code name} failed: by name, and leaving either the old content or a prefix of
+         * {@code data} (what the JDK's provider reads back, which the model takes from then on).
+         */
+        private void failedWriting(IOException e, String name, byte[] data) throws IOException {
+            assertNamesAnInjectedErrno(e);
+            byte[] old = model.get(name);
+            Path path = real.resolve(name);
+            byte[] now = Files.exists(path) ? Files.readAllBytes(path) : null;
+            boolean unchanged = Arrays.equals(old, now);
+            boolean prefix = now != null && now.length <= data.length
+                    && Arrays.equals(now, 0, now.length, data, 0, now.length);
+            assertThat(unchanged || prefix).as("%s after a failed write of %d bytes (%s): %s bytes, was %s",
+                    name, data.length, e, now == null ? "no" : now.length, old == null ? "none" : old.length)
+                    .isTrue();
+            if (now == null) {
+                model.remove(name);
+            } else {
+                model.put(name, now);
+            }
+        }
+
+        private void expectOnDisk(String name, byte[] expected) throws IOException {
+            Path path = real.resolve(name);
+            byte[] now = Files.exists(path) ? Files.readAllBytes(path) : null;
+            assertThat(now).as("%s at the end", name).isEqualTo(expected);
+        }
+    }
+}
