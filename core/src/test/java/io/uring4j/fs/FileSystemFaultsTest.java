@@ -12,6 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystem;
@@ -27,6 +29,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -119,7 +123,7 @@ class FileSystemFaultsTest {
             while (goesOn(end, faulty::requestFaults)) {
                 String name = NAMES[rnd.nextInt(NAMES.length)];
                 String other = NAMES[rnd.nextInt(NAMES.length)];
-                switch (rnd.nextInt(9)) {
+                switch (rnd.nextInt(12)) {
                     case 0 -> write(name);
                     case 1 -> stream(name);
                     case 2 -> channel(name);
@@ -127,6 +131,9 @@ class FileSystemFaultsTest {
                     case 5 -> transfer(name, other);
                     case 6 -> copy(name, other);
                     case 7 -> move(name, other);
+                    case 8 -> append(name);
+                    case 9 -> asynchronousWrite(name);
+                    case 10 -> asynchronousRead(name);
                     default -> list();
                 }
                 ops++;
@@ -156,6 +163,82 @@ class FileSystemFaultsTest {
                 model.put(name, data);
             } catch (IOException e) {
                 failedWriting(e, name, data);
+            }
+        }
+
+        /** Files.write with APPEND: O_APPEND writes, whose rest after a short one goes to the end too. */
+        private void append(String name) throws IOException {
+            byte[] old = model.getOrDefault(name, new byte[0]);
+            if (old.length > 1 << 20) {
+                return;
+            }
+            byte[] data = randomContent();
+            try {
+                Files.write(ours.resolve(name), data, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                failedWriting(e, name, old, data);
+                return;
+            }
+            byte[] now = Arrays.copyOf(old, old.length + data.length);
+            System.arraycopy(data, 0, now, old.length, data.length);
+            model.put(name, now);
+        }
+
+        /** An AsynchronousFileChannel of the provider's, written in pieces one after the other: every one a request. */
+        private void asynchronousWrite(String name) throws Exception {
+            byte[] data = randomContent();
+            try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(ours.resolve(name),
+                    StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+                int piece = 1 + rnd.nextInt(4 * PIECE);
+                ByteBuffer buffer = ByteBuffer.wrap(data);
+                while (buffer.hasRemaining()) {
+                    int at = buffer.position();
+                    ByteBuffer part = buffer.slice(at, Math.min(piece, buffer.remaining()));
+                    buffer.position(at + waitFor(ch.write(part, at)));
+                }
+            } catch (IOException e) {
+                failedWriting(e, name, data);
+                return;
+            }
+            model.put(name, data);
+        }
+
+        /** An AsynchronousFileChannel of the provider's, read in pieces one after the other. */
+        private void asynchronousRead(String name) throws Exception {
+            byte[] expected = model.get(name);
+            if (expected == null) {
+                return;
+            }
+            if (rnd.nextBoolean()) {
+                dropFromPageCache(name);
+            }
+            try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(ours.resolve(name),
+                    StandardOpenOption.READ)) {
+                ByteBuffer buffer = rnd.nextBoolean() ? ByteBuffer.allocate(expected.length + 1)
+                        : ByteBuffer.allocateDirect(expected.length + 1);
+                int piece = 1 + rnd.nextInt(4 * PIECE);
+                while (true) {
+                    int at = buffer.position();
+                    int n = waitFor(ch.read(buffer.slice(at, Math.min(piece, buffer.remaining())), at));
+                    if (n < 0) {
+                        break;
+                    }
+                    assertThat(n).as("a read at %d of a file of %d", at, expected.length).isPositive();
+                    buffer.position(at + n);
+                }
+                byte[] got = new byte[buffer.flip().remaining()];
+                buffer.get(got);
+                assertThat(got).as("%s read back", name).isEqualTo(expected);
+            } catch (IOException e) {
+                assertNamesAnInjectedErrno(e);
+            }
+        }
+
+        private static int waitFor(Future<Integer> transfer) throws Exception {
+            try {
+                return transfer.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : e;
             }
         }
 
@@ -312,20 +395,27 @@ class FileSystemFaultsTest {
         }
 
         /**
-         * A write of {@code data} to {@code name} failed: by name, and leaving either the old content or a prefix of
-         * {@code data} (what the JDK's provider reads back, which the model takes from then on).
+         * A write of {@code data} to {@code name}, truncated first, failed: by name, and leaving either the old
+         * content or a prefix of {@code data} (what the JDK's provider reads back, which the model takes from then on).
          */
         private void failedWriting(IOException e, String name, byte[] data) throws IOException {
+            failedWriting(e, name, new byte[0], data);
+        }
+
+        /** As above, for a write of {@code data} after {@code base}: the old content, or base and a prefix of data. */
+        private void failedWriting(IOException e, String name, byte[] base, byte[] data) throws IOException {
             assertNamesAnInjectedErrno(e);
             byte[] old = model.get(name);
             Path path = real.resolve(name);
             byte[] now = Files.exists(path) ? Files.readAllBytes(path) : null;
             boolean unchanged = Arrays.equals(old, now);
-            boolean prefix = now != null && now.length <= data.length
-                    && Arrays.equals(now, 0, now.length, data, 0, now.length);
-            assertThat(unchanged || prefix).as("%s after a failed write of %d bytes (%s): %s bytes, was %s",
-                    name, data.length, e, now == null ? "no" : now.length, old == null ? "none" : old.length)
-                    .isTrue();
+            int written = now == null ? -1 : now.length - base.length;
+            boolean prefix = written >= 0 && written <= data.length
+                    && Arrays.equals(now, 0, base.length, base, 0, base.length)
+                    && Arrays.equals(now, base.length, now.length, data, 0, written);
+            assertThat(unchanged || prefix).as("%s after a failed write of %d bytes after %d (%s): %s bytes, was %s",
+                    name, data.length, base.length, e, now == null ? "no" : now.length,
+                    old == null ? "none" : old.length).isTrue();
             if (now == null) {
                 model.remove(name);
             } else {
