@@ -332,6 +332,10 @@ class FileSystemFaultsTest {
             if (data == null || from.equals(to)) {
                 return;
             }
+            if (rnd.nextInt(4) == 0) {
+                transferToTheEnd(from, to, data);
+                return;
+            }
             try (FileChannel src = FileChannel.open(ours.resolve(from), StandardOpenOption.READ);
                  FileChannel dst = FileChannel.open(ours.resolve(to), StandardOpenOption.CREATE,
                          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
@@ -351,6 +355,31 @@ class FileSystemFaultsTest {
                 return;
             }
             model.put(to, data);
+        }
+
+        /** transferTo a target opened to append: no splice there, a copy through a buffer of the file layer's. */
+        private void transferToTheEnd(String from, String to, byte[] data) throws IOException {
+            byte[] old = model.getOrDefault(to, new byte[0]);
+            if (old.length > 1 << 20) {
+                return;
+            }
+            try (FileChannel src = FileChannel.open(ours.resolve(from), StandardOpenOption.READ);
+                 FileChannel dst = FileChannel.open(ours.resolve(to), StandardOpenOption.CREATE,
+                         StandardOpenOption.APPEND)) {
+                long done = 0;
+                while (done < data.length) {
+                    long n = src.transferTo(done, data.length - done, dst);
+                    assertThat(n).as("a transfer of %d bytes at %d", data.length - done, done).isPositive();
+                    done += n;
+                }
+                assertThat(dst.position()).as("the appending target's position").isEqualTo(old.length + done);
+            } catch (IOException e) {
+                failedWriting(e, to, old, data);
+                return;
+            }
+            byte[] now = Arrays.copyOf(old, old.length + data.length);
+            System.arraycopy(data, 0, now, old.length, data.length);
+            model.put(to, now);
         }
 
         /** Files.copy from a file to a stream of the provider's: its streams at both ends. */
