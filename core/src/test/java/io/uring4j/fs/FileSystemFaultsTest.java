@@ -12,6 +12,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.Channels;
@@ -47,12 +48,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The java.nio.file layer under the faults of {@code FaultInjectionTest} ({@link FaultyEngine}: enters failing,
  * requests failing with ENOMEM, EAGAIN or EBADF, short transfers): {@link UringFileSystemProvider}'s file system on
  * a runtime over a faulty engine, driven through {@code Files.write} and {@code readAllBytes}, streams read and
- * written in 8 KiB pieces, channels forced and closed, transferTo and transferFrom, copies, moves and listings, by
- * platform and virtual threads at once (a virtual thread's reads and writes take other routes: ring requests,
- * batched reads). Each worker keeps a model of its own directory: an operation either succeeds with exactly the
- * model's bytes, or fails with an IOException naming an injected errno and leaves each file it wrote in a state a
- * failure explains (its old content, or a prefix of the new one, as the JDK's platform provider reads it back); and
- * after the runtime's close no fd or native byte (nor a lease of the file layer's temporary buffers) is left.
+ * written in 8 KiB pieces, channels forced and closed, appends, asynchronous channels, transferTo and transferFrom,
+ * copies, moves and listings, by platform and virtual threads at once (a virtual thread's reads and writes take
+ * other routes than a platform thread's); and one channel read by many threads together. Each worker keeps a model
+ * of its own directory: an operation either succeeds with exactly the model's bytes, or fails with an IOException
+ * naming an injected errno and leaves each file it wrote in a state a failure explains (its old content, or a
+ * prefix of the new one, as the JDK's platform provider reads it back); and after the runtime's close no fd or
+ * native byte (nor a lease of the file layer's temporary buffers) is left.
  *
  * <p>Only what goes through the ring meets a fault: a page-cache read or write made in place does not, so reads
  * often follow a sync and a drop from the page cache. {@code -During4j.fs.readsInPlace=false
@@ -103,6 +105,83 @@ class FileSystemFaultsTest {
             }
         });
         assertThat(faulty.requestFaults()).as("%s", faulty).isPositive();
+    }
+
+    /**
+     * One FileChannel of the provider's read by many platform and virtual threads at once, with heap and direct
+     * buffers. Now and then the file is dropped from the page cache, so that reads miss and go through the ring.
+     * (Virtual threads reading one channel together are batched on their carriers only where the runtime's engine
+     * is the kernel's itself: those rings are the batch's own, and no fault reaches them.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kernel", "portable"})
+    void aSharedChannelsReadersGetTheFileOrFailByName(String engineName) throws Exception {
+        FaultyEngine faulty = faulty(engineName);
+        byte[] content = new byte[1 << 20];
+        new SplittableRandom(SEED).nextBytes(content);
+        Path real = Files.write(dir.resolve("shared"), content);
+        checked(faulty, 2, 8, TempBuffers::keptBytes, (uring, canaries) -> {
+            UringFiles was = SharedFiles.use(UringFiles.of(uring));
+            int fd = LibC.open(real.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+            assertThat(fd).as("open %s", real).isNotNegative();
+            FileSystem fs = new UringFileSystemProvider(FileSystems.getDefault().provider()).fileSystem();
+            try (FileChannel ch = FileChannel.open(fs.getPath(real.toString()), StandardOpenOption.READ)) {
+                long end = System.nanoTime() + RUN_NANOS;
+                List<CompletableFuture<Integer>> readers = new ArrayList<>();
+                for (int t = 0; t < 12; t++) {
+                    SplittableRandom rnd = new SplittableRandom(SEED + t);
+                    CompletableFuture<Integer> done = new CompletableFuture<>();
+                    Runnable body = () -> {
+                        try {
+                            done.complete(readAtRandom(ch, content, rnd, fd, end, faulty, canaries));
+                        } catch (Throwable e) {
+                            done.completeExceptionally(e);
+                        }
+                    };
+                    (t % 4 == 0 ? Thread.ofPlatform() : Thread.ofVirtual()).start(body);
+                    readers.add(done);
+                }
+                for (CompletableFuture<Integer> reader : readers) {
+                    assertThat(reader.get(60, TimeUnit.SECONDS)).as("reads of a thread").isPositive();
+                }
+            } finally {
+                LibC.close(fd);
+                SharedFiles.use(was);
+            }
+        });
+        assertThat(faulty.requestFaults()).as("%s", faulty).isPositive();
+    }
+
+    private static int readAtRandom(FileChannel ch, byte[] content, SplittableRandom rnd, int fd, long end,
+                                    FaultyEngine faulty, FaultRuns.Canaries canaries) throws IOException {
+        int reads = 0;
+        while (goesOn(end, faulty::requestFaults)) {
+            if (rnd.nextInt(64) == 0) {
+                // best effort: the other readers may read pages back in at once
+                assertThat(FsTestKit.fadviseDontNeed(fd, 0)).as("posix_fadvise DONTNEED").isZero();
+            }
+            int len = 1 + rnd.nextInt(rnd.nextBoolean() ? 4096 : 65536);
+            int pos = rnd.nextInt(content.length);
+            boolean direct = rnd.nextBoolean();
+            ByteBuffer buffer = direct ? canaries.arena().allocate(len).asByteBuffer() : ByteBuffer.allocate(len);
+            try {
+                int n = ch.read(buffer, pos);
+                assertThat(n).as("a read of %d at %d", len, pos).isBetween(1, Math.min(len, content.length - pos));
+                for (int i = 0; i < n; i++) {
+                    if (buffer.get(i) != content[pos + i]) {
+                        assertThat(buffer.get(i)).as("byte %d of a read of %d at %d", i, len, pos)
+                                .isEqualTo(content[pos + i]);
+                    }
+                }
+            } catch (IOException e) {
+                assertNamesAnInjectedErrno(e);
+            }
+            if (direct) {
+                canaries.fill(MemorySegment.ofBuffer(buffer));
+            }
+            reads++;
+        }
+        return reads;
     }
 
     /** One thread's files, in a directory of its own, and the model of their content (absent: no such file). */

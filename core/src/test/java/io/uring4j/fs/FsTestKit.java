@@ -55,7 +55,7 @@ public final class FsTestKit {
     }
 
     /** posix_fadvise(fd, from, to the end, DONTNEED): 0 or an error number (it sets no errno). */
-    private static int fadviseDontNeed(int fd, long from) {
+    static int fadviseDontNeed(int fd, long from) {
         try {
             return (int) FADVISE.invokeExact(fd, from, 0L, POSIX_FADV_DONTNEED);
         } catch (Throwable t) {
