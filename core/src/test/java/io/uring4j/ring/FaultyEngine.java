@@ -33,7 +33,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  *       as when the kernel fails a request before issuing it. (Rewriting a CQE after the fact would not be
  *       faithful: the data a failed read "did not" read would be gone.)</li>
  *   <li><b>A transfer comes up short</b>: a READ, WRITE, RECV, SEND (or vectored) or SPLICE SQE's length is cut
- *       before the engine reads it, so the engine really moves fewer bytes and the layers above must continue.</li>
+ *       before the engine reads it, so the engine really moves fewer bytes and the layers above must continue. A
+ *       length of whole 4 KiB blocks is cut to whole blocks: it may be an O_DIRECT transfer's.</li>
  * </ul>
  * CQ overflow needs no injection: give the ring a tiny CQ ({@code cqEntries}) and more requests in flight.
  *
@@ -60,6 +61,8 @@ public final class FaultyEngine implements Engine {
     }
 
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+    /** The largest O_DIRECT alignment a file system asks: a transfer of whole ones is cut to whole ones. */
+    private static final int BLOCK = 4096;
     private static final int LINK_FLAGS = SqeFlags.IO_LINK | SqeFlags.IO_HARDLINK | SqeFlags.IO_DRAIN;
 
     private final Engine delegate;
@@ -335,8 +338,17 @@ public final class FaultyEngine implements Engine {
             }
             int len = sqe.len();
             if (len > 1 && cuttable(sqe) && Long.remainderUnsigned(h >>> 32, 1000) < schedule.shortTransfers()) {
-                sqe.len(1 + (int) Long.remainderUnsigned(h >>> 10, len - 1));
-                shortTransfers.incrementAndGet();
+                // A length of whole blocks may be an O_DIRECT transfer's, which the kernel refuses (EINVAL) cut
+                // elsewhere: it is cut to whole blocks, as the kernel's own short direct transfers are.
+                if (len % BLOCK == 0) {
+                    if (len > BLOCK) {
+                        sqe.len(BLOCK * (1 + (int) Long.remainderUnsigned(h >>> 10, len / BLOCK - 1)));
+                        shortTransfers.incrementAndGet();
+                    }
+                } else {
+                    sqe.len(1 + (int) Long.remainderUnsigned(h >>> 10, len - 1));
+                    shortTransfers.incrementAndGet();
+                }
             }
         }
     }
