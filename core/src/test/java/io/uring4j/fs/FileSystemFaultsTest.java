@@ -3,6 +3,7 @@ package io.uring4j.fs;
 import io.uring4j.ring.FaultyEngine;
 import io.uring4j.sys.LibC;
 import io.uring4j.testkit.FaultRuns;
+import com.sun.nio.file.ExtendedOpenOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -64,6 +65,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FileSystemFaultsTest {
     private static final String[] NAMES = {"a", "b", "c", "d"};
     private static final int PIECE = 8192;
+    /** A multiple of any O_DIRECT alignment a file system here asks. */
+    private static final int BLOCK = 4096;
 
     @TempDir
     Path dir;
@@ -202,7 +205,7 @@ class FileSystemFaultsTest {
             while (goesOn(end, faulty::requestFaults)) {
                 String name = NAMES[rnd.nextInt(NAMES.length)];
                 String other = NAMES[rnd.nextInt(NAMES.length)];
-                switch (rnd.nextInt(12)) {
+                switch (rnd.nextInt(13)) {
                     case 0 -> write(name);
                     case 1 -> stream(name);
                     case 2 -> channel(name);
@@ -213,6 +216,7 @@ class FileSystemFaultsTest {
                     case 8 -> append(name);
                     case 9 -> asynchronousWrite(name);
                     case 10 -> asynchronousRead(name);
+                    case 11 -> direct(name);
                     default -> list();
                 }
                 ops++;
@@ -308,6 +312,38 @@ class FileSystemFaultsTest {
                 byte[] got = new byte[buffer.flip().remaining()];
                 buffer.get(got);
                 assertThat(got).as("%s read back", name).isEqualTo(expected);
+            } catch (IOException e) {
+                assertNamesAnInjectedErrno(e);
+            }
+        }
+
+        /**
+         * An O_DIRECT channel of the provider's: opened through the ring (which learns its alignment there too),
+         * written in aligned blocks from an aligned buffer, then read back whole; every transfer a request.
+         */
+        private void direct(String name) throws IOException {
+            byte[] data = new byte[BLOCK * rnd.nextInt(1, 17)];
+            rnd.nextBytes(data);
+            ByteBuffer buffer = ByteBuffer.allocateDirect(data.length + BLOCK).alignedSlice(BLOCK);
+            buffer.put(data).flip();
+            try (FileChannel ch = FileChannel.open(ours.resolve(name), StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    ExtendedOpenOption.DIRECT)) {
+                while (buffer.hasRemaining()) {
+                    ch.write(buffer, buffer.position());
+                }
+            } catch (IOException e) {
+                failedWriting(e, name, data);
+                return;
+            }
+            model.put(name, data);
+            try (FileChannel ch = FileChannel.open(ours.resolve(name), StandardOpenOption.READ,
+                    ExtendedOpenOption.DIRECT)) {
+                buffer.clear();
+                while (buffer.hasRemaining() && ch.read(buffer, buffer.position()) > 0) {
+                    assertThat(buffer.position() % BLOCK).as("an O_DIRECT read's end").isZero();
+                }
+                assertThat(buffer.flip()).as("%s read back through O_DIRECT", name).isEqualTo(ByteBuffer.wrap(data));
             } catch (IOException e) {
                 assertNamesAnInjectedErrno(e);
             }
