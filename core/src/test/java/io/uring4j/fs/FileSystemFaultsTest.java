@@ -267,7 +267,10 @@ class FileSystemFaultsTest {
             model.put(name, now);
         }
 
-        /** An AsynchronousFileChannel of the provider's, written in pieces one after the other: every one a request. */
+        /**
+         * An AsynchronousFileChannel of the provider's, written in pieces one after the other (every one a request),
+         * then forced.
+         */
         private void asynchronousWrite(String name) throws Exception {
             byte[] data = randomContent();
             try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(ours.resolve(name),
@@ -279,6 +282,7 @@ class FileSystemFaultsTest {
                     ByteBuffer part = buffer.slice(at, Math.min(piece, buffer.remaining()));
                     buffer.position(at + waitFor(ch.write(part, at)));
                 }
+                ch.force(rnd.nextBoolean());
             } catch (IOException e) {
                 failedWriting(e, name, data);
                 return;
