@@ -446,7 +446,7 @@ class FileSystemFaultsTest {
         }
 
         /** transferTo or transferFrom between two FileChannels of the provider's, into a truncated target. */
-        private void transfer(String from, String to) throws IOException {
+        private void transfer(String from, String to) throws Exception {
             byte[] data = model.get(from);
             if (data == null || from.equals(to)) {
                 return;
@@ -476,11 +476,17 @@ class FileSystemFaultsTest {
             model.put(to, data);
         }
 
-        /** transferTo a target opened to append: no splice there, a copy through a buffer of the file layer's. */
-        private void transferToTheEnd(String from, String to, byte[] data) throws IOException {
+        /**
+         * transferTo a target opened to append: no splice there, a copy through a buffer of the file layer's, whose
+         * reads of a source dropped from the page cache go through the ring.
+         */
+        private void transferToTheEnd(String from, String to, byte[] data) throws Exception {
             byte[] old = model.getOrDefault(to, new byte[0]);
             if (old.length > 1 << 20) {
                 return;
+            }
+            if (rnd.nextBoolean()) {
+                dropFromPageCache(from);
             }
             try (FileChannel src = FileChannel.open(ours.resolve(from), StandardOpenOption.READ);
                  FileChannel dst = FileChannel.open(ours.resolve(to), StandardOpenOption.CREATE,
