@@ -28,8 +28,9 @@ final class SharedFiles {
     }
 
     /**
-     * For tests: the provider's files from now on are {@code files} (a runtime the test built, over a faulty engine
-     * say), or whatever ends up shared if null; returns those it used before, to be put back.
+     * For tests: the provider's files from now on are {@code files}, on a runtime the test built (over a faulty
+     * engine, say); returns those it used before, to be put back. Null puts the provider back to where it was before
+     * the shared runtime came up, so a test puts back what this returned, not null.
      */
     static UringFiles use(UringFiles files) {
         UringFiles was = up;
