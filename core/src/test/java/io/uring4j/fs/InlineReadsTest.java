@@ -206,19 +206,22 @@ class InlineReadsTest {
         Uring uring = Uring.builder().loops(1).engine(Engine.kernel()).build();
         InlineReads reads = InlineReads.of(uring);
         AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch reading = new CountDownLatch(32);
         List<CompletableFuture<Long>> readers = new ArrayList<>();
         for (int t = 0; t < 32; t++) {
             readers.add(OnVirtualThread.supply(() -> {
-                long last = 0;
+                long last;
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment dst = arena.allocate(4096);
-                    while (!stop.get() && last >= 0) {
+                    do {
                         last = reads.read(fd, dst, 8192);
-                    }
+                        reading.countDown();
+                    } while (!stop.get() && last >= 0);
                 }
                 return last;
             }));
         }
+        assertThat(reading.await(30, TimeUnit.SECONDS)).as("every reader has read").isTrue();
         Thread.sleep(50);
         uring.close();
         stop.set(true);
