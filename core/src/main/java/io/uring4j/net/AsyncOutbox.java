@@ -71,6 +71,11 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     private int state;
     private int failure;
     private Waiter waiter;
+    /**
+     * A shutdownOutput waits for the outbox to be idle ({@link #awaitSent}): only then does a send's completion
+     * notify. A notify costs a call into the VM and may inflate this monitor for good, on every response's path.
+     */
+    private boolean sentAwaited;
     /** The channel closed and its linger ran out: what is left is dropped. */
     private boolean abandoned;
     /** After a close with bytes queued: the TIMEOUT request that ends the linger (one at a time), and its time. */
@@ -164,7 +169,10 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 next = waiter;
                 waiter = null;
                 lingering = linger;
-                notifyAll();                    // a shutdownOutput waiting for the last send
+                if (sentAwaited) {
+                    sentAwaited = false;
+                    notifyAll();                // a shutdownOutput waiting for the last send
+                }
             }
             failed = failure;
         }
@@ -281,6 +289,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
         beforeBlocking.run();
         synchronized (this) {
             while (state != IDLE) {
+                sentAwaited = true;
                 try {
                     wait();
                 } catch (InterruptedException e) {
