@@ -8,7 +8,6 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -30,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * in flight; bytes written meanwhile go out with the next). The outbox holds a use of the fd from its first byte
  * until it is idle again, so a close lets what was taken go out before the fd is closed, as the kernel sends a
  * closed socket's buffer — for at most the linger ({@link #lingerOnClose}), so that peers that stop reading cannot
- * hold fds and chunks for ever; a shutdown of the output waits until they have gone ({@link #awaitSent}). A SEND
+ * hold fds and chunks for ever; a shutdown of the output follows them ({@link #shutdownWhenDrained}). A SEND
  * that fails loses what was queued, as a socket's error does, and fails every later write and shutdown of the
  * channel.
  */
@@ -71,11 +70,8 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     private int state;
     private int failure;
     private Waiter waiter;
-    /**
-     * A shutdownOutput waits for the outbox to be idle ({@link #awaitSent}): only then does a send's completion
-     * notify. A notify costs a call into the VM and may inflate this monitor for good, on every response's path.
-     */
-    private boolean sentAwaited;
+    /** A shutdownOutput came while bytes were queued: the output is shut down once they have gone, if they have. */
+    private boolean shutdownWhenDrained;
     /** The channel closed and its linger ran out: what is left is dropped. */
     private boolean abandoned;
     /** After a close with bytes queued: the TIMEOUT request that ends the linger (one at a time), and its time. */
@@ -144,6 +140,7 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     public void completed(int result, boolean timedOut) {
         Waiter next = null;
         AsyncRing.Request lingering = null;
+        boolean shut = false;
         boolean more;
         int failed;
         synchronized (this) {
@@ -169,16 +166,17 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
                 next = waiter;
                 waiter = null;
                 lingering = linger;
-                if (sentAwaited) {
-                    sentAwaited = false;
-                    notifyAll();                // a shutdownOutput waiting for the last send
-                }
+                shut = shutdownWhenDrained && failure == 0;     // no FIN after lost bytes
+                shutdownWhenDrained = false;
             }
             failed = failure;
         }
         if (more) {
             ring.submit(request);
             return;
+        }
+        if (shut) {
+            Sockets.shutdown(fd, Sockets.SHUT_WR);      // as shutdownOutput would have; the peer may be gone
         }
         if (lingering != null) {
             ring.cancel(lingering);             // all sent: the linger has nothing to end
@@ -276,29 +274,20 @@ final class AsyncOutbox implements Op, AsyncRing.Completion {
     }
 
     /**
-     * The channel's shutdownOutput: waits until what was taken has been sent (a poller steps down first, through
-     * {@code beforeBlocking}, so that another sends it), then answers 0, or the {@code -errno} of a send that
-     * failed for good: the bytes it lost must not be followed by a FIN as if they had gone.
+     * The channel's shutdownOutput: 0 when nothing is queued (the caller shuts the output down now), 1 when bytes
+     * are (the output is shut down once they have gone, as a socket's FIN follows its buffer: the call does not
+     * wait for a peer that may never read), or the {@code -errno} of a send that failed for good — the bytes it lost
+     * must not be followed by a FIN as if they had gone, now or after a drain.
      */
-    int awaitSent(Runnable beforeBlocking) throws InterruptedIOException {
-        synchronized (this) {
-            if (state == IDLE) {
-                return failure;
-            }
-        }
-        beforeBlocking.run();
-        synchronized (this) {
-            while (state != IDLE) {
-                sentAwaited = true;
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("shutdownOutput interrupted");
-                }
-            }
+    synchronized int shutdownWhenDrained() {
+        if (failure != 0) {
             return failure;
         }
+        if (state == IDLE) {
+            return 0;
+        }
+        shutdownWhenDrained = true;
+        return 1;
     }
 
     /** Nothing queued nor in flight. */

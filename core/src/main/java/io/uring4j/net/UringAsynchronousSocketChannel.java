@@ -527,22 +527,19 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         if (remote == null) {
             throw new NotYetConnectedException();
         }
-        if (writeShutdown()) {
-            return this;
-        }
-        // The bytes the outbox took go before the FIN, as a socket buffer's do; waited for outside the lock, which
-        // the outbox's waiting write may need to proceed.
-        int lost = outbox.awaitSent(group::beforeBlocking);
-        if (lost != 0) {
-            throw NetErrors.transfer("send", new ErrnoException("send", lost));
-        }
         synchronized (writeLock) {
             if (!writeShutdown) {
-                guard.acquire();                    // not a number a close meanwhile may have given away
-                try {
-                    shutdown(Sockets.SHUT_WR);
-                } finally {
-                    guard.release();
+                int queued = outbox.shutdownWhenDrained();     // the bytes the outbox took go before the FIN
+                if (queued < 0) {
+                    throw NetErrors.transfer("send", new ErrnoException("send", queued));
+                }
+                if (queued == 0) {
+                    guard.acquire();                // not a number a close meanwhile may have given away
+                    try {
+                        shutdown(Sockets.SHUT_WR);
+                    } finally {
+                        guard.release();
+                    }
                 }
                 writeShutdown = true;
             }

@@ -159,8 +159,9 @@
  *       meanwhile. A close lets what was taken go out before the fd is closed (for at most 30 s,
  *       {@code uring4j.async.closeLingerMillis}, as the kernel gives up on an orphaned socket's data in the end) —
  *       unless input was left unread: then, as the kernel's close, the connection is reset and they are dropped; a
- *       shutdownOutput returns once it has been sent, and a failed send fails the channel's later writes and
- *       shutdownOutput (no FIN follows lost bytes). The group's
+ *       shutdownOutput returns at once and its FIN follows what was taken, as a socket's follows its buffer (it
+ *       never waits for a peer that may not read), and a failed send fails the channel's later writes and
+ *       shutdownOutput, and no FIN follows lost bytes. The group's
  *       termination cancels the sends still waiting for a peer to read.</li>
  *   <li>Timeouts: a read or write with a timeout is chained to a LINK_TIMEOUT, so the kernel cancels it when time
  *       is up; it fails with {@code InterruptedByTimeoutException} and, as in the JDK, the channel refuses further
