@@ -79,9 +79,10 @@ public final class FsTestKit {
     }
 
     /**
-     * Waits until {@code thread} is blocked in I/O: parked in a uring4j blocking call, or inside a native read
-     * (the JDK's channels). A state, not a duration, so the test does not depend on the machine's speed; the
-     * bound only turns a hang into a failure.
+     * Waits until {@code thread} is blocked in I/O: parked in a uring4j blocking call, or inside a native read of
+     * the JDK's channels ({@code sun.nio.ch}) — not any native read: a thread loading a class reads its jar so. A
+     * state, not a duration, so the test does not depend on the machine's speed; the bound only turns a hang into
+     * a failure.
      */
     static void awaitBlocked(Thread thread) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -97,7 +98,8 @@ public final class FsTestKit {
         return switch (thread.getState()) {
             case WAITING -> java.util.Arrays.stream(stack)
                     .anyMatch(f -> f.getClassName().equals("io.uring4j.runtime.BlockingCall"));
-            case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().contains("read");
+            case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().contains("read")
+                    && stack[0].getClassName().startsWith("sun.nio.ch.");
             default -> false;
         };
     }

@@ -610,7 +610,9 @@ class SocketChannelDifferentialTest {
                     f.getClassName().equals("io.uring4j.runtime.BlockingCall")
                             || f.getClassName().equals("io.uring4j.net.ReadWait")
                             || f.getClassName().startsWith("sun.nio.ch."));
+            // The JDK's channels' native calls only: a thread loading a class reads its jar natively too.
             case RUNNABLE -> stack.length > 0 && stack[0].isNativeMethod()
+                    && stack[0].getClassName().startsWith("sun.nio.ch.")
                     && (stack[0].getMethodName().contains("read") || stack[0].getMethodName().contains("poll"));
             default -> false;
         };
