@@ -169,8 +169,8 @@ final class ChannelOptions {
     }
 
     /**
-     * Whether the socket is AF_INET6, asked of the kernel: the channels' own sockets are dual-stack, but an
-     * inherited one ({@link InheritedChannels}) may be AF_INET.
+     * Whether the socket is AF_INET6, asked of the kernel: a channel of INET, or an inherited one
+     * ({@link InheritedChannels}), may be AF_INET.
      */
     private static boolean dualStack(int fd) throws IOException {
         return SocketOptions.get(fd, Sockets.SOL_SOCKET, Sockets.SO_DOMAIN) == Sockets.AF_INET6;

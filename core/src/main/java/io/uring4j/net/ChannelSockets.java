@@ -26,28 +26,56 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * What the drop-in channels share: their sockets are dual-stack AF_INET6 like the JDK's (IPv4 peers appear as
- * IPv4-mapped addresses in the kernel and as {@link java.net.Inet4Address} in Java), and the close that first
- * cancels the requests in flight on the descriptor; their options are {@link ChannelOptions}'.
+ * What the drop-in channels share: their sockets are of the JDK's families — dual-stack AF_INET6 by default (IPv4
+ * peers appear as IPv4-mapped addresses in the kernel and as {@link java.net.Inet4Address} in Java), AF_INET for
+ * INET or without IPv6 — and the close that first cancels the requests in flight on the descriptor; their options
+ * are {@link ChannelOptions}'.
  */
 final class ChannelSockets {
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
 
+    /**
+     * Whether the JDK has IPv6: not under {@code -Djava.net.preferIPv4Stack=true}, which it reads once, at start-up,
+     * as this does. Without it the JDK's IP channels are AF_INET sockets, and an INET6 one is refused.
+     */
+    static final boolean IPV6 = !Boolean.getBoolean("java.net.preferIPv4Stack");
+
+    /** The family of an IP channel opened without one, as the JDK's: INET6 (dual-stack), or INET without IPv6. */
+    static final ProtocolFamily IP = IPV6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+
+    /** The socket family of {@link #IP}'s channels, the asynchronous ones'. */
+    static final int IP_DOMAIN = domain(IP);
+
     private ChannelSockets() {
     }
 
-    /** A new stream socket: dual-stack TCP for INET/INET6 (as the JDK's), or AF_UNIX. */
+    /** As the JDK's channels: INET6 is refused where IPv6 is not available. */
+    static void requireAvailable(ProtocolFamily family) {
+        if (family == StandardProtocolFamily.INET6 && !IPV6) {
+            throw new UnsupportedOperationException("IPv6 not available");
+        }
+    }
+
+    /** The socket family of a channel of {@code family}, as the JDK's: INET6 is dual-stack AF_INET6. */
+    static int domain(ProtocolFamily family) {
+        return family == StandardProtocolFamily.UNIX ? Sockets.AF_UNIX
+                : family == StandardProtocolFamily.INET6 ? Sockets.AF_INET6 : Sockets.AF_INET;
+    }
+
+    /** A new stream socket of {@link #domain(ProtocolFamily)}: TCP, or AF_UNIX. */
     static int open(ProtocolFamily family) throws IOException {
         boolean unix = family == StandardProtocolFamily.UNIX;
         if (!unix && family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
             throw new UnsupportedOperationException("Protocol family not supported: " + family);
         }
-        int fd = Sockets.socket(unix ? Sockets.AF_UNIX : Sockets.AF_INET6, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
+        requireAvailable(family);
+        int domain = domain(family);
+        int fd = Sockets.socket(domain, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
         if (fd < 0) {
             throw NetErrors.of("socket", fd);
         }
-        if (!unix) {
+        if (domain == Sockets.AF_INET6) {
             try {
                 SocketOptions.set(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY");
             } catch (IOException e) {
@@ -60,16 +88,18 @@ final class ChannelSockets {
 
     /**
      * Writes the sockaddr for {@code address} into {@code into} (at least {@link SocketAddresses#SOCKADDR_UN_SIZE}
-     * bytes) and returns its length; the address type must match the socket's family.
+     * bytes) for a socket of {@code domain} and returns its length; the address type must match the socket's family.
      */
-    static int sockaddr(SocketAddress address, boolean unix, MemorySegment into) {
-        if (unix) {
+    static int sockaddr(SocketAddress address, int domain, MemorySegment into) {
+        if (domain == Sockets.AF_UNIX) {
             if (!(address instanceof UnixDomainSocketAddress u)) {
                 throw new UnsupportedAddressTypeException();
             }
             return SocketAddresses.writeUnix(u, into);
         }
-        return SocketAddresses.writeForV6Socket(check(address), into);
+        InetSocketAddress inet = check(address, domain);
+        return domain == Sockets.AF_INET6 ? SocketAddresses.writeForV6Socket(inet, into)
+                : SocketAddresses.write(inet, into);
     }
 
     /** getsockname or getpeername as a Java address. */
@@ -93,6 +123,15 @@ final class ChannelSockets {
         return new InetSocketAddress(InetAddress.ofLiteral(loopback), inet.getPort());
     }
 
+    /** An IP address an IP socket of {@code domain} can take: as the JDK's, an AF_INET one takes no IPv6 address. */
+    static InetSocketAddress check(SocketAddress address, int domain) {
+        InetSocketAddress inet = check(address);
+        if (domain == Sockets.AF_INET && !(inet.getAddress() instanceof Inet4Address)) {
+            throw new UnsupportedAddressTypeException();
+        }
+        return inet;
+    }
+
     static InetSocketAddress check(SocketAddress address) {
         if (!(address instanceof InetSocketAddress inet)) {
             throw new UnsupportedAddressTypeException();
@@ -103,14 +142,15 @@ final class ChannelSockets {
         return inet;
     }
 
-    static void bind(int fd, SocketAddress local, boolean unix) throws IOException {
-        if (local == null && unix) {
+    static void bind(int fd, SocketAddress local, int domain) throws IOException {
+        if (local == null && domain == Sockets.AF_UNIX) {
             throw new UnsupportedOperationException("uring4j: a Unix-domain channel binds to an explicit path only");
         }
-        SocketAddress address = local == null ? new InetSocketAddress(0) : local;
+        // 0.0.0.0 is the wildcard of both IP families: an AF_INET6 socket binds it as ::, as the JDK's.
+        SocketAddress address = local == null ? new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0) : local;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
-            int ret = Sockets.bind(fd, sa.asSlice(0, sockaddr(address, unix, sa)));
+            int ret = Sockets.bind(fd, sa.asSlice(0, sockaddr(address, domain, sa)));
             if (ret < 0) {
                 throw NetErrors.of("bind " + address, ret);
             }

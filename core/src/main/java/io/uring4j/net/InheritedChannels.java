@@ -65,16 +65,15 @@ final class InheritedChannels {
                 return null;
             }
             Uring uring = Uring.shared();
-            boolean unix = domain == Sockets.AF_UNIX;
             SocketAddress peer = peer(fd);
             if (type == Sockets.SOCK_DGRAM) {
                 return UringDatagramChannel.inherited(provider, uring, fd, domain == Sockets.AF_INET6,
                         (InetSocketAddress) peer, InheritedChannels::detachStandardStreams);
             }
             return peer == null
-                    ? UringServerSocketChannel.inherited(provider, uring, fd, unix,
+                    ? UringServerSocketChannel.inherited(provider, uring, fd, domain,
                             InheritedChannels::detachStandardStreams)
-                    : UringSocketChannel.inherited(provider, uring, fd, unix, peer,
+                    : UringSocketChannel.inherited(provider, uring, fd, domain, peer,
                             InheritedChannels::detachStandardStreams);
         } catch (IOException | RuntimeException e) {
             LibC.close(fd);

@@ -14,7 +14,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.net.StandardProtocolFamily;
 import java.nio.channels.AcceptPendingException;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AsynchronousServerSocketChannel;
@@ -59,7 +58,7 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
         super(group.provider());
         this.group = group;
         this.loop = group.nextLoop();
-        this.fd = ChannelSockets.open(StandardProtocolFamily.INET6);
+        this.fd = ChannelSockets.open(ChannelSockets.IP);
         this.guard = new FdGuard(loop, fd);
         this.accept = (sqe, scratch) -> {
             peer.set(JAVA_INT, ADDRESS_LENGTH_AT, SocketAddresses.SOCKADDR_IN6_SIZE);
@@ -80,13 +79,14 @@ public final class UringAsynchronousServerSocketChannel extends AsynchronousServ
 
     @Override
     public AsynchronousServerSocketChannel bind(SocketAddress address, int backlog) throws IOException {
-        InetSocketAddress checked = address == null ? new InetSocketAddress(0) : ChannelSockets.check(address);
+        InetSocketAddress checked = address == null ? new InetSocketAddress(0)
+                : ChannelSockets.check(address, ChannelSockets.IP_DOMAIN);
         ensureOpen();
         synchronized (this) {
             if (local != null) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, checked, false);
+            ChannelSockets.bind(fd, checked, ChannelSockets.IP_DOMAIN);
             int ret = Sockets.listen(fd, backlog < 1 ? 50 : backlog);
             if (ret < 0) {
                 throw NetErrors.of("listen", ret);

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
@@ -78,9 +77,9 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
     private boolean writeKilled;
     private boolean writeShutdown;
 
-    /** A new unconnected TCP channel (dual-stack, as the JDK's) in {@code group}. */
+    /** A new unconnected TCP channel (dual-stack where IPv6 is available, as the JDK's) in {@code group}. */
     UringAsynchronousSocketChannel(UringAsynchronousChannelGroup group) throws IOException {
-        this(group, ChannelSockets.open(StandardProtocolFamily.INET6), null);
+        this(group, ChannelSockets.open(ChannelSockets.IP), null);
     }
 
     /** A channel on {@code fd}: connected to {@code remote} (an accepted connection), or not yet ({@code null}). */
@@ -121,7 +120,7 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             if (local != null) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, address, false);
+            ChannelSockets.bind(fd, address, ChannelSockets.IP_DOMAIN);
             local = (InetSocketAddress) ChannelSockets.name(fd, true);
         }
         return this;
@@ -180,7 +179,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
         if (!isOpen()) {
             return immediate(null, new ClosedChannelException(), attachment, handler);
         }
-        InetSocketAddress peer = (InetSocketAddress) ChannelSockets.peer(ChannelSockets.check(Objects.requireNonNull(address)));
+        InetSocketAddress peer = (InetSocketAddress) ChannelSockets.peer(
+                ChannelSockets.check(Objects.requireNonNull(address), ChannelSockets.IP_DOMAIN));
         synchronized (stateLock) {
             if (state == CONNECTED) {
                 throw new AlreadyConnectedException();
@@ -190,7 +190,8 @@ public final class UringAsynchronousSocketChannel extends AsynchronousSocketChan
             }
             state = PENDING;
         }
-        Op connect = (sqe, scratch) -> sqe.prepConnect(fd, scratch.asSlice(0, SocketAddresses.writeForV6Socket(peer, scratch)));
+        Op connect = (sqe, scratch) -> sqe.prepConnect(fd, scratch.asSlice(0, ChannelSockets.sockaddr(peer,
+                ChannelSockets.IP_DOMAIN, scratch)));
         group.operationStarted();
         CompletableFuture<Integer> request = AsyncRequest.start(loop, guard, connect, 0, "connect");
         AsyncRequest.Pending<Void> future = handler != null ? null

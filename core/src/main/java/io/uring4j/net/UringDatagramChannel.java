@@ -32,7 +32,6 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.MembershipKey;
 import java.nio.channels.NotYetConnectedException;
-import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
 import java.time.Duration;
 import java.util.Objects;
@@ -99,6 +98,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         if (family != StandardProtocolFamily.INET && family != StandardProtocolFamily.INET6) {
             throw new UnsupportedOperationException("Protocol family not supported");
         }
+        ChannelSockets.requireAvailable(family);
         boolean inet6 = family == StandardProtocolFamily.INET6;
         int domain = inet6 ? Sockets.AF_INET6 : Sockets.AF_INET;
         int fd = Sockets.socket(domain, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0);
@@ -452,13 +452,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
 
     /** The sockaddr for {@code address} on this channel's socket; returns its length. */
     private int sockaddr(InetSocketAddress address, MemorySegment into) {
-        if (inet6) {
-            return SocketAddresses.writeForV6Socket(address, into);
-        }
-        if (!(address.getAddress() instanceof java.net.Inet4Address)) {
-            throw new UnsupportedAddressTypeException();        // an IPv6 address on an IPv4 socket
-        }
-        return SocketAddresses.write(address, into);
+        return ChannelSockets.sockaddr(address, inet6 ? Sockets.AF_INET6 : Sockets.AF_INET, into);
     }
 
     private static InetSocketAddress check(SocketAddress address) {

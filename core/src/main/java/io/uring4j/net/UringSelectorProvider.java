@@ -55,10 +55,10 @@ public class UringSelectorProvider extends SelectorProvider {
 
     @Override
     public SocketChannel openSocketChannel() throws IOException {
-        return openSocketChannel(StandardProtocolFamily.INET6);
+        return openSocketChannel(ChannelSockets.IP);
     }
 
-    /** INET and INET6 give one dual-stack TCP socket (as {@link UringSocketChannel#open(io.uring4j.runtime.Uring)}); UNIX a Unix-domain one. */
+    /** As the JDK's: INET6 gives a dual-stack TCP socket, INET an IPv4 one, UNIX a Unix-domain one. */
     @Override
     public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
         return UringSocketChannel.open(this, runtime(), checked(family));
@@ -66,7 +66,7 @@ public class UringSelectorProvider extends SelectorProvider {
 
     @Override
     public ServerSocketChannel openServerSocketChannel() throws IOException {
-        return openServerSocketChannel(StandardProtocolFamily.INET6);
+        return openServerSocketChannel(ChannelSockets.IP);
     }
 
     @Override
@@ -74,10 +74,10 @@ public class UringSelectorProvider extends SelectorProvider {
         return UringServerSocketChannel.open(this, runtime(), checked(family));
     }
 
-    /** A dual-stack UDP channel, as the JDK's. */
+    /** A dual-stack UDP channel (IPv4 where IPv6 is not available), as the JDK's. */
     @Override
     public DatagramChannel openDatagramChannel() throws IOException {
-        return openDatagramChannel(StandardProtocolFamily.INET6);
+        return openDatagramChannel(ChannelSockets.IP);
     }
 
     /** INET6 (dual-stack) or INET; UNIX is UnsupportedOperationException, as with the JDK's. */

@@ -39,23 +39,23 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     private final FdGuard guard;
     private final SelectorLink link;
     private final ReentrantLock acceptLock = new ReentrantLock();
-    private final boolean unix;
+    private final int domain;
     private volatile boolean bound;
     private ServerSocket adaptor;
 
-    private UringServerSocketChannel(SelectorProvider provider, Uring uring, int fd, boolean unix) {
+    private UringServerSocketChannel(SelectorProvider provider, Uring uring, int fd, int domain) {
         super(provider);
         this.uring = uring;
-        this.unix = unix;
+        this.domain = domain;
         this.loop = uring.loop();
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
         this.link = new SelectorLink(this, guard);
     }
 
-    /** A TCP server channel (dual-stack). */
+    /** A TCP server channel (dual-stack where IPv6 is available, as the JDK's). */
     public static UringServerSocketChannel open(Uring uring) throws IOException {
-        return open(uring, StandardProtocolFamily.INET6);
+        return open(uring, ChannelSockets.IP);
     }
 
     /** A server channel of {@code family}: INET/INET6 or UNIX (bind it to a path that does not exist yet). */
@@ -65,10 +65,9 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     static UringServerSocketChannel open(SelectorProvider provider, Uring uring, ProtocolFamily family)
             throws IOException {
-        boolean unix = family == StandardProtocolFamily.UNIX;
         int fd = ChannelSockets.open(family);
         try {
-            if (!unix) {
+            if (family != StandardProtocolFamily.UNIX) {
                 SocketOptions.reuseAddress(fd, true);
             }
             // Non-blocking in either mode: a blocking accept is first tried in place, and its ACCEPT request
@@ -81,20 +80,20 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             LibC.close(fd);
             throw e;
         }
-        return new UringServerSocketChannel(provider, uring, fd, unix);
+        return new UringServerSocketChannel(provider, uring, fd, ChannelSockets.domain(family));
     }
 
     /**
      * A listening socket the process was started with ({@link InheritedChannels}), made non-blocking as this
      * channel's own are; {@code afterClose} once closed.
      */
-    static UringServerSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, boolean unix,
+    static UringServerSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, int domain,
                                               Runnable afterClose) throws IOException {
         int ret = Sockets.nonBlocking(fd, true);
         if (ret < 0) {
             throw NetErrors.of("fcntl(O_NONBLOCK)", ret);
         }
-        UringServerSocketChannel channel = new UringServerSocketChannel(provider, uring, fd, unix);
+        UringServerSocketChannel channel = new UringServerSocketChannel(provider, uring, fd, domain);
         channel.bound = true;
         channel.link.afterClose(afterClose);
         return channel;
@@ -107,7 +106,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
             if (bound) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, local, unix);
+            ChannelSockets.bind(fd, local, domain);
             int ret = Sockets.listen(fd, backlog < 1 ? 50 : backlog);
             if (ret < 0) {
                 throw NetErrors.of("listen", ret);
@@ -195,7 +194,8 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     /** The channel for an accepted fd: in blocking mode, on the next of the runtime's loops. */
     private SocketChannel accepted(int accepted) throws IOException {
         try {
-            return new UringSocketChannel(provider(), uring.loop(), accepted, unix, ChannelSockets.name(accepted, false));
+            return new UringSocketChannel(provider(), uring.loop(), accepted, domain,
+                    ChannelSockets.name(accepted, false));
         } catch (IOException e) {
             LibC.close(accepted);           // the peer left before we asked who it was
             throw e;
@@ -230,7 +230,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return unix ? ChannelOptions.UNIX_SERVER : ChannelOptions.TCP_SERVER;
+        return unixDomain() ? ChannelOptions.UNIX_SERVER : ChannelOptions.TCP_SERVER;
     }
 
     @Override
@@ -250,7 +250,7 @@ public final class UringServerSocketChannel extends ServerSocketChannel {
     }
 
     boolean unixDomain() {
-        return unix;
+        return domain == Sockets.AF_UNIX;
     }
 
     private void ensureOpen() throws ClosedChannelException {

@@ -8,6 +8,7 @@ import io.uring4j.runtime.Op;
 import io.uring4j.runtime.Uring;
 import io.uring4j.sys.Errno;
 import io.uring4j.sys.ErrnoException;
+import io.uring4j.sys.Sockets;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -75,7 +76,7 @@ public final class UringSocketChannel extends SocketChannel {
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     private final HeapStaging staging = new HeapStaging();
-    private final boolean unix;
+    private final int domain;
     private volatile SocketAddress remote;
     /** Where a non-blocking connect in progress goes; null once it has finished. */
     private volatile SocketAddress pending;
@@ -85,45 +86,45 @@ public final class UringSocketChannel extends SocketChannel {
     /** A read saw the connection reset: every read from now on throws "Connection reset", as the JDK's do. */
     private volatile boolean connectionReset;
 
-    UringSocketChannel(SelectorProvider provider, EventLoop loop, int fd, boolean unix, SocketAddress remote) {
+    UringSocketChannel(SelectorProvider provider, EventLoop loop, int fd, int domain, SocketAddress remote) {
         super(provider);
         this.loop = loop;
         this.fd = fd;
         this.guard = new FdGuard(loop, fd);
         this.link = new SelectorLink(this, guard);
         this.readWait = new ReadWait(loop, guard);
-        this.unix = unix;
+        this.domain = domain;
         this.remote = remote;
         this.bound = remote != null;
     }
 
     /** A connected socket the process was started with ({@link InheritedChannels}); {@code afterClose} once closed. */
-    static UringSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, boolean unix,
+    static UringSocketChannel inherited(SelectorProvider provider, Uring uring, int fd, int domain,
                                         SocketAddress remote, Runnable afterClose) {
-        UringSocketChannel channel = new UringSocketChannel(provider, uring.loop(), fd, unix, remote);
+        UringSocketChannel channel = new UringSocketChannel(provider, uring.loop(), fd, domain, remote);
         channel.link.afterClose(afterClose);
         return channel;
     }
 
     /** An unconnected TCP channel on one of {@code uring}'s loops. */
     public static UringSocketChannel open(Uring uring) throws IOException {
-        return open(uring, StandardProtocolFamily.INET6);
+        return open(uring, ChannelSockets.IP);
     }
 
-    /** An unconnected channel of {@code family}: INET/INET6 (one dual-stack TCP socket) or UNIX. */
+    /** An unconnected channel of {@code family}: INET6 (a dual-stack TCP socket), INET (IPv4) or UNIX. */
     public static UringSocketChannel open(Uring uring, ProtocolFamily family) throws IOException {
         return open(UringSelectorProvider.DEFAULT, uring, family);
     }
 
     static UringSocketChannel open(SelectorProvider provider, Uring uring, ProtocolFamily family) throws IOException {
         return new UringSocketChannel(provider, uring.loop(), ChannelSockets.open(family),
-                family == StandardProtocolFamily.UNIX, null);
+                ChannelSockets.domain(family), null);
     }
 
     /** A channel connected to {@code remote}. */
     public static UringSocketChannel open(Uring uring, SocketAddress remote) throws IOException {
         UringSocketChannel ch = open(uring, remote instanceof java.net.UnixDomainSocketAddress
-                ? StandardProtocolFamily.UNIX : StandardProtocolFamily.INET6);
+                ? StandardProtocolFamily.UNIX : ChannelSockets.IP);
         try {
             ch.connect(remote);
         } catch (IOException | RuntimeException e) {
@@ -140,7 +141,7 @@ public final class UringSocketChannel extends SocketChannel {
             if (bound) {
                 throw new AlreadyBoundException();
             }
-            ChannelSockets.bind(fd, local, unix);
+            ChannelSockets.bind(fd, local, domain);
             bound = true;
         }
         return this;
@@ -161,7 +162,7 @@ public final class UringSocketChannel extends SocketChannel {
         // The sockaddr (up to 110 bytes for AF_UNIX: more than a request's scratch) is owned by the op, which the
         // request keeps reachable until its CQE; GC-managed, so a cancelled connect cannot outlive it.
         MemorySegment sockaddr = staging.allocate(SocketAddresses.SOCKADDR_UN_SIZE);
-        MemorySegment target = sockaddr.asSlice(0, ChannelSockets.sockaddr(address, unix, sockaddr));
+        MemorySegment target = sockaddr.asSlice(0, ChannelSockets.sockaddr(address, domain, sockaddr));
         readLock.lock();
         writeLock.lock();
         try {
@@ -719,12 +720,12 @@ public final class UringSocketChannel extends SocketChannel {
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return unix ? ChannelOptions.UNIX : ChannelOptions.TCP;
+        return unixDomain() ? ChannelOptions.UNIX : ChannelOptions.TCP;
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        link.close(loop, remote != null && !unix);
+        link.close(loop, remote != null && !unixDomain());
     }
 
     /** Sets O_NONBLOCK (non-blocking mode's calls are system calls); waits for blocking calls in progress first. */
@@ -748,7 +749,7 @@ public final class UringSocketChannel extends SocketChannel {
     }
 
     boolean unixDomain() {
-        return unix;
+        return domain == Sockets.AF_UNIX;
     }
 
     /** For the adaptor: shut down, or closed (as the JDK's isInputOpen). */

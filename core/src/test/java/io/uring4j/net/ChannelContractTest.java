@@ -25,6 +25,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -142,6 +143,31 @@ class ChannelContractTest {
                     assertEndpoint(s.getLocalAddress(), connectTo, port);
                     assertEndpoint(s.getRemoteAddress(), connectTo, clientPort);
                 }
+            }
+        }
+    }
+
+    /** As the JDK's, a channel of INET is an IPv4 socket: its wildcard is 0.0.0.0 and it takes no IPv6 address. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "uring"})
+    void anInetChannelIsIpv4Only(String impl) throws Exception {
+        boolean jdk = impl.equals("jdk");
+        StandardProtocolFamily inet = StandardProtocolFamily.INET;
+        InetSocketAddress v6 = new InetSocketAddress(InetAddress.ofLiteral("::1"), 0);
+        try (ServerSocketChannel server = jdk ? ServerSocketChannel.open(inet)
+                : UringServerSocketChannel.open(uring, inet);
+             SocketChannel c = jdk ? SocketChannel.open(inet) : UringSocketChannel.open(uring, inet);
+             ServerSocketChannel v6Server = server(impl, v6)) {
+            server.bind(null);
+            assertThat(((InetSocketAddress) server.getLocalAddress()).getAddress())
+                    .isEqualTo(InetAddress.ofLiteral("0.0.0.0"));
+            assertThatThrownBy(() -> c.bind(v6)).isInstanceOf(UnsupportedAddressTypeException.class);
+            assertThatThrownBy(() -> c.connect(v6Server.getLocalAddress()))
+                    .isInstanceOf(UnsupportedAddressTypeException.class);
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            c.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port));
+            try (SocketChannel accepted = server.accept()) {
+                assertThat(accepted.getRemoteAddress()).isEqualTo(c.getLocalAddress());
             }
         }
     }

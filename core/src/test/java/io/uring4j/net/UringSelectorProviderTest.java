@@ -159,6 +159,72 @@ class UringSelectorProviderTest {
     }
 
 
+    /**
+     * Under {@code -Djava.net.preferIPv4Stack=true} (read at start-up: a child JVM) the JDK has no IPv6: its channels
+     * are IPv4 sockets, INET6 ones are refused, and so are IPv6 addresses. Ours must answer as the JDK's do.
+     */
+    @Test
+    void withoutIpv6TheChannelsAreIpv4AsTheJdks() throws Exception {
+        String out = ChildJvm.output(Ipv4StackProbe.class, "-Djava.net.preferIPv4Stack=true");
+        List<String> lines = out.lines().toList();
+        assertThat(lines).filteredOn(l -> l.startsWith("jdk ")).singleElement().asString()
+                .contains("UnsupportedOperationException", "UnsupportedAddressTypeException", "/0.0.0.0");
+        assertThat(lines).as(out).contains(lines.stream().filter(l -> l.startsWith("jdk ")).findFirst().orElseThrow()
+                .replaceFirst("jdk", "uring4j"));
+    }
+
+    /** The child JVM's part: the same questions to the JDK's provider and to ours, one line of answers each. */
+    static final class Ipv4StackProbe {
+        public static void main(String[] args) throws Exception {
+            System.out.println("jdk " + answers(SelectorProvider.provider()));
+            System.out.println("uring4j " + answers(new UringSelectorProvider()));
+        }
+
+        private static List<String> answers(SelectorProvider provider) throws IOException {
+            List<String> answers = new ArrayList<>();
+            answers.add(outcome(() -> provider.openSocketChannel(StandardProtocolFamily.INET6)));
+            answers.add(outcome(() -> provider.openServerSocketChannel(StandardProtocolFamily.INET6)));
+            answers.add(outcome(() -> provider.openDatagramChannel(StandardProtocolFamily.INET6)));
+            try (ServerSocketChannel server = provider.openServerSocketChannel().bind(null);
+                 SocketChannel client = provider.openSocketChannel();
+                 java.nio.channels.DatagramChannel udp = provider.openDatagramChannel().bind(null)) {
+                answers.add(address(server.getLocalAddress()) + " " + address(udp.getLocalAddress()));
+                answers.add(outcome(() -> client.connect(new InetSocketAddress("::1", 1))));
+                answers.add(outcome(() -> udp.send(ByteBuffer.allocate(1), new InetSocketAddress("::1", 1))));
+                client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port(server)));
+                try (SocketChannel accepted = server.accept()) {
+                    answers.add(address(client.getLocalAddress()) + " " + address(accepted.getRemoteAddress()));
+                }
+            }
+            return answers;
+        }
+
+        private static int port(ServerSocketChannel server) throws IOException {
+            return ((InetSocketAddress) server.getLocalAddress()).getPort();
+        }
+
+        private static String address(java.net.SocketAddress address) {
+            return ((InetSocketAddress) address).getAddress().toString();
+        }
+
+        private interface Call {
+            Object call() throws IOException;
+        }
+
+        private static String outcome(Call call) {
+            try {
+                Object result = call.call();
+                if (result instanceof java.io.Closeable c) {
+                    c.close();
+                }
+                return "ok";
+            } catch (IOException | RuntimeException e) {
+                return e.getClass().getSimpleName();
+            }
+        }
+    }
+
+
     /** The child JVM's part: plain java.nio code, a selector loop echoing one connection. */
     static final class EchoProbe {
         public static void main(String[] args) throws Exception {
