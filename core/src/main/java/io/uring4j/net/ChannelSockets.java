@@ -47,6 +47,12 @@ final class ChannelSockets {
     /** The socket family of {@link #IP}'s channels, the asynchronous ones'. */
     static final int IP_DOMAIN = domain(IP);
 
+    /**
+     * Where a channel bound to nothing binds: 0.0.0.0, the wildcard of both IP families (an AF_INET6 socket binds
+     * it as ::), as the JDK's; not {@code new InetSocketAddress(0)}, which is :: under java.net.preferIPv6Addresses.
+     */
+    static final InetSocketAddress WILDCARD = new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0);
+
     private ChannelSockets() {
     }
 
@@ -146,8 +152,7 @@ final class ChannelSockets {
         if (local == null && domain == Sockets.AF_UNIX) {
             throw new UnsupportedOperationException("uring4j: a Unix-domain channel binds to an explicit path only");
         }
-        // 0.0.0.0 is the wildcard of both IP families: an AF_INET6 socket binds it as ::, as the JDK's.
-        SocketAddress address = local == null ? new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0) : local;
+        SocketAddress address = local == null ? WILDCARD : local;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment sa = arena.allocate(SocketAddresses.SOCKADDR_UN_SIZE, 8);
             int ret = Sockets.bind(fd, sa.asSlice(0, sockaddr(address, domain, sa)));

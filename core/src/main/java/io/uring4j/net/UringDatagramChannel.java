@@ -137,7 +137,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
             if (local != null) {
                 throw new AlreadyBoundException();
             }
-            bindTo(address == null ? new InetSocketAddress(0) : check(address));
+            bindTo(address == null ? ChannelSockets.WILDCARD : check(address));
         });
         return this;
     }
@@ -168,7 +168,7 @@ final class UringDatagramChannel extends DatagramChannel implements Interruptibl
         if (local == null) {
             synchronized (this) {
                 if (local == null) {
-                    bindTo(new InetSocketAddress(0));
+                    bindTo(ChannelSockets.WILDCARD);
                 }
             }
         }

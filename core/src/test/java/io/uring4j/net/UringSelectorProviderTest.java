@@ -5,6 +5,8 @@ import io.uring4j.testkit.BothEngines;
 import io.uring4j.testkit.ChildJvm;
 import io.uring4j.testkit.OpenFds;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +15,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.NetworkChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -160,51 +164,60 @@ class UringSelectorProviderTest {
 
 
     /**
-     * Under {@code -Djava.net.preferIPv4Stack=true} (read at start-up: a child JVM) the JDK has no IPv6: its channels
-     * are IPv4 sockets, INET6 ones are refused, and so are IPv6 addresses. Ours must answer as the JDK's do.
+     * The JDK's address-family settings, read at start-up (so in a child JVM), as the JDK's channels take them:
+     * under preferIPv4Stack there is no IPv6 (IP channels are IPv4 sockets, INET6 ones are refused); under
+     * preferIPv6Addresses the wildcard {@code new InetSocketAddress(0)} is ::, yet an INET channel bound to nothing,
+     * or sending unbound, binds 0.0.0.0. Ours must answer the probe's questions as the JDK's do.
      */
-    @Test
-    void withoutIpv6TheChannelsAreIpv4AsTheJdks() throws Exception {
-        String out = ChildJvm.output(Ipv4StackProbe.class, "-Djava.net.preferIPv4Stack=true");
-        List<String> lines = out.lines().toList();
-        assertThat(lines).filteredOn(l -> l.startsWith("jdk ")).singleElement().asString()
-                .contains("UnsupportedOperationException", "UnsupportedAddressTypeException", "/0.0.0.0");
-        assertThat(lines).as(out).contains(lines.stream().filter(l -> l.startsWith("jdk ")).findFirst().orElseThrow()
-                .replaceFirst("jdk", "uring4j"));
+    @ParameterizedTest
+    @CsvSource({"java.net.preferIPv4Stack, UnsupportedOperationException", "java.net.preferIPv6Addresses, ok"})
+    void theJdksAddressFamilySettingsAreFollowed(String setting, String inet6) throws Exception {
+        String out = ChildJvm.output(FamilyProbe.class, "-D" + setting + "=true");
+        String jdk = out.lines().filter(l -> l.startsWith("jdk ")).findFirst().orElseThrow();
+        assertThat(jdk).as(out).startsWith("jdk [" + inet6 + ", " + inet6 + ", " + inet6 + ",");
+        assertThat(out.lines()).as(out).contains(jdk.replaceFirst("jdk", "uring4j"));
     }
 
     /** The child JVM's part: the same questions to the JDK's provider and to ours, one line of answers each. */
-    static final class Ipv4StackProbe {
+    static final class FamilyProbe {
         public static void main(String[] args) throws Exception {
             System.out.println("jdk " + answers(SelectorProvider.provider()));
             System.out.println("uring4j " + answers(new UringSelectorProvider()));
         }
 
         private static List<String> answers(SelectorProvider provider) throws IOException {
+            StandardProtocolFamily inet = StandardProtocolFamily.INET;
+            InetSocketAddress v6 = new InetSocketAddress(InetAddress.ofLiteral("::1"), 1);
             List<String> answers = new ArrayList<>();
             answers.add(outcome(() -> provider.openSocketChannel(StandardProtocolFamily.INET6)));
             answers.add(outcome(() -> provider.openServerSocketChannel(StandardProtocolFamily.INET6)));
             answers.add(outcome(() -> provider.openDatagramChannel(StandardProtocolFamily.INET6)));
             try (ServerSocketChannel server = provider.openServerSocketChannel().bind(null);
-                 SocketChannel client = provider.openSocketChannel();
-                 java.nio.channels.DatagramChannel udp = provider.openDatagramChannel().bind(null)) {
-                answers.add(address(server.getLocalAddress()) + " " + address(udp.getLocalAddress()));
-                answers.add(outcome(() -> client.connect(new InetSocketAddress("::1", 1))));
-                answers.add(outcome(() -> udp.send(ByteBuffer.allocate(1), new InetSocketAddress("::1", 1))));
-                client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port(server)));
-                try (SocketChannel accepted = server.accept()) {
-                    answers.add(address(client.getLocalAddress()) + " " + address(accepted.getRemoteAddress()));
+                 DatagramChannel udp = provider.openDatagramChannel().bind(null);
+                 DatagramChannel inetUdp = provider.openDatagramChannel(inet).bind(null);
+                 DatagramChannel unbound = provider.openDatagramChannel(inet);
+                 SocketChannel inetClient = provider.openSocketChannel(inet)) {
+                answers.add(address(server) + " " + address(udp) + " " + address(inetUdp));
+                answers.add(outcome(() -> inetClient.connect(v6)));
+                answers.add(outcome(() -> inetUdp.send(ByteBuffer.allocate(1), v6)));
+                InetAddress v4 = InetAddress.ofLiteral("127.0.0.1");
+                answers.add(outcome(() -> unbound.send(ByteBuffer.allocate(1), new InetSocketAddress(v4, port(udp)))));
+                try (SocketChannel client = provider.openSocketChannel()) {
+                    client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port(server)));
+                    try (SocketChannel accepted = server.accept()) {
+                        answers.add(client.getLocalAddress().equals(accepted.getRemoteAddress()) + "");
+                    }
                 }
             }
             return answers;
         }
 
-        private static int port(ServerSocketChannel server) throws IOException {
-            return ((InetSocketAddress) server.getLocalAddress()).getPort();
+        private static int port(NetworkChannel channel) throws IOException {
+            return ((InetSocketAddress) channel.getLocalAddress()).getPort();
         }
 
-        private static String address(java.net.SocketAddress address) {
-            return ((InetSocketAddress) address).getAddress().toString();
+        private static String address(NetworkChannel channel) throws IOException {
+            return ((InetSocketAddress) channel.getLocalAddress()).getAddress().toString();
         }
 
         private interface Call {
@@ -213,9 +226,8 @@ class UringSelectorProviderTest {
 
         private static String outcome(Call call) {
             try {
-                Object result = call.call();
-                if (result instanceof java.io.Closeable c) {
-                    c.close();
+                if (call.call() instanceof java.io.Closeable opened) {
+                    opened.close();
                 }
                 return "ok";
             } catch (IOException | RuntimeException e) {
@@ -223,7 +235,6 @@ class UringSelectorProviderTest {
             }
         }
     }
-
 
     /** The child JVM's part: plain java.nio code, a selector loop echoing one connection. */
     static final class EchoProbe {
