@@ -17,9 +17,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * channel must not call recv itself, or bytes could be taken out of order. Once it has ended (end of stream, an
  * error, ENOBUFS, a cancel) the channel reads what is left here, then asks the socket again. The cached POLLIN
  * readiness follows this state exactly: set while there is something to read here (bytes, end of stream or an
- * error), cleared when the last byte is taken. Memory is bounded: above {@link #HIGH_WATER} bytes the selector
- * cancels the receive (the peer's bytes wait in the socket, and TCP slows the peer) and arms it again once the
- * reads have taken half; an emptied inbox gives its array back to the selector's {@link InboxArrays}.
+ * error), cleared when the last byte is taken. Memory is bounded: a receive is armed for the room left below
+ * {@link #HIGH_WATER} bytes and ends by itself there (to within a buffer; where the kernel has no such limit, the
+ * selector cancels it, and bytes the kernel took meanwhile still come); the peer's bytes then wait in the socket,
+ * and TCP slows the peer; the receive is armed again once the reads have taken half. An emptied inbox gives its
+ * array back to the selector's {@link InboxArrays}.
  */
 final class Inbox {
     /** What {@link #take} answers when the socket itself must be asked: nothing here, and no receive armed. */

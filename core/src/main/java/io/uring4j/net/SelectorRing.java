@@ -53,6 +53,11 @@ final class SelectorRing implements AutoCloseable {
     /** Where the selecting thread reads the eventfd's counter to reset it. */
     private final MemorySegment drained;
     private boolean wakeArmed;
+    /**
+     * Whether receives are armed with a byte limit: not on the portable engine, which refuses one (as kernels
+     * before 6.17 do), nor once the kernel has refused one ({@link #refusedLimit}).
+     */
+    private boolean receiveLimits;
     /** CQEs reaped so far: the index of the next one. Written by the selecting thread only. */
     private volatile long reaped;
     /** During {@link #reap}: the index of the next CQE, and where they go. */
@@ -87,6 +92,7 @@ final class SelectorRing implements AutoCloseable {
         eventFd = fd;
         cq = ring.cq();
         portable = ring.engineServing().name().equals("portable");
+        receiveLimits = !portable;
         waitArg = arena.allocate(GeteventsArgLayout.SIZE + Timespec.SIZE, 8);
         one = arena.allocate(JAVA_LONG);
         one.set(JAVA_LONG, 0, 1L);
@@ -98,12 +104,30 @@ final class SelectorRing implements AutoCloseable {
         sqe().prepPollMultishot(fd, events).userData(userData);
     }
 
-    /** Queues a multishot receive from {@code fd} into the selector's provided buffers. */
-    void recv(int fd, long userData) throws ErrnoException {
+    /**
+     * Queues a multishot receive from {@code fd} into the selector's provided buffers, ending by itself once about
+     * {@code limit} bytes have come (to within a buffer) where the kernel can (6.17): without a limit the kernel
+     * drains the whole socket into the buffers within one enter, and a fast peer's bytes pile up in the channel's
+     * inbox before a cancel can reach the receive.
+     */
+    void recv(int fd, int limit, long userData) throws ErrnoException {
         if (buffers == null) {
             buffers = new RecvBuffers(ring, BUFFER_GROUP, BUFFERS, BUFFER_SIZE);
         }
-        sqe().prepRecvMultishot(fd, 0).bufferSelect(BUFFER_GROUP).userData(userData);
+        Sqe sqe = receiveLimits ? sqe().prepRecvMultishot(fd, 0, 0, limit) : sqe().prepRecvMultishot(fd, 0);
+        sqe.bufferSelect(BUFFER_GROUP).userData(userData);
+    }
+
+    /**
+     * A receive ended with {@code result}: true if it was EINVAL for its limit, which older kernels (and the portable
+     * engine) refuse; the receives go without one from then on, and this one is to be armed again.
+     */
+    boolean refusedLimit(int result) {
+        if (result != -Errno.EINVAL || !receiveLimits) {
+            return false;
+        }
+        receiveLimits = false;
+        return true;
     }
 
     /** Queues a send of {@code length} bytes at {@code address} (MSG_NOSIGNAL), untouched until its CQE. */

@@ -395,7 +395,7 @@ final class UringSelector extends AbstractSelector {
     /**
      * Selecting thread: a CQE of a key's multishot receive. The bytes go to the channel's inbox and the buffer
      * back to the ring at once; a full inbox cancels the receive (armed again when the reads have drained it);
-     * one that ended by itself (ENOBUFS, a final data CQE) is armed again by the next enter; end of stream and
+     * one that ended by itself (ENOBUFS, its byte limit) is armed again by the next enter; end of stream and
      * errors stay in the inbox for the reads.
      */
     private void received(UringSelectionKey key, Cqe cqe) {
@@ -426,7 +426,7 @@ final class UringSelector extends AbstractSelector {
             if (res == -Errno.ENOBUFS) {
                 enobufs++;
             }
-            boolean again = res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED;
+            boolean again = res > 0 || res == -Errno.ENOBUFS || res == -Errno.ECANCELED || ring.refusedLimit(res);
             inbox.ended(res, again);
             if (!key.dead && again) {
                 queueUpdate(key);
@@ -495,7 +495,7 @@ final class UringSelector extends AbstractSelector {
             key.receiving |= key.link.receivable(key);
             if (key.receiving && key.recvUserData == 0 && key.link.inbox.arm(key)) {
                 long userData = RECV | nextArm() | key.slot;
-                ring.recv(key.link.guard.fd(), userData);
+                ring.recv(key.link.guard.fd(), Inbox.HIGH_WATER - key.link.inbox.available(), userData);
                 key.recvUserData = userData;
                 key.pollsInFlight++;
                 receives++;
