@@ -25,8 +25,13 @@ final class UringFileSystem extends FileSystem {
         this.platform = platform;
     }
 
+    /**
+     * {@code path}, a platform's path, as ours. Installed, this is the default file system, and the platform's own
+     * code makes paths through it (a {@code file:/x} URI's path is {@code new File(uri).toPath()}): those are
+     * ours already, and wrapping one again would hand the platform a path it cannot use.
+     */
     Path wrap(Path path) {
-        return path == null ? null : new UringPath(this, path);
+        return path == null ? null : new UringPath(this, UringPath.unwrap(path));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.uring4j.fs;
 
 import io.uring4j.testkit.BothEngines;
+import io.uring4j.testkit.ChildJvm;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,6 +172,31 @@ class UringFileSystemProviderTest {
         private static void check(boolean condition, String what) {
             if (!condition) {
                 throw new AssertionError(what);
+            }
+        }
+    }
+
+    /**
+     * Installed, the provider's file system is the one the platform's own code makes paths with: the path of a
+     * {@code file:/x} URI (no authority, as {@code URL.toURI()} gives it) is {@code new File(uri).toPath()}, ours
+     * already, and must not be wrapped again.
+     */
+    @Test
+    void underTheFlagAFileUriWithoutAuthorityIsAPathOfOurs() throws Exception {
+        String out = ChildJvm.output(UriProbe.class,
+                "-Djava.nio.file.spi.DefaultFileSystemProvider=" + UringFileSystemProvider.class.getName());
+        assertThat(out).contains("exists true, read 'uri'");
+    }
+
+    /** The child JVM's part: a file's path by a {@code file:/} URI, under the flag. */
+    static final class UriProbe {
+        public static void main(String[] args) throws Exception {
+            Path file = Files.writeString(Files.createTempFile("uring4j-uri", ".txt"), "uri");
+            try {
+                Path byUri = Path.of(file.toUri().toURL().toURI());
+                System.out.println("exists " + Files.exists(byUri) + ", read '" + Files.readString(byUri) + "'");
+            } finally {
+                Files.delete(file);
             }
         }
     }
