@@ -34,36 +34,27 @@ class SelectorAllocationTest {
 
     @Test
     void anEchoLoopOnTheSelectorAllocatesAlmostNothingPerRequest() throws Exception {
-        UringSelectorProvider provider = new UringSelectorProvider();
-        try (Selector selector = provider.openSelector();
-             ServerSocketChannel server = provider.openServerSocketChannel()) {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            SocketChannel client = SocketChannel.open(server.getLocalAddress());   // the JDK's, on its own thread
-            SocketChannel accepted = server.accept();
-            accepted.configureBlocking(false);
-            accepted.register(selector, SelectionKey.OP_READ);
-            try (client; accepted) {
-                double best = Double.MAX_VALUE;
-                List<Double> runs = new ArrayList<>();
-                for (int run = 0; run < 8; run++) {         // the first runs warm the JIT; the best counts
-                    int requests = 20_000;
-                    CompletableFuture<Void> asked = ask(client, requests);
-                    long before = THREADS.getCurrentThreadAllocatedBytes();
-                    serve(selector, requests);
-                    long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
-                    asked.get(60, TimeUnit.SECONDS);
-                    best = Math.min(best, bytes / (double) requests);
-                    runs.add(bytes / (double) requests);
-                }
-                // Nothing on this machine, warm. Allowed: the two objects each select makes where C2 does not
-                // scalar-replace them, which a CI run's JIT once did not (80 B per request, best of 8 runs): the
-                // selected-key set's iterator (32 B) and the JDK's slice of the errno-capture segment in the
-                // io_uring_enter downcall (40 B); one select per request here. Each request used to cost its inbox
-                // a byte array and its write a queue node: 584 B.
-                assertThat(best).as("bytes per request on the selecting thread, best of %s", runs)
-                        .isLessThanOrEqualTo(PER_SELECT_WHERE_NOT_SCALAR_REPLACED);
+        onSelector((selector, client, accepted) -> {
+            double best = Double.MAX_VALUE;
+            List<Double> runs = new ArrayList<>();
+            for (int run = 0; run < 8; run++) {         // the first runs warm the JIT; the best counts
+                int requests = 20_000;
+                CompletableFuture<Void> asked = ask(client, requests);
+                long before = THREADS.getCurrentThreadAllocatedBytes();
+                serve(selector, requests);
+                long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
+                asked.get(60, TimeUnit.SECONDS);
+                best = Math.min(best, bytes / (double) requests);
+                runs.add(bytes / (double) requests);
             }
-        }
+            // Nothing on this machine, warm. Allowed: the two objects each select makes where C2 does not
+            // scalar-replace them, which a CI run's JIT once did not (80 B per request, best of 8 runs): the
+            // selected-key set's iterator (32 B) and the JDK's slice of the errno-capture segment in the
+            // io_uring_enter downcall (40 B); one select per request here. Each request used to cost its inbox
+            // a byte array and its write a queue node: 584 B.
+            assertThat(best).as("bytes per request on the selecting thread, best of %s", runs)
+                    .isLessThanOrEqualTo(PER_SELECT_WHERE_NOT_SCALAR_REPLACED);
+        });
     }
 
     /**
@@ -73,41 +64,32 @@ class SelectorAllocationTest {
      */
     @Test
     void aStreamReadOnTheSelectorAllocatesAlmostNothingPerMebibyte() throws Exception {
-        UringSelectorProvider provider = new UringSelectorProvider();
-        try (Selector selector = provider.openSelector();
-             ServerSocketChannel server = provider.openServerSocketChannel()) {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            SocketChannel client = SocketChannel.open(server.getLocalAddress());   // the JDK's, on its own thread
-            SocketChannel accepted = server.accept();
-            accepted.configureBlocking(false);
-            accepted.register(selector, SelectionKey.OP_READ);
-            try (client; accepted) {
-                ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
-                double best = Double.MAX_VALUE;
-                List<Double> runs = new ArrayList<>();
-                for (int run = 0; run < 8; run++) {         // the first runs warm the JIT; the best counts
-                    int mebibytes = 64;
-                    CompletableFuture<Void> sent = send(client, mebibytes);
-                    long before = THREADS.getCurrentThreadAllocatedBytes();
-                    for (long left = (long) mebibytes << 20; left > 0; ) {
-                        selector.select();
-                        selector.selectedKeys().clear();
-                        int n;
-                        while ((n = accepted.read(buffer.clear())) > 0) {
-                            left -= n;
-                        }
+        onSelector((selector, client, accepted) -> {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
+            double best = Double.MAX_VALUE;
+            List<Double> runs = new ArrayList<>();
+            for (int run = 0; run < 8; run++) {         // the first runs warm the JIT; the best counts
+                int mebibytes = 64;
+                CompletableFuture<Void> sent = send(client, mebibytes);
+                long before = THREADS.getCurrentThreadAllocatedBytes();
+                for (long left = (long) mebibytes << 20; left > 0; ) {
+                    selector.select();
+                    selector.selectedKeys().clear();
+                    int n;
+                    while ((n = accepted.read(buffer.clear())) > 0) {
+                        left -= n;
                     }
-                    long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
-                    sent.get(60, TimeUnit.SECONDS);
-                    best = Math.min(best, bytes / (double) mebibytes);
-                    runs.add(bytes / (double) mebibytes);
                 }
-                // A select's few objects where C2 does not scalar-replace them (see above), at a select per
-                // receive of 4 KiB at most: 256 a MiB.
-                assertThat(best).as("bytes per MiB on the selecting thread, best of %s", runs)
-                        .isLessThanOrEqualTo(256 * PER_SELECT_WHERE_NOT_SCALAR_REPLACED);
+                long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
+                sent.get(60, TimeUnit.SECONDS);
+                best = Math.min(best, bytes / (double) mebibytes);
+                runs.add(bytes / (double) mebibytes);
             }
-        }
+            // A select's few objects where C2 does not scalar-replace them (see above), at a select per
+            // receive of 4 KiB at most: 256 a MiB.
+            assertThat(best).as("bytes per MiB on the selecting thread, best of %s", runs)
+                    .isLessThanOrEqualTo(256 * PER_SELECT_WHERE_NOT_SCALAR_REPLACED);
+        });
     }
 
     /** The client: {@code mebibytes} MiB written as fast as the reader takes them. */
@@ -158,6 +140,26 @@ class SelectorAllocationTest {
                     channel.write(buffer.flip());
                     echoed += n;
                 }
+            }
+        }
+    }
+
+    /** What runs on a selector with one accepted channel registered for reading, its peer the JDK's client. */
+    private interface OnSelector {
+        void run(Selector selector, SocketChannel client, SocketChannel accepted) throws Exception;
+    }
+
+    private static void onSelector(OnSelector body) throws Exception {
+        UringSelectorProvider provider = new UringSelectorProvider();
+        try (Selector selector = provider.openSelector();
+             ServerSocketChannel server = provider.openServerSocketChannel()) {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress());   // the JDK's, on its own thread
+            SocketChannel accepted = server.accept();
+            accepted.configureBlocking(false);
+            accepted.register(selector, SelectionKey.OP_READ);
+            try (client; accepted) {
+                body.run(selector, client, accepted);
             }
         }
     }
