@@ -49,17 +49,17 @@ final class Inbox {
     }
 
     /**
-     * Selecting thread: a receive is about to be armed for {@code owner}; false if there is no point (yet), or
-     * the key has been cancelled since the select looked at it: its channel may have turned blocking, and a read
-     * that found nothing here asks the socket.
+     * Selecting thread: a receive is about to be armed for {@code owner}; the bytes it may bring (the room below
+     * {@link #HIGH_WATER}), or 0 if there is no point (yet), or the key has been cancelled since the select looked
+     * at it: its channel may have turned blocking, and a read that found nothing here asks the socket.
      */
-    synchronized boolean arm(UringSelectionKey owner) {
+    synchronized int arm(UringSelectionKey owner) {
         if (armed || eof || failure != 0 || end - start >= HIGH_WATER || !owner.isValid()) {
-            return false;
+            return 0;
         }
         armed = true;
         this.owner = owner;
-        return true;
+        return HIGH_WATER - (end - start);
     }
 
     /**

@@ -493,9 +493,10 @@ final class UringSelector extends AbstractSelector {
                 key.slot = allocateSlot(key);
             }
             key.receiving |= key.link.receivable(key);
-            if (key.receiving && key.recvUserData == 0 && key.link.inbox.arm(key)) {
+            int room = key.receiving && key.recvUserData == 0 ? key.link.inbox.arm(key) : 0;
+            if (room > 0) {
                 long userData = RECV | nextArm() | key.slot;
-                ring.recv(key.link.guard.fd(), Inbox.HIGH_WATER - key.link.inbox.available(), userData);
+                ring.recv(key.link.guard.fd(), room, userData);
                 key.recvUserData = userData;
                 key.pollsInFlight++;
                 receives++;
