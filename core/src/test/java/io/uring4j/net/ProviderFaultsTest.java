@@ -7,6 +7,7 @@ import io.uring4j.sys.Errno;
 import io.uring4j.sys.Sockets;
 import io.uring4j.testkit.FaultRuns;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -157,6 +158,40 @@ class ProviderFaultsTest {
                 }
             }
             assertThat(faulty.requestFailures()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * A kernel before 6.17 refuses a multishot receive's byte limit with EINVAL: the selector arms the receive again
+     * without one, and the channel reads its bytes (not that EINVAL).
+     */
+    @Test
+    void aReceiveWhoseLimitIsRefusedIsArmedAgainWithoutOne() throws Exception {
+        FaultyEngine faulty = FaultyEngine.wrap(FaultRuns.engine("kernel"), FaultyEngine.Schedule.none());
+        try (Uring uring = Uring.builder().engine(faulty).loops(1).build();
+             ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            UringSelectorProvider provider = new UringSelectorProvider(uring);
+            try (Selector selector = provider.openSelector();
+                 SocketChannel client = provider.openSocketChannel()) {
+                client.connect(server.getLocalAddress());
+                try (SocketChannel peer = server.accept()) {
+                    client.configureBlocking(false);
+                    client.register(selector, SelectionKey.OP_READ);
+                    faulty.failRequests(Errno.EINVAL);
+                    selector.selectNow();               // arms the receive, with a limit: refused
+                    assertThat(faulty.requestFailures()).isEqualTo(1);
+
+                    peer.write(ByteBuffer.wrap(new byte[] {7, 8, 9}));
+                    ByteBuffer got = ByteBuffer.allocate(3);
+                    while (got.hasRemaining()) {
+                        selector.select(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                        selector.selectedKeys().clear();
+                        assertThat(client.read(got)).as("read").isNotNegative();
+                    }
+                    assertThat(got.array()).containsExactly(7, 8, 9);
+                }
+            }
         }
     }
 
